@@ -1,0 +1,111 @@
+r"""Causal self-attention, one class for every variant (Vaswani et al., 2017; paper §2).
+
+$$y = \mathrm{softmax}\!\Big(\frac{q k^\top}{\sqrt{d_k}} + B + M_\text{causal}\Big)\,v$$
+
+Variants plug in through two hooks and change nothing else:
+
+* ``positions`` (rotary schemes, ALiBi): ``rotate(q, k)`` turns queries and keys (RoPE, Morlet-RoPE),
+  ``logit_bias(T)`` adds a bias $B$ (ALiBi), ``scores(q, k)`` replaces $qk^\top/\sqrt{d_k}$
+  (relative Morlet-RoPE). A hook defines only what it needs.
+* ``gate`` (EGA-1): ``log_gate(x_n)`` gives $\log g$, added to $B$, or, while training with dropout,
+  multiplied into the dropped-out weights and renormalised as the released code does.
+
+The fast path is ``F.scaled_dot_product_attention``. A bias that depends on the key only,
+$B_{ij} = \beta_j$ (ALiBi, published EGA), rides along as one extra channel,
+$[q, 1]\cdot[k, \beta\sqrt{d_k}]/\sqrt{d_k} = qk^\top/\sqrt{d_k} + \beta_j$,
+so the kernel keeps its built-in causal mask and no $T\times T$ bias is ever built.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from mope.config import GPTConfig
+from mope.energy_gate import RENORMALISE_FLOOR
+
+
+def causal_mask(length: int, device: torch.device) -> torch.Tensor:
+    """(T, T) additive mask: 0 on and below the diagonal, -inf above."""
+    return torch.full((length, length), float("-inf"), device=device).triu(1)
+
+
+def attend_with_key_bias(q, k, v, key_bias, dropout_p: float) -> torch.Tensor:
+    """SDPA with a (B|1, H, 1, T) key bias folded into one extra q/k channel (float32 only)."""
+    scale = q.size(-1) ** -0.5
+    ones = torch.ones(q.shape[:-1] + (1,), dtype=q.dtype, device=q.device)
+    extra = (key_bias.transpose(-1, -2) / scale).expand(k.shape[:-1] + (1,)).to(k.dtype)
+    return F.scaled_dot_product_attention(
+        torch.cat((q, ones), -1), torch.cat((k, extra), -1), v,
+        dropout_p=dropout_p, is_causal=True, scale=scale,
+    )
+
+
+def add_biases(*biases):
+    present = [b for b in biases if b is not None]
+    if not present:
+        return None
+    total = present[0]
+    for b in present[1:]:
+        total = total + b
+    return total
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, config: GPTConfig, positions: nn.Module | None = None, gate: nn.Module | None = None):
+        super().__init__()
+        self.n_head = config.n_head
+        self.dropout = config.dropout
+        self.query = nn.Linear(config.n_embd, config.n_embd, bias=False)
+        self.key = nn.Linear(config.n_embd, config.n_embd, bias=False)
+        self.value = nn.Linear(config.n_embd, config.n_embd, bias=False)
+        self.out = nn.Linear(config.n_embd, config.n_embd)
+        self.attn_dropout = nn.Dropout(config.dropout)
+        self.resid_dropout = nn.Dropout(config.dropout)
+        self.positions = positions
+        self.gate = gate
+
+    def heads(self, x: torch.Tensor) -> torch.Tensor:
+        return x.unflatten(-1, (self.n_head, -1)).transpose(1, 2)  # (B, H, T, hs)
+
+    def forward(self, xn: torch.Tensor) -> torch.Tensor:
+        length = xn.size(1)
+        q, k, v = self.heads(self.query(xn)), self.heads(self.key(xn)), self.heads(self.value(xn))
+        hook = self.positions
+        if hook is not None and hasattr(hook, "rotate"):
+            q, k = hook.rotate(q, k)
+        position_bias = hook.logit_bias(length) if hook is not None and hasattr(hook, "logit_bias") else None
+        log_gate = self.gate.log_gate(xn) if self.gate is not None else None
+        dropout_p = self.dropout if self.training else 0.0
+        gate_after_dropout = log_gate is not None and dropout_p > 0
+        custom_scores = hook is not None and hasattr(hook, "scores")
+        if custom_scores or gate_after_dropout:
+            y = self.explicit(q, k, v, position_bias, log_gate, gate_after_dropout)
+        else:
+            y = self.fused(q, k, v, add_biases(position_bias, log_gate), dropout_p)
+        return self.resid_dropout(self.out(y.transpose(1, 2).flatten(2)))
+
+    def fused(self, q, k, v, bias, dropout_p: float) -> torch.Tensor:
+        if bias is None:
+            return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
+        if bias.size(-2) == 1 and q.dtype == torch.float32:
+            return attend_with_key_bias(q, k, v, bias, dropout_p)
+        # a bias that depends on the query too (causal EGA), or reduced precision, where the
+        # extra channel would round large biases: the kernel takes the full additive mask
+        mask = (bias + causal_mask(q.size(-2), q.device)).to(q.dtype)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+
+    def explicit(self, q, k, v, position_bias, log_gate, gate_after_dropout: bool) -> torch.Tensor:
+        """The attention written out: custom scores, and EGA's gate applied after dropout as released."""
+        hook = self.positions
+        if hook is not None and hasattr(hook, "scores"):
+            scores = hook.scores(q, k)
+        else:
+            scores = (q @ k.transpose(-1, -2)) * q.size(-1) ** -0.5
+        scores = scores + causal_mask(q.size(-2), q.device)
+        scores = add_biases(scores, position_bias, None if gate_after_dropout else log_gate)
+        weights = self.attn_dropout(torch.softmax(scores.float(), dim=-1))
+        if gate_after_dropout:
+            weights = weights * log_gate.exp()
+            weights = weights / weights.sum(-1, keepdim=True).clamp_min(RENORMALISE_FLOOR)
+        return weights.to(v.dtype) @ v

@@ -1,0 +1,159 @@
+r"""The GPT of the paper (§6.1; IMPLEMENTATION.md "Backbone"), pre-LayerNorm, weights tied.
+
+$$x_0 = \mathrm{Dropout}(E[\text{idx}] + \mathrm{PE}),\qquad
+x \leftarrow x + \mathrm{Dropout}(W_o\,\mathrm{Attn}(\mathrm{LN}_1 x)),\qquad
+x \leftarrow x + \mathrm{Dropout}(W_2\,\mathrm{GELU}(W_1\,\mathrm{LN}_2 x))$$
+
+logits $= \mathrm{LN}_f(x)\,E^\top$. Which PE is added at the input, and which hooks attention
+gets (rotary, ALiBi, energy gate), is read from :class:`~mope.config.GPTConfig`.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from mope.attention import CausalSelfAttention
+from mope.config import GPTConfig
+from mope.energy_gate import CausalEnergyGate, EnergyGate
+from mope.positional import (
+    ALiBi,
+    LearnedPositions,
+    MorletPositions,
+    MorletRotary,
+    RelativeMorletRotary,
+    Rotary,
+    SinusoidalPositions,
+)
+
+
+def absolute_positions(config: GPTConfig) -> nn.Module | None:
+    if config.absolute == "learned":
+        return LearnedPositions(config.block_size, config.n_embd)
+    if config.absolute == "sincos":
+        return SinusoidalPositions(config.n_embd)
+    if config.absolute == "morlet":
+        return MorletPositions(config.n_embd, config.admissibility, config.morlet_centre, config.decay_positional)
+    return None
+
+
+def attention_positions(config: GPTConfig) -> nn.Module | None:
+    hooks = {
+        "rope": lambda: Rotary(config.head_size),
+        "morlet_rope": lambda: MorletRotary(config.head_size),
+        "morlet_rope_relative": lambda: RelativeMorletRotary(config.head_size),
+        "alibi": lambda: ALiBi(config.n_head),
+    }
+    return hooks[config.attention_positions]() if config.attention_positions in hooks else None
+
+
+def energy_gate(config: GPTConfig) -> nn.Module | None:
+    gates = {"ega": EnergyGate, "ega_causal": CausalEnergyGate}
+    return gates[config.gate](config.n_embd, config.n_head) if config.gate in gates else None
+
+
+class MLP(nn.Module):
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.up = nn.Linear(config.n_embd, 4 * config.n_embd)
+        self.down = nn.Linear(4 * config.n_embd, config.n_embd)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.dropout(self.down(F.gelu(self.up(x))))
+
+
+class Block(nn.Module):
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.n_embd)
+        self.attn = CausalSelfAttention(config, attention_positions(config), energy_gate(config))
+        self.ln_2 = nn.LayerNorm(config.n_embd)
+        self.mlp = MLP(config)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.config = config
+        self.tok_emb = nn.Embedding(config.vocab_size, config.n_embd)
+        self.pos = absolute_positions(config)
+        self.drop = nn.Dropout(config.dropout)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.n_embd)
+        self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        self.lm_head.weight = self.tok_emb.weight  # tied
+        self.apply(self._init_weights)
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        # as released: every Linear and Embedding weight ~ N(0, 0.02), biases 0; gates and MoPE keep theirs
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+    @property
+    def max_context(self) -> int | None:
+        """Longest context the model accepts: the learned table's length, or None (unbounded)."""
+        return getattr(self.pos, "max_context", None)
+
+    @property
+    def causal(self) -> bool:
+        """False when an output can see later tokens (EGA with window statistics)."""
+        return all(b.attn.gate is None or b.attn.gate.causal for b in self.blocks)
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
+        length = idx.size(1)
+        x = self.tok_emb(idx)
+        if self.pos is not None:
+            x = x + self.pos(length).to(x.dtype)
+        x = self.drop(x)
+        for block in self.blocks:
+            x = block(x)
+        logits = self.lm_head(self.ln_f(x))
+        loss = None
+        if targets is not None:
+            loss = F.cross_entropy(logits.flatten(0, 1).float(), targets.flatten())
+        return logits, loss
+
+    def optimizer_groups(self, weight_decay: float) -> list[dict]:
+        """AdamW groups: decay on every parameter (as released) except those a module exempts."""
+        exempt = {id(p) for m in self.modules() if hasattr(m, "no_decay_parameters") for p in m.no_decay_parameters()}
+        params = list(self.parameters())
+        groups = [{"params": [p for p in params if id(p) not in exempt], "weight_decay": weight_decay}]
+        if exempt:
+            groups.append({"params": [p for p in params if id(p) in exempt], "weight_decay": 0.0})
+        return groups
+
+    def learned_position_parameters(self) -> dict:
+        """The values the paper's figures and tables report, as plain lists."""
+        found: dict = {}
+        if isinstance(self.pos, MorletPositions):
+            with torch.no_grad():
+                omega, sigma = self.pos.effective()
+                found["morlet"] = {
+                    "omega": omega.tolist(),
+                    "sigma": sigma.tolist(),
+                    "omega_raw": self.pos.log_omega.exp().tolist(),
+                    "sigma_raw": self.pos.log_sigma.exp().tolist(),
+                    "centre": self.pos.centre.tolist() if self.pos.centre is not None else None,
+                }
+        gates = [b.attn.gate for b in self.blocks if b.attn.gate is not None]
+        if gates:
+            found["ega"] = {
+                "alpha": [g.alpha.tolist() for g in gates],
+                "tau": [g.tau.tolist() for g in gates],
+            }
+        rotary_sigmas = [b.attn.positions.log_sigma.exp().tolist() for b in self.blocks
+                         if hasattr(b.attn.positions, "log_sigma")]
+        if rotary_sigmas:
+            found["morlet_rope_sigma"] = rotary_sigmas
+        return found

@@ -1,0 +1,41 @@
+r"""ALiBi (Press et al., 2022), §2.1 of the paper: a linear penalty on the attention logits,
+
+$$S_{ij} \leftarrow S_{ij} - m_h\,(i-j),\qquad j \le i,$$
+
+with head slopes $m_h = 2^{-8h/n}$, $h=1..n$, for $n$ a power of two. For other head counts
+Press et al. take the $2^{\lfloor\log_2 n\rfloor}$ slopes and fill up with every other slope of
+the next power of two. Since $-m_h i$ is the same for every key of row $i$ and softmax ignores a
+constant per row, the penalty equals the key bias $+m_h j$: no $T\times T$ matrix is needed.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+def alibi_slopes(n_head: int) -> torch.Tensor:
+    def powers_of_two(n: int) -> list[float]:
+        return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
+
+    if n_head < 1:
+        raise ValueError(f"n_head must be positive, got {n_head}")
+    closest = 2 ** int(math.floor(math.log2(n_head)))
+    slopes = powers_of_two(closest)
+    if closest < n_head:
+        slopes += powers_of_two(2 * closest)[0::2][: n_head - closest]
+    return torch.tensor(slopes)
+
+
+class ALiBi(nn.Module):
+    """Attention hook: the key bias $m_h j$ (equivalent to $-m_h(i-j)$ after the softmax)."""
+
+    def __init__(self, n_head: int):
+        super().__init__()
+        self.register_buffer("slopes", alibi_slopes(n_head), persistent=False)
+
+    def logit_bias(self, length: int) -> torch.Tensor:
+        """(1, H, 1, T) bias added to every query row."""
+        j = torch.arange(length, device=self.slopes.device, dtype=torch.float32)
+        return (self.slopes[:, None] * j[None, :])[None, :, None, :]

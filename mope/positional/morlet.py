@@ -1,0 +1,89 @@
+r"""Morlet Positional Encoding (MoPE), §3.1 of the paper, as the released code runs it.
+
+Each of the $d/2$ channel pairs is a Gaussian-windowed complex oscillator read at position $b$:
+
+$$\mathrm{MoPE}(b,2i)=\cos(\omega_i b)\,G_i(b),\qquad \mathrm{MoPE}(b,2i+1)=\sin(\omega_i b)\,G_i(b),
+\qquad G_i(b)=e^{-(b-b_{0,i})^2/(2\sigma_i^2+10^{-8})}$$
+
+with $b_{0,i}=0$ as published (the learned centre $b_{0,i}$ is the paper's Section 7 remedy for the
+origin prior). Cosine on the even channels (sin/cos PE puts the sine there).
+
+Parameters are stored as $\log\omega_i$, $\log\sigma_i$ (256 numbers at $d=256$, not the 512 of §7).
+Initialisation: $\omega_i$ geometric from 1 to $0.99\pi$, $\sigma_i = 5/\omega_i$ (every pair on
+$\omega\sigma=5$). Each forward (Appendix A.3, as released):
+
+$$\omega \leftarrow \min(e^{\log\omega}, 0.95\pi),\quad \sigma \leftarrow \max(e^{\log\sigma}, 10^{-3}),
+\quad \omega \leftarrow \begin{cases} 5/\sigma & \omega\sigma < 5 \\ \omega & \text{else}\end{cases}$$
+
+The last projection is the admissibility bound $\omega\sigma\ge5$. The released code applies it inside
+autograd (``published``): while it is active $\log\omega$ gets no loss gradient and $\log\sigma$ gets it
+through $5/\sigma$. Appendix A.3 describes a projection "not during gradient computation", which is
+``straight_through``; ``none`` drops the bound (the paper's open question of relaxing it).
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+ADMISSIBILITY_BOUND = 5.0  # omega * sigma >= 5 (Appendix A.2-A.3)
+OMEGA_MAX = 0.95 * math.pi  # upper clamp on omega, below Nyquist
+SIGMA_MIN = 1e-3
+ENVELOPE_EPS = 1e-8  # added to 2 sigma^2, as released
+
+
+def initial_morlet_parameters(n_pairs: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The released initialisation: omega geometric in [1, 0.99 pi], sigma = 5 / omega."""
+    omega = torch.logspace(0.0, math.log10(0.99 * math.pi), n_pairs, dtype=torch.float64)
+    return omega, ADMISSIBILITY_BOUND / omega
+
+
+def project_admissible(omega: torch.Tensor, sigma: torch.Tensor, mode: str) -> torch.Tensor:
+    """Return omega after the omega*sigma >= 5 bound, in the given autograd mode."""
+    if mode == "none":
+        return omega
+    projected = torch.where(omega * sigma < ADMISSIBILITY_BOUND, ADMISSIBILITY_BOUND / sigma, omega)
+    if mode == "published":
+        return projected
+    if mode == "straight_through":
+        return omega + (projected - omega).detach()
+    raise ValueError(f"unknown admissibility mode {mode!r}; valid choices: published, straight_through, none")
+
+
+class MorletPositions(nn.Module):
+    max_context = None  # defined at every position
+
+    def __init__(self, n_embd: int, admissibility: str = "published", learned_centre: bool = False,
+                 weight_decay: bool = True):
+        super().__init__()
+        if n_embd % 2:
+            raise ValueError(f"MoPE pairs channels (2i, 2i+1): n_embd must be even, got {n_embd}")
+        project_admissible(torch.ones(1), torch.ones(1), admissibility)  # validates the mode
+        omega, sigma = initial_morlet_parameters(n_embd // 2)
+        self.admissibility = admissibility
+        self.log_omega = nn.Parameter(omega.log().float())
+        self.log_sigma = nn.Parameter(sigma.log().float())
+        self.centre = nn.Parameter(torch.zeros(n_embd // 2)) if learned_centre else None
+        self.weight_decay = weight_decay
+
+    def no_decay_parameters(self) -> list[nn.Parameter]:
+        """Parameters kept out of AdamW's weight decay (none, as published)."""
+        if self.weight_decay:
+            return []
+        return [p for p in (self.log_omega, self.log_sigma, self.centre) if p is not None]
+
+    def effective(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """(omega, sigma) as the forward uses them, after clamps and the admissibility projection."""
+        omega = self.log_omega.float().exp().clamp(max=OMEGA_MAX)
+        sigma = self.log_sigma.float().exp().clamp(min=SIGMA_MIN)
+        return project_admissible(omega, sigma, self.admissibility), sigma
+
+    def forward(self, length: int) -> torch.Tensor:
+        with torch.autocast(device_type=self.log_omega.device.type, enabled=False):
+            omega, sigma = self.effective()
+            b = torch.arange(length, device=omega.device, dtype=torch.float32)[:, None]
+            offset = b - self.centre.float() if self.centre is not None else b
+            envelope = torch.exp(-offset.square() / (2 * sigma.square() + ENVELOPE_EPS))
+            phase = omega * b
+            return torch.stack((torch.cos(phase) * envelope, torch.sin(phase) * envelope), dim=-1).flatten(1)

@@ -1,0 +1,66 @@
+r"""Morlet-RoPE, the paper's proposed extension (§7, $f_\text{M-RoPE}$), and a relative variant.
+
+**Absolute** (as the paper writes it): RoPE's rotation with a learned Gaussian amplitude per frequency,
+applied to queries and keys alike,
+
+$$f_\text{M-RoPE}(q,b)_j = q_{2j}\,e^{i\theta_j b}\,e^{-b^2/2\sigma_j^2}.$$
+
+The score of pair $j$ between query $i$ and key $k$ then carries $e^{-(i^2+k^2)/2\sigma_j^2}$: the same
+origin prior as MoPE (late positions lose the frequencies with small $\sigma_j$).
+
+**Relative** (ours): the Gaussian acts on the offset $\tau = i-k$, with the $e^{-\tau^2/4\sigma_j^2}$
+envelope that the paper's averaged kernel (Figure 2) assigns to MoPE,
+
+$$S_{ik} = \frac{1}{\sqrt{d_k}}\sum_j \mathrm{Re}\big[f_\text{RoPE}(q_i,i)_j\,\overline{f_\text{RoPE}(k_k,k)_j}\big]
+\,e^{-(i-k)^2/4\sigma_j^2},$$
+
+which has no origin: shifting both positions leaves every score unchanged. Each frequency has its
+own envelope, so the $T\times T$ score is built pair by pair (the maths needs it).
+
+Both start on the admissibility boundary $\theta_j\sigma_j = 5$ and learn $\log\sigma_j$ per layer.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from mope.positional.morlet import ADMISSIBILITY_BOUND
+from mope.positional.rope import Rotary
+
+
+class MorletRotary(Rotary):
+    """Attention hook: RoPE rotation times a Gaussian amplitude $e^{-b^2/2\\sigma_j^2}$ on q and k."""
+
+    def __init__(self, head_size: int):
+        super().__init__(head_size)
+        self.log_sigma = nn.Parameter((ADMISSIBILITY_BOUND / self.theta).log())
+
+    def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        q, k = super().rotate(q, k)
+        b = torch.arange(q.size(-2), device=q.device, dtype=torch.float32)[:, None]
+        envelope = torch.exp(-b.square() / (2 * self.log_sigma.exp().square()))
+        envelope = envelope.repeat_interleave(2, dim=-1).to(q.dtype)
+        return q * envelope, k * envelope
+
+
+class RelativeMorletRotary(Rotary):
+    """Attention hook: RoPE scores with a per-frequency Gaussian on the offset $i-k$."""
+
+    def __init__(self, head_size: int):
+        super().__init__(head_size)
+        self.log_sigma = nn.Parameter((ADMISSIBILITY_BOUND / self.theta).log())
+
+    def offset_envelopes(self, length: int) -> torch.Tensor:
+        """(pairs, T, T) envelopes $e^{-(i-k)^2/4\\sigma_j^2}$."""
+        b = torch.arange(length, device=self.theta.device, dtype=torch.float32)
+        offset_sq = (b[:, None] - b[None, :]).square()
+        return torch.exp(-offset_sq[None] / (4 * self.log_sigma.exp().square()[:, None, None]))
+
+    def scores(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        """Scaled logits (B, H, T, T) before the causal mask; q and k are already rotated."""
+        envelopes = self.offset_envelopes(q.size(-2)).to(q.dtype)
+        q_pairs, k_pairs = q.unflatten(-1, (-1, 2)), k.unflatten(-1, (-1, 2))
+        total = torch.zeros(q.shape[:-1] + (k.size(-2),), device=q.device, dtype=q.dtype)
+        for j in range(q_pairs.size(-2)):
+            total = total + (q_pairs[..., j, :] @ k_pairs[..., j, :].transpose(-1, -2)) * envelopes[j]
+        return total * q.size(-1) ** -0.5

@@ -1,0 +1,83 @@
+"""The named models: the six of Table 2 exactly as published, and the controls this book adds.
+
+Each variant is a set of :class:`~mope.config.GPTConfig` fields on top of a shape; ``build_model``
+turns a name and a shape into a model.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from mope.config import GPTConfig
+from mope.model import GPT
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    description: str
+    settings: dict = field(default_factory=dict)
+    paper_val: float | None = None  # Table 2 of the paper, where it reports one
+    in_table_2: bool = False
+
+    @property
+    def causal(self) -> bool:
+        return self.settings.get("gate") != "ega"
+
+
+_VARIANTS = [
+    # --- Table 2, as published (IMPLEMENTATION.md) ---
+    Variant("BASE-DOT", "learned position table, dot-product attention",
+            {"absolute": "learned"}, 1.4742, True),
+    Variant("PE-SINCOS", "fixed sin/cos positions (even = sin)",
+            {"absolute": "sincos"}, 1.5863, True),
+    Variant("PE-ROPE", "RoPE on q, k, plus the learned table (as released)",
+            {"absolute": "learned", "attention_positions": "rope"}, 1.4637, True),
+    Variant("PE-MORLET", "MoPE at the input (published admissibility projection)",
+            {"absolute": "morlet"}, 1.5060, True),
+    Variant("EGA-1", "learned table + EGA-1 gate (window statistics: not causal)",
+            {"absolute": "learned", "gate": "ega"}, 1.3821, True),
+    Variant("EGA-MORLET", "MoPE + EGA-1 gate (window statistics: not causal)",
+            {"absolute": "morlet", "gate": "ega"}, 1.3550, True),
+    # --- controls ---
+    Variant("NOPE", "no positional encoding at all", {"absolute": "none"}),
+    Variant("ROPE-ONLY", "RoPE without the learned table", {"absolute": "none", "attention_positions": "rope"}),
+    Variant("ALIBI", "ALiBi slopes, no position vector", {"absolute": "none", "attention_positions": "alibi"}),
+    Variant("EGA-1-CAUSAL", "EGA-1 with prefix statistics (causal)", {"absolute": "learned", "gate": "ega_causal"}),
+    Variant("EGA-MORLET-CAUSAL", "MoPE + causal EGA-1", {"absolute": "morlet", "gate": "ega_causal"}),
+    Variant("PE-MORLET-NODECAY", "MoPE with log omega, log sigma exempt from weight decay",
+            {"absolute": "morlet", "decay_positional": False}),
+    Variant("PE-MORLET-FREE", "MoPE without the omega*sigma >= 5 bound",
+            {"absolute": "morlet", "admissibility": "none"}),
+    Variant("PE-MORLET-CENTRED", "MoPE with a learned Gaussian centre b0 per pair (Section 7)",
+            {"absolute": "morlet", "morlet_centre": True}),
+    Variant("MORLET-ROPE", "RoPE with a learned Gaussian amplitude per frequency (paper's f_M-RoPE)",
+            {"absolute": "none", "attention_positions": "morlet_rope"}),
+    Variant("MORLET-ROPE-REL", "RoPE with a learned Gaussian on the offset |i-j| per frequency",
+            {"absolute": "none", "attention_positions": "morlet_rope_relative"}),
+]
+
+VARIANTS: dict[str, Variant] = {v.name: v for v in _VARIANTS}
+TABLE_2 = [v.name for v in _VARIANTS if v.in_table_2]
+
+
+def get_variant(name: str) -> Variant:
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise ValueError(f"unknown variant {name!r}; valid variants: {', '.join(VARIANTS)}") from None
+
+
+def variant_config(name: str, shape: GPTConfig | None = None, **overrides) -> GPTConfig:
+    """The configuration of a named variant on a given shape (default: the paper's)."""
+    base = shape if shape is not None else GPTConfig()
+    return base.replace(**{**get_variant(name).settings, **overrides})
+
+
+def build_model(name: str, shape: GPTConfig | None = None, seed: int | None = None, **overrides) -> GPT:
+    """Build a named variant; ``seed`` fixes its initial weights."""
+    config = variant_config(name, shape, **overrides)
+    if seed is not None:
+        torch.manual_seed(seed)
+    return GPT(config)
