@@ -68,9 +68,13 @@ class CausalSelfAttention(nn.Module):
     def heads(self, x: torch.Tensor) -> torch.Tensor:
         return x.unflatten(-1, (self.n_head, -1)).transpose(1, 2)  # (B, H, T, hs)
 
+    def qkv(self, xn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Queries, keys and values, (B, H, T, hs) each, before any position hook."""
+        return self.heads(self.query(xn)), self.heads(self.key(xn)), self.heads(self.value(xn))
+
     def forward(self, xn: torch.Tensor) -> torch.Tensor:
         length = xn.size(1)
-        q, k, v = self.heads(self.query(xn)), self.heads(self.key(xn)), self.heads(self.value(xn))
+        q, k, v = self.qkv(xn)
         hook = self.positions
         if hook is not None and hasattr(hook, "rotate"):
             q, k = hook.rotate(q, k)

@@ -1,0 +1,52 @@
+"""Specification: bad input fails early with a message that names the problem and the choices."""
+import pytest
+import torch
+
+from mope import GPTConfig, build_model
+
+
+def test_head_count_must_divide_width():
+    with pytest.raises(ValueError, match="n_head=3 does not divide n_embd=256"):
+        GPTConfig(n_head=3)
+
+
+@pytest.mark.parametrize("name", ["PE-SINCOS", "PE-MORLET"])
+def test_paired_encodings_need_an_even_width(name):
+    with pytest.raises(ValueError, match="n_embd must be even"):
+        build_model(name, GPTConfig(n_embd=15, n_head=5))
+
+
+def test_rotary_needs_an_even_head_size():
+    with pytest.raises(ValueError, match="head size must be even"):
+        build_model("ROPE-ONLY", GPTConfig(n_embd=15, n_head=5))
+
+
+def test_context_longer_than_the_learned_table_is_refused():
+    model = build_model("BASE-DOT", GPTConfig(block_size=8, n_layer=1, n_head=2, n_embd=8))
+    with pytest.raises(ValueError, match="16 tokens is longer than the learned position table \\(8 rows\\)"):
+        model(torch.zeros(1, 16, dtype=torch.long))
+
+
+@pytest.mark.parametrize("name", ["PE-SINCOS", "PE-MORLET", "NOPE", "ROPE-ONLY", "ALIBI", "MORLET-ROPE-REL"])
+def test_schemes_without_a_table_run_past_the_training_context(name):
+    model = build_model(name, GPTConfig(block_size=8, n_layer=1, n_head=2, n_embd=8))
+    assert model.max_context is None
+    logits, _ = model(torch.zeros(1, 32, dtype=torch.long))
+    assert logits.shape[1] == 32
+
+
+@pytest.mark.parametrize(
+    "field, value, choices",
+    [("absolute", "wavelet", "learned, sincos, morlet, none"),
+     ("gate", "ega2", "none, ega, ega_causal"),
+     ("admissibility", "soft", "published, straight_through, none"),
+     ("attention_positions", "xpos", "none, rope, morlet_rope, morlet_rope_relative, alibi")],
+)
+def test_unknown_scheme_names_the_valid_choices(field, value, choices):
+    with pytest.raises(ValueError, match=f"{value!r}; valid choices: {choices}"):
+        GPTConfig(**{field: value})
+
+
+def test_dropout_outside_unit_interval_is_refused():
+    with pytest.raises(ValueError, match="dropout must lie in"):
+        GPTConfig(dropout=1.0)

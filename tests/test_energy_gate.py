@@ -1,0 +1,90 @@
+"""Specification of the EGA-1 gate (IMPLEMENTATION.md, "EGA-1 gate") and its causal version."""
+import pytest
+import torch
+
+from mope import GPTConfig, build_model
+
+SHAPE = GPTConfig(block_size=24, n_layer=1, n_head=2, n_embd=16, dropout=0.0)
+
+
+def first_attention(name: str, dropout: float = 0.0, seed: int = 0):
+    model = build_model(name, SHAPE.replace(dropout=dropout), seed=seed)
+    return model.blocks[0].attn
+
+
+def normalised_input(length: int = 24, seed: int = 1):
+    return torch.nn.functional.layer_norm(torch.randn(3, length, 16, generator=torch.Generator().manual_seed(seed)), (16,))
+
+
+@pytest.mark.parametrize("name", ["EGA-1", "EGA-1-CAUSAL"])
+def test_gated_rows_sum_to_one_even_after_dropout(name):
+    attn = first_attention(name, dropout=0.3).train()
+    xn = normalised_input()
+    q, k, _ = attn.qkv(xn)
+    ones = torch.ones_like(q)
+    torch.manual_seed(0)
+    y = attn.explicit(q, k, ones, None, attn.gate.log_gate(xn), gate_after_dropout=True)
+    rows = y[..., 0]
+    # a row whose every kept weight was dropped sums to 0; all others renormalise to exactly 1
+    assert torch.all(((rows - 1).abs() < 1e-5) | (rows == 0))
+    assert (rows != 0).float().mean() > 0.9
+
+
+@pytest.mark.parametrize("gated, plain", [("EGA-1", "BASE-DOT"), ("EGA-1-CAUSAL", "BASE-DOT"),
+                                          ("EGA-MORLET", "PE-MORLET")])
+def test_zero_energy_projection_reduces_to_plain_attention(gated, plain):
+    gated_model, plain_model = build_model(gated, SHAPE, seed=0), build_model(plain, SHAPE, seed=0)
+    for block in gated_model.blocks:
+        torch.nn.init.zeros_(block.attn.gate.energy.weight)
+        torch.nn.init.zeros_(block.attn.gate.energy.bias)
+    missing, unexpected = plain_model.load_state_dict(gated_model.state_dict(), strict=False)
+    assert not missing and all(".gate." in key for key in unexpected)
+    idx = torch.randint(0, 65, (2, 24))
+    assert torch.allclose(gated_model(idx)[0], plain_model(idx)[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["EGA-1", "EGA-1-CAUSAL"])
+def test_without_dropout_the_gate_is_an_additive_log_bias(name):
+    """A g / sum(A g) == softmax(S + log g) (eval mode), computed here from scratch."""
+    attn = first_attention(name, dropout=0.1).eval()
+    with torch.no_grad():
+        attn.gate.energy.weight.normal_(0, 1.0)  # a gate far from uniform
+        attn.gate.alpha.fill_(3.0)
+    xn = normalised_input()
+    q, k, v = attn.qkv(xn)
+    length = xn.size(1)
+    mask = torch.full((length, length), float("-inf")).triu(1)
+    weights = torch.softmax(q @ k.transpose(-1, -2) / q.size(-1) ** 0.5 + mask, dim=-1)
+    gate = attn.gate.log_gate(xn).exp()
+    gated = weights * gate / (weights * gate).sum(-1, keepdim=True)
+    expected = attn.out((gated @ v).transpose(1, 2).flatten(2))
+    assert torch.allclose(attn(xn), expected, atol=1e-5)
+
+
+def test_published_gate_uses_population_std_over_the_whole_window():
+    attn = first_attention("EGA-1")
+    xn = normalised_input()
+    e = attn.gate.energy(xn).transpose(1, 2)
+    z = (e - e.mean(-1, keepdim=True)) / e.std(-1, correction=0, keepdim=True)
+    assert torch.allclose(attn.gate.standardised(xn)[:, :, 0], z, atol=1e-5)
+
+
+def test_causal_gate_uses_prefix_statistics_of_each_query_row():
+    attn = first_attention("EGA-1-CAUSAL")
+    xn = normalised_input()
+    e = attn.gate.energy(xn).transpose(1, 2)
+    z = attn.gate.standardised(xn)
+    row = 9
+    prefix = e[..., : row + 1]
+    expected = (prefix - prefix.mean(-1, keepdim=True)) / prefix.std(-1, correction=0, keepdim=True)
+    assert torch.allclose(z[..., row, : row + 1], expected, atol=1e-3)
+    assert torch.all(z[..., 0, 0] == 0)  # one key: z = 0 by definition
+
+
+def test_causal_gate_gradients_stay_finite_when_prefix_variance_vanishes():
+    """Identical tokens make every prefix variance exactly 0, where sqrt(max(var, 0)) has an infinite slope."""
+    model = build_model("EGA-1-CAUSAL", SHAPE, seed=0)
+    idx = torch.full((2, 24), 7)
+    _, loss = model(idx, idx)
+    loss.backward()
+    assert all(torch.isfinite(p.grad).all() for p in model.parameters())

@@ -1,0 +1,110 @@
+"""Specification of MoPE as released (paper §3.1, Appendix A.3; IMPLEMENTATION.md)."""
+import math
+
+import pytest
+import torch
+
+from mope.positional import MorletPositions, SinusoidalPositions
+from mope.positional.morlet import initial_morlet_parameters
+
+
+@pytest.fixture
+def mope():
+    return MorletPositions(256)
+
+
+def test_initial_frequencies_are_geometric_from_1_to_0_99_pi(mope):
+    omega = mope.log_omega.exp().double()
+    assert omega[0].item() == pytest.approx(1.0, rel=1e-6)
+    assert omega[-1].item() == pytest.approx(0.99 * math.pi, rel=1e-6)
+    ratios = omega[1:] / omega[:-1]
+    assert torch.allclose(ratios, ratios[0].expand_as(ratios), rtol=1e-5)
+
+
+def test_every_pair_starts_admissible(mope):
+    omega, sigma = mope.effective()
+    assert (omega * sigma >= 5 - 1e-5).all()
+
+
+def test_projection_overrides_the_nyquist_clamp_at_init(mope):
+    # raw omega_127 = 0.99 pi is clamped to 0.95 pi, then the bound pushes it back to 5 / sigma = 0.99 pi
+    omega, _ = mope.effective()
+    assert omega[-1].item() == pytest.approx(0.99 * math.pi, rel=1e-5)
+
+
+def test_position_zero_is_cos_one_sin_zero(mope):
+    pe = mope(4)
+    expected = torch.tensor([1.0, 0.0]).repeat(128)
+    assert torch.equal(pe[0], expected)
+
+
+def test_no_position_signal_after_twenty_tokens(mope):
+    pe = mope(256)
+    assert pe[20:].abs().max() < 1e-3
+    assert pe[:10].abs().max(dim=1).values.min() > 0.1  # e^(-b^2/50) at sigma = 5
+
+
+def test_infinite_bandwidth_gives_cos_sin_proposition_1():
+    """Proposition 1: sigma -> infinity leaves cos(omega b), sin(omega b); with Vaswani's
+    frequencies that is sin/cos PE with the channels of each pair swapped."""
+    mope = MorletPositions(64, admissibility="none")
+    vaswani = SinusoidalPositions(64)
+    with torch.no_grad():
+        mope.log_omega.copy_(vaswani.omega.log())
+        mope.log_sigma.fill_(40.0)
+    pe, reference = mope(300), vaswani(300)
+    assert torch.allclose(pe[:, 0::2], reference[:, 1::2], atol=1e-5)
+    assert torch.allclose(pe[:, 1::2], reference[:, 0::2], atol=1e-5)
+
+
+def _gradients(mode: str):
+    mope = MorletPositions(8, admissibility=mode)
+    with torch.no_grad():  # pairs 0-1 far below the bound, pairs 2-3 far above it
+        mope.log_sigma[:2] -= 1.0
+        mope.log_sigma[2:] += 1.0
+    torch.manual_seed(0)
+    (mope(12) * torch.randn(12, 8)).sum().backward()
+    # pair 3 starts at 0.99 pi, above the 0.95 pi clamp, whose min() passes no gradient either
+    return mope.log_omega.grad[:3], mope.log_sigma.grad[:3]
+
+
+def test_published_bound_blocks_omega_gradient_where_active():
+    grad_omega, grad_sigma = _gradients("published")
+    assert torch.all(grad_omega[:2] == 0)
+    assert torch.all(grad_omega[2:] != 0)
+    assert torch.all(grad_sigma != 0)
+
+
+def test_straight_through_bound_passes_omega_gradient():
+    grad_omega, _ = _gradients("straight_through")
+    assert torch.all(grad_omega != 0)
+
+
+def test_straight_through_and_published_agree_in_the_forward():
+    published, straight = MorletPositions(8, "published"), MorletPositions(8, "straight_through")
+    for m in (published, straight):
+        with torch.no_grad():
+            m.log_sigma[:2] -= 1.0
+    assert torch.equal(published(30), straight(30))
+
+
+def test_no_bound_lets_pairs_leave_the_admissible_region():
+    free = MorletPositions(8, admissibility="none")
+    with torch.no_grad():
+        free.log_sigma -= 1.0
+    omega, sigma = free.effective()
+    assert (omega * sigma < 5).all()
+
+
+def test_learned_centre_moves_the_envelope():
+    centred = MorletPositions(8, learned_centre=True)
+    with torch.no_grad():
+        centred.centre.fill_(100.0)
+    pe = centred(200)
+    assert pe[100].abs().max() > 0.9
+    assert pe[0].abs().max() < 1e-3
+
+
+def test_initial_parameters_are_on_the_boundary_in_double_precision():
+    omega, sigma = initial_morlet_parameters(128)
+    assert torch.allclose(omega * sigma, torch.full_like(omega, 5.0))

@@ -1,0 +1,67 @@
+"""Specification: relative schemes score by offset only; the absolute Morlet-RoPE does not."""
+import pytest
+import torch
+
+from mope.positional import ALiBi, MorletRotary, RelativeMorletRotary, Rotary, alibi_slopes
+
+
+def constant_content(length: int, head_size: int, seed: int = 0):
+    """The same query and the same key vector at every position: any change of score is position."""
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(head_size, generator=g).expand(1, 1, length, head_size)
+    k = torch.randn(head_size, generator=g).expand(1, 1, length, head_size)
+    return q, k
+
+
+def is_toeplitz(scores: torch.Tensor, atol: float) -> bool:
+    """scores[i, j] == scores[i + s, j + s] for every shift s."""
+    return torch.allclose(scores[1:, 1:], scores[:-1, :-1], atol=atol)
+
+
+def test_rope_scores_depend_only_on_the_offset():
+    q, k = constant_content(64, 32)
+    q, k = Rotary(32).rotate(q, k)
+    scores = (q @ k.transpose(-1, -2))[0, 0]
+    assert is_toeplitz(scores, atol=1e-4)
+    assert not torch.allclose(scores[0, 1], scores[0, 5])  # but they do depend on it
+
+
+def test_relative_morlet_rope_scores_depend_only_on_the_offset():
+    hook = RelativeMorletRotary(32)
+    q, k = hook.rotate(*constant_content(64, 32))
+    assert is_toeplitz(hook.scores(q, k)[0, 0], atol=1e-4)
+
+
+def test_relative_morlet_rope_with_infinite_bandwidth_is_rope():
+    hook = RelativeMorletRotary(32)
+    with torch.no_grad():
+        hook.log_sigma.fill_(30.0)
+    q, k = hook.rotate(*constant_content(16, 32))
+    assert torch.allclose(hook.scores(q, k), (q @ k.transpose(-1, -2)) / 32**0.5, atol=1e-5)
+
+
+def test_absolute_morlet_rope_has_an_origin_prior():
+    q, k = MorletRotary(32).rotate(*constant_content(64, 32))
+    scores = (q @ k.transpose(-1, -2))[0, 0]
+    assert not is_toeplitz(scores, atol=1e-3)
+
+
+def test_alibi_slopes_for_eight_heads():
+    assert torch.allclose(alibi_slopes(8), torch.tensor([2.0 ** -h for h in range(1, 9)]))
+
+
+def test_alibi_slopes_for_six_heads_follow_press_et_al():
+    # 4 slopes of the 4-head sequence, then every other slope of the 8-head sequence
+    expected = [2.0 ** -2, 2.0 ** -4, 2.0 ** -6, 2.0 ** -8, 2.0 ** -1, 2.0 ** -3]
+    assert torch.allclose(alibi_slopes(6), torch.tensor(expected))
+
+
+def test_alibi_key_bias_equals_the_distance_penalty_after_softmax():
+    length, slopes = 10, alibi_slopes(4)
+    scores = torch.randn(1, 4, length, length)
+    i = torch.arange(length)
+    distance = (i[:, None] - i[None, :]).float()
+    mask = torch.full((length, length), float("-inf")).triu(1)
+    penalised = torch.softmax(scores - slopes[:, None, None] * distance + mask, -1)
+    key_biased = torch.softmax(scores + ALiBi(4).logit_bias(length) + mask, -1)
+    assert torch.allclose(penalised, key_biased, atol=1e-6)
