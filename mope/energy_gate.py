@@ -63,12 +63,25 @@ class CausalEnergyGate(EnergyGate):
 
     causal = True
 
-    def standardised(self, xn: torch.Tensor) -> torch.Tensor:
-        """z_ij = (e_j - mu_i) / s_i: (B, H, T, T); entries j > i are masked later by attention."""
+    def prefix_statistics(self, xn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(e_j - e_0, mu_i - e_0, s_i), (B, H, T) each: shifted energies and the prefix statistics."""
         e = self.energies(xn)
         centred = e - e[..., :1]  # a causal shift that keeps the running sums small
         count = torch.arange(1, e.size(-1) + 1, device=e.device, dtype=e.dtype)
         mean = centred.cumsum(-1) / count
         variance = (centred.square().cumsum(-1) / count - mean.square()).clamp_min(0.0)
-        std = torch.sqrt(variance + PREFIX_VARIANCE_EPS)
+        return centred, mean, torch.sqrt(variance + PREFIX_VARIANCE_EPS)
+
+    def standardised(self, xn: torch.Tensor) -> torch.Tensor:
+        """z_ij = (e_j - mu_i) / s_i: (B, H, T, T); entries j > i are masked later by attention."""
+        centred, mean, std = self.prefix_statistics(xn)
         return (centred[..., None, :] - mean[..., :, None]) / std[..., :, None]
+
+    def log_gate(self, xn: torch.Tensor) -> torch.Tensor:
+        """log g_ij, (B, H, T, T), in one T x T pass: alpha (z_ij - tau) = a_i (e_j - e_0) + c_i with
+        a_i = alpha / s_i and c_i = -alpha ((mu_i - e_0) / s_i + tau) (the same numbers as
+        ``logsigmoid(alpha * (standardised - tau))`` up to rounding, with one T x T temporary instead of four)."""
+        centred, mean, std = self.prefix_statistics(xn)
+        slope = self.alpha[:, None] / std
+        offset = -(slope * mean + (self.alpha * self.tau)[:, None])
+        return F.logsigmoid(torch.addcmul(offset[..., :, None], slope[..., :, None], centred[..., None, :]))

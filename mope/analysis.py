@@ -1,0 +1,162 @@
+r"""Numerical companions to the mathematics chapter: MoPE's correlation kernel and its averages.
+
+MoPE pair $i$ read as one complex number is $z(b) = e^{i\omega b}\,e^{-b^2/2\sigma^2}$ (§3.2). Its
+cross-correlation between positions $b$ and $b+\tau$ (Appendix A.1) is
+
+$$C(b,\tau) = \mathrm{Re}\big[\overline{z(b)}\,z(b+\tau)\big]
+= \cos(\omega\tau)\,e^{-\tau^2/4\sigma^2}\,e^{-(b+\tau/2)^2/\sigma^2},$$
+
+which depends on $b$ as well as on $\tau$. The paper's envelope $e^{-\tau^2/4\sigma^2}$ appears only
+after averaging over $b$, and which envelope appears depends on the average taken:
+
+* over all of $\mathbb{R}$ (Lebesgue measure): $\sqrt{\pi}\,\sigma\,e^{-\tau^2/4\sigma^2}\cos\omega\tau$
+  (:func:`line_kernel`);
+* over $b \ge 0$ (a sequence starts at 0): $\tfrac{\sqrt\pi}{2}\sigma\,\mathrm{erfc}(\tau/2\sigma)\,
+  e^{-\tau^2/4\sigma^2}\cos\omega\tau$ (:func:`half_line_kernel`);
+* over $b \sim \mathcal N(0, s^2)$: a Gaussian whose width depends on $s$
+  (:func:`gaussian_density_kernel`);
+* over the integer positions $b = 0..T-1-|\tau|$ a model actually sees: :func:`averaged_kernel`.
+
+The weight-decay arithmetic of IMPLEMENTATION.md (flaw 2) is :func:`decay_factor`,
+:func:`decay_only_prediction` and, with torch's own AdamW, :func:`decay_only_adamw`.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from mope.positional.morlet import (
+    ADMISSIBILITY_BOUND,
+    OMEGA_MAX,
+    SIGMA_MIN,
+    MorletPositions,
+    project_admissible,
+)
+
+#: Learned (omega, sigma) the paper reports for three pairs of EGA-MORLET (Figure 1, §6.3).
+PAPER_REPORTED_PAIRS: dict[int, tuple[float, float]] = {0: (1.112, 4.5), 64: (1.972, 2.5), 127: (3.346, 1.49)}
+
+_erfc = np.vectorize(math.erfc, otypes=[float])
+
+
+def complex_positions(omega: float, sigma: float, positions) -> np.ndarray:
+    r"""$z(b) = e^{i\omega b - b^2/2\sigma^2}$ in float64 (no clamp, no projection)."""
+    b = np.asarray(positions, dtype=float)
+    return np.exp(1j * omega * b - b**2 / (2.0 * sigma**2))
+
+
+def morlet_kernel(b, tau, omega: float, sigma: float) -> np.ndarray:
+    r"""$C(b,\tau) = \cos(\omega\tau)\,e^{-(2b^2+2b\tau+\tau^2)/2\sigma^2}$ (Appendix A.1)."""
+    b, tau = np.asarray(b, dtype=float), np.asarray(tau, dtype=float)
+    return np.cos(omega * tau) * np.exp(-(2 * b**2 + 2 * b * tau + tau**2) / (2.0 * sigma**2))
+
+
+def averaged_kernel(omega: float, sigma: float, taus, length: int, reduce: str = "mean") -> np.ndarray:
+    r"""$C(b,\tau)$ averaged (or summed) over the integer positions of one window, computed from $z(b)$.
+
+    For each lag $\tau$ the pairs $(b, b+\tau)$ with both ends in $\{0,\dots,T-1\}$ are used.
+    """
+    if reduce not in ("mean", "sum"):
+        raise ValueError(f"reduce must be 'mean' or 'sum', got {reduce!r}")
+    z = complex_positions(omega, sigma, np.arange(length))
+    out = []
+    for tau in np.asarray(taus, dtype=int):
+        lag = abs(int(tau))
+        if lag >= length:
+            out.append(0.0)
+            continue
+        first, second = (z[: length - lag], z[lag:]) if tau >= 0 else (z[lag:], z[: length - lag])
+        values = np.real(np.conj(first) * second)
+        out.append(values.mean() if reduce == "mean" else values.sum())
+    return np.array(out)
+
+
+def line_kernel(omega: float, sigma: float, tau) -> np.ndarray:
+    r"""$\int_{\mathbb R} C(b,\tau)\,db = \sqrt\pi\,\sigma\,e^{-\tau^2/4\sigma^2}\cos\omega\tau$."""
+    tau = np.asarray(tau, dtype=float)
+    return math.sqrt(math.pi) * sigma * np.exp(-tau**2 / (4 * sigma**2)) * np.cos(omega * tau)
+
+
+def half_line_kernel(omega: float, sigma: float, tau) -> np.ndarray:
+    r"""$\int_0^\infty C(b,\tau)\,db = \tfrac{\sqrt\pi}{2}\sigma\,\mathrm{erfc}(\tfrac{\tau}{2\sigma})\,e^{-\tau^2/4\sigma^2}\cos\omega\tau$."""
+    tau = np.asarray(tau, dtype=float)
+    return 0.5 * _erfc(tau / (2 * sigma)) * line_kernel(omega, sigma, tau)
+
+
+def gaussian_density_kernel(omega: float, sigma: float, tau, s: float) -> np.ndarray:
+    r"""$\mathbb E_{b\sim\mathcal N(0,s^2)}[C(b,\tau)]
+    = \frac{\sigma}{\sqrt{\sigma^2+2s^2}}\,e^{-\frac{\tau^2}{4}\left(\frac1{\sigma^2}+\frac1{\sigma^2+2s^2}\right)}\cos\omega\tau$."""
+    tau = np.asarray(tau, dtype=float)
+    wide = sigma**2 + 2 * s**2
+    return sigma / math.sqrt(wide) * np.exp(-(tau**2) / 4 * (1 / sigma**2 + 1 / wide)) * np.cos(omega * tau)
+
+
+def alias_frequency(omega) -> np.ndarray:
+    r"""The frequency in $[0,\pi]$ whose encoding at integer positions equals that of $\omega$
+    up to the sign of the sine channel: $\omega$ folded about the Nyquist frequency $\pi$."""
+    folded = np.mod(np.asarray(omega, dtype=float), 2 * math.pi)
+    return np.where(folded > math.pi, 2 * math.pi - folded, folded)
+
+
+# --- weight decay (IMPLEMENTATION.md, flaw 2) -------------------------------------------------------
+
+def _schedule(preset):
+    from mope.presets import get_preset  # the training schedule, one definition for the whole package
+
+    return get_preset(preset) if isinstance(preset, str) else preset
+
+
+def decay_factor(preset="paper") -> float:
+    r"""$\prod_s (1 - \mathrm{lr}_s\,\lambda)$: what AdamW's decoupled decay alone does to a raw parameter
+    over the schedule of ``preset`` (every step $s = 0..\text{steps}-1$, step 0 at lr 0)."""
+    cfg = _schedule(preset)
+    log_factor = sum(math.log1p(-cfg.lr_at(s) * cfg.weight_decay) for s in range(cfg.steps))
+    return math.exp(log_factor)
+
+
+def effective_parameters(log_omega, log_sigma, admissibility: str = "published") -> tuple[np.ndarray, np.ndarray]:
+    """(omega, sigma) the MoPE forward would use for raw log-parameters: the clamps, then the projection."""
+    log_omega = torch.as_tensor(np.asarray(log_omega, dtype=float)).float()
+    log_sigma = torch.as_tensor(np.asarray(log_sigma, dtype=float)).float()
+    omega = log_omega.exp().clamp(max=OMEGA_MAX)
+    sigma = log_sigma.exp().clamp(min=SIGMA_MIN)
+    return project_admissible(omega, sigma, admissibility).double().numpy(), sigma.double().numpy()
+
+
+def decay_only_prediction(omega0, sigma0, preset="paper") -> tuple[np.ndarray, np.ndarray]:
+    r"""Where weight decay alone (zero loss gradient) takes MoPE pairs that start at ``(omega0, sigma0)``.
+
+    Decay acts on the stored $\log\omega$, $\log\sigma$: $\log\sigma_\text{final} = f\cdot\log\sigma_0$ with
+    $f$ = :func:`decay_factor`; the forward then clamps and projects ($\omega \leftarrow 5/\sigma$ when
+    $\omega\sigma < 5$). Returns the effective (omega, sigma).
+    """
+    f = decay_factor(preset)
+    return effective_parameters(f * np.log(np.asarray(omega0, dtype=float)),
+                                f * np.log(np.asarray(sigma0, dtype=float)))
+
+
+def decay_only_adamw(n_embd: int = 256, preset="paper") -> tuple[np.ndarray, np.ndarray]:
+    """The same prediction, run by ``torch.optim.AdamW`` on a real :class:`MorletPositions` whose
+    gradients are kept at zero for the whole schedule of ``preset``. Returns the effective (omega, sigma)."""
+    cfg = _schedule(preset)
+    module = MorletPositions(n_embd)
+    params = list(module.parameters())
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, weight_decay=cfg.weight_decay)
+    for p in params:
+        p.grad = torch.zeros_like(p)
+    for step in range(cfg.steps):
+        for group in optimizer.param_groups:
+            group["lr"] = cfg.lr_at(step)
+        optimizer.step()
+    with torch.no_grad():
+        omega, sigma = module.effective()
+    return omega.double().numpy(), sigma.double().numpy()
+
+
+def on_boundary(omega: Sequence[float], sigma: Sequence[float], tol: float = 1e-4) -> np.ndarray:
+    r"""True where $\omega\sigma = 5$ within ``tol`` (relative)."""
+    product = np.asarray(omega, dtype=float) * np.asarray(sigma, dtype=float)
+    return np.abs(product / ADMISSIBILITY_BOUND - 1.0) < tol

@@ -1,0 +1,130 @@
+r"""Plotting helpers shared by the chapters (matplotlib only; nothing here changes a number).
+
+* :func:`plot_spirals` — the paper's Figure 1: MoPE pair $i$ as the trajectory $z_i(b)$ in the
+  complex plane next to the unit circle of RoPE / sin-cos.
+* :func:`plot_cross_correlation` — the paper's Figure 2: $\cos\omega\tau$, the envelope
+  $e^{-\tau^2/4\sigma^2}$ and their product, plus (optionally) the kernel actually averaged over
+  the positions of a window (:func:`mope.analysis.averaged_kernel`).
+* :func:`heatmap` — an encoding matrix (positions x channels).
+
+Each function takes ``pairs``: a sequence of ``(label, omega, sigma)``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mope.analysis import averaged_kernel, complex_positions
+
+Pair = tuple[str, float, float]
+
+
+def _axes(n: int, axes=None, size: tuple[float, float] = (4.2, 4.0)):
+    import matplotlib.pyplot as plt
+
+    if axes is not None:
+        return axes[0].figure, list(axes)
+    fig, ax = plt.subplots(1, n, figsize=(size[0] * n, size[1]), squeeze=False, constrained_layout=True)
+    return fig, list(ax[0])
+
+
+def plot_spirals(pairs: Sequence[Pair], length: int = 257, axes=None, title: str | None = None):
+    """Figure 1: $z(b)$ for $b = 0..$``length``$-1$ (solid spiral, dots at integer b) and the unit circle."""
+    fig, axes = _axes(len(pairs), axes)
+    circle = np.exp(1j * np.linspace(0, 2 * np.pi, 400))
+    for ax, (label, omega, sigma) in zip(axes, pairs):
+        z = complex_positions(omega, sigma, np.arange(length))
+        ax.plot(circle.real, circle.imag, "--", color="tab:blue", lw=1.2, label=r"RoPE / sin-cos ($\sigma=\infty$)")
+        ax.plot(z.real, z.imag, "-", color="tab:red", lw=1.2, label="MoPE")
+        visible = np.abs(z) > 1e-3
+        ax.scatter(z.real[visible], z.imag[visible], s=10, color="tab:red", zorder=3)
+        for b in (0, 1, 2):
+            ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        ax.set_aspect("equal")
+        ax.set_xlim(-1.15, 1.15)
+        ax.set_ylim(-1.15, 1.15)
+        ax.axhline(0, color="0.8", lw=0.6)
+        ax.axvline(0, color="0.8", lw=0.6)
+        ax.set_xlabel(r"Re $z(b)$ = channel $2i$ (cos)")
+        ax.set_ylabel(r"Im $z(b)$ = channel $2i+1$ (sin)")
+        n_visible = int(visible.sum())
+        ax.set_title(f"{label}\n$\\omega$={omega:.3f}, $\\sigma$={sigma:.2f} ({n_visible} positions with |z|>0.001)",
+                     fontsize=9)
+    axes[0].legend(loc="lower left", fontsize=8)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def plot_cross_correlation(pairs: Sequence[Pair], max_lag: int = 20, length: int | None = None, axes=None,
+                           title: str | None = None):
+    r"""Figure 2: RoPE's $\cos\omega\tau$, the envelope $e^{-\tau^2/4\sigma^2}$ and their product.
+
+    With ``length``, also the MoPE kernel averaged over the integer positions $b = 0..T-1-|\tau|$ of a
+    window of that length, scaled to 1 at $\tau = 0$ (black dots): what a model sees.
+    """
+    fig, axes = _axes(len(pairs), axes, size=(4.6, 3.4))
+    tau_fine = np.linspace(-max_lag, max_lag, 801)
+    for ax, (label, omega, sigma) in zip(axes, pairs):
+        envelope = np.exp(-tau_fine**2 / (4 * sigma**2))
+        ax.plot(tau_fine, np.cos(omega * tau_fine), "--", color="tab:blue", lw=1, label=r"RoPE $\cos\omega\tau$")
+        ax.fill_between(tau_fine, -envelope, envelope, color="tab:orange", alpha=0.25,
+                        label=r"envelope $e^{-\tau^2/4\sigma^2}$")
+        ax.plot(tau_fine, envelope * np.cos(omega * tau_fine), "-", color="tab:red", lw=1.5,
+                label=r"$\cos\omega\tau\, e^{-\tau^2/4\sigma^2}$ (paper)")
+        if length is not None:
+            lags = np.arange(-max_lag, max_lag + 1)
+            kernel = averaged_kernel(omega, sigma, lags, length)
+            ax.plot(lags, kernel / kernel[max_lag], "o", color="k", ms=3,
+                    label=f"mean over b of C(b,τ), T={length} (scaled)")
+        ax.set_xlabel(r"lag $\tau$ (tokens)")
+        ax.set_ylabel("correlation")
+        ax.set_ylim(-1.1, 1.1)
+        ax.set_title(f"{label}: $\\omega$={omega:.3f}, $\\sigma$={sigma:.2f}", fontsize=9)
+    axes[0].legend(loc="lower left", fontsize=7)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def heatmap(matrix, ax=None, title: str = "", xlabel: str = "channel", ylabel: str = "position b",
+            cmap: str = "RdBu_r", symmetric: bool = True, colorbar: bool = True):
+    """An encoding (rows: positions, columns: channels) as an image, zero in the middle of the colour map."""
+    import matplotlib.pyplot as plt
+
+    matrix = np.asarray(matrix, dtype=float)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 4), constrained_layout=True)
+    limit = np.abs(matrix).max() if symmetric else None
+    image = ax.imshow(matrix, aspect="auto", interpolation="nearest", cmap=cmap,
+                      vmin=-limit if symmetric else None, vmax=limit)
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, shrink=0.85)
+    return ax
+
+
+def show_source(*objects) -> None:
+    """Display the package's own source of functions or classes as a highlighted code block.
+
+    The book shows the code that runs, never a copy: in a notebook the block is rendered as
+    Markdown (MyST in the built book); elsewhere the source is printed.
+    """
+    import inspect
+
+    text = "\n\n".join(inspect.getsource(obj).rstrip() for obj in objects)
+    modules = sorted({inspect.getmodule(obj).__name__ for obj in objects})
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+    except ImportError:  # pragma: no cover - IPython is a dependency of the book
+        print(text)
+        return
+    if get_ipython() is None:
+        print(text)
+        return
+    fence = "````" if "```" in text else "```"
+    display(Markdown(f"*from* `{', '.join(modules)}`:\n\n{fence}python\n{text}\n{fence}"))

@@ -1,0 +1,342 @@
+"""Training one variant under one preset and seed, resumable and optionally data-parallel.
+
+``train(variant, preset, seed)`` runs the protocol of the preset (see :mod:`mope.presets`), then
+evaluates the final model four ways and stores the result (see :mod:`mope.results`):
+
+(a) the paper's number: mean loss over ``eval_batches`` random batches per split (last eval point);
+(b) the loss over the *whole* validation split in non-overlapping windows of the training context;
+(c) the same at 2x and 4x the context, for models without a learned position table;
+(d) for the published, non-causal EGA models, (b) with the same weights but causal gate statistics.
+
+Determinism: the weights come from ``torch.manual_seed(seed)``, the batches from (seed, step) alone
+(:mod:`mope.data`), dropout from the torch RNG, whose state is checkpointed. On the CPU a repeated
+run, or a run killed and resumed from its checkpoint, gives the same losses bit for bit.
+
+Data parallel: under ``torchrun`` (``RANK``/``WORLD_SIZE`` set) every rank takes its slice of the
+same global batch of ``batch_size`` rows, DistributedDataParallel averages the gradients (the mean
+of equal-sized rank means is the global mean), evaluation batches are shared out and their sums
+all-reduced; only rank 0 writes checkpoints and results.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from mope.data import CharDataset, derived_seed, load_dataset
+from mope.model import GPT
+from mope.presets import TrainConfig, get_preset
+from mope.results import REPO_ROOT, SCHEMA, config_hash, write_result
+from mope.variants import get_variant, variant_config
+
+ENV_CHECKPOINT_DIR = "MOPE_CHECKPOINT_DIR"
+EVAL_TOKENS = 16384  # tokens per forward pass when evaluating whole splits
+CURVE_EVERY = 10  # the stored train_curve keeps every 10th step's loss
+
+
+class NonFiniteLoss(FloatingPointError):
+    """The training loss became NaN or infinite; the run is stopped, never silently patched."""
+
+
+@dataclass(frozen=True)
+class World:
+    rank: int = 0
+    size: int = 1
+    local_rank: int = 0
+
+    @property
+    def main(self) -> bool:
+        return self.rank == 0
+
+    @classmethod
+    def from_environment(cls) -> "World":
+        return cls(int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)),
+                   int(os.environ.get("LOCAL_RANK", 0)))
+
+
+def checkpoint_root(checkpoint_dir=None) -> Path:
+    if checkpoint_dir is not None:
+        return Path(checkpoint_dir)
+    return Path(os.environ.get(ENV_CHECKPOINT_DIR) or REPO_ROOT / "checkpoints")
+
+
+def checkpoint_path(preset: TrainConfig, variant: str, seed: int, checkpoint_dir=None) -> Path:
+    return checkpoint_root(checkpoint_dir) / preset.name / variant / f"seed{seed}.pt"
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def describe_device(device: torch.device) -> str:
+    if device.type == "cuda":
+        return f"cuda: {torch.cuda.get_device_name(device)}"
+    threads = torch.get_num_threads()
+    return f"cpu: {_cpu_name()}, {threads} thread{'s' if threads > 1 else ''}"
+
+
+def _git(*args: str) -> str | None:
+    try:
+        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
+                              check=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _autocast(device: torch.device, cfg: TrainConfig):
+    if device.type != "cuda":
+        return contextlib.nullcontext()  # float32 on the CPU
+    return torch.autocast("cuda", dtype=torch.bfloat16 if cfg.autocast == "bf16" else torch.float16)
+
+
+def _all_reduce_sum(value: torch.Tensor, world: World) -> torch.Tensor:
+    if world.size > 1:
+        dist.all_reduce(value)
+    return value
+
+
+@torch.no_grad()
+def estimate_loss(model: GPT, data: CharDataset, cfg: TrainConfig, seed: int, eval_round: int,
+                  device: torch.device, world: World = World()) -> dict[str, float]:
+    """The paper's evaluation: mean loss over ``eval_batches`` batches per split, the same for every model."""
+    model.eval()
+    losses = {}
+    for split in ("train", "val"):
+        total = torch.zeros((), dtype=torch.float64, device=device)
+        for index in range(world.rank, cfg.eval_batches, world.size):
+            x, y = data.eval_batch(split, eval_round, index, seed, cfg.batch_size, cfg.block_size)
+            with _autocast(device, cfg):
+                _, loss = model(x.to(device), y.to(device))
+            total += loss.double()
+        losses[split] = _all_reduce_sum(total, world).item() / cfg.eval_batches
+    model.train()
+    return losses
+
+
+@torch.no_grad()
+def full_split_loss(model: GPT, data: CharDataset, split: str, context: int, device: torch.device,
+                    cfg: TrainConfig, world: World = World()) -> float:
+    """Mean loss over every target of the split, in non-overlapping windows of ``context`` tokens."""
+    model.eval()
+    chunks = []
+    for x, y in data.full_split_windows(split, context):
+        rows = max(1, EVAL_TOKENS // context)
+        chunks += [(x[i:i + rows], y[i:i + rows]) for i in range(0, len(x), rows)]
+    total = torch.zeros((), dtype=torch.float64, device=device)
+    for x, y in chunks[world.rank::world.size]:
+        with _autocast(device, cfg):
+            logits, _ = model(x.to(device))
+        total += F.cross_entropy(logits.flatten(0, 1).float(), y.to(device).flatten(), reduction="sum").double()
+    model.train()
+    return _all_reduce_sum(total, world).item() / sum(y.numel() for _, y in chunks)
+
+
+def _rng_states(device: torch.device, world: World) -> dict:
+    """Every rank's torch RNG states (dropout), gathered so that each rank resumes its own."""
+    mine = {"cpu": torch.get_rng_state(), "cuda": torch.cuda.get_rng_state(device) if device.type == "cuda" else None}
+    if world.size == 1:
+        return {"ranks": [mine]}
+    gathered = [None] * world.size
+    dist.all_gather_object(gathered, mine)
+    return {"ranks": gathered}
+
+
+def _save_checkpoint(path: Path, payload: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    os.close(handle)
+    try:
+        torch.save(payload, temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _load_checkpoint(path: Path, wanted_hash: str, world: World) -> dict | None:
+    if not path.is_file():
+        return None
+    checkpoint = torch.load(path, map_location="cpu", weights_only=False)
+    if checkpoint.get("config_hash") != wanted_hash:
+        if world.main:
+            print(f"notice: checkpoint {path} has configuration {checkpoint.get('config_hash')}, "
+                  f"current is {wanted_hash}: starting from step 0", file=sys.stderr)
+        return None
+    return checkpoint
+
+
+def _restore_rng(checkpoint: dict, seed: int, step: int, device: torch.device, world: World) -> None:
+    ranks = checkpoint["rng"]["ranks"]
+    if len(ranks) != world.size:  # resumed on another number of ranks: fresh, but reproducible, dropout
+        torch.manual_seed(derived_seed("dropout", seed, world.rank, step))
+        return
+    torch.set_rng_state(ranks[world.rank]["cpu"])
+    if device.type == "cuda" and ranks[world.rank]["cuda"] is not None:
+        torch.cuda.set_rng_state(ranks[world.rank]["cuda"], device)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _resolve_device(device, world: World) -> torch.device:
+    if device is not None:
+        return torch.device(device)
+    if torch.cuda.is_available():
+        return torch.device("cuda", world.local_rank)
+    return torch.device("cpu")
+
+
+def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None, checkpoint_dir=None,
+          data_path=None, device=None, progress: bool = True, on_step=None) -> dict:
+    """Train ``variant`` under ``preset`` with ``seed``, store and return the result (schema: mope.results).
+
+    ``on_step(step)`` is called after every completed optimiser step (and after its checkpoint).
+    """
+    get_variant(variant)
+    cfg = preset if isinstance(preset, TrainConfig) else get_preset(preset)
+    world = World.from_environment()
+    created_group = world.size > 1 and not dist.is_initialized()
+    device = _resolve_device(device, world)
+    if created_group:
+        if device.type == "cuda":
+            torch.cuda.set_device(device)
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+    try:
+        return _train(variant, cfg, seed, results_root, checkpoint_dir, data_path, device, progress, on_step, world)
+    finally:
+        if created_group:
+            dist.destroy_process_group()
+
+
+def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_path, device, progress,
+           on_step, world: World) -> dict:
+    started, clock = _now(), time.perf_counter()
+    data = load_dataset(data_path)
+    model_cfg = variant_config(variant, cfg.shape())
+    wanted_hash = config_hash(model_cfg, cfg)
+
+    torch.manual_seed(seed)  # initial weights, and dropout of a single process
+    raw = GPT(model_cfg).to(device)
+    if world.size > 1:  # each rank drops out its own rows
+        torch.manual_seed(derived_seed("dropout", seed, world.rank))
+    optimizer = torch.optim.AdamW(raw.optimizer_groups(cfg.weight_decay), lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
+    scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda" and cfg.autocast == "fp16")
+
+    path = checkpoint_path(cfg, variant, seed, checkpoint_dir)
+    checkpoint = _load_checkpoint(path, wanted_hash, world)
+    start, losses, history, train_time, earlier_wall = 0, [], [], 0.0, 0.0
+    if checkpoint is not None:
+        raw.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        scaler.load_state_dict(checkpoint["scaler"])
+        start, losses, history = checkpoint["step"], checkpoint["losses"], checkpoint["history"]
+        train_time, earlier_wall, started = checkpoint["train_time"], checkpoint["wall_time"], checkpoint["started"]
+        _restore_rng(checkpoint, seed, start, device, world)
+
+    model = torch.compile(raw) if cfg.compile else raw
+    if world.size > 1:
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+    rows = cfg.batch_size // world.size
+    tokens_per_step = cfg.batch_size * cfg.block_size
+    bar = tqdm(total=cfg.steps, initial=start, desc=f"{variant} seed {seed}", unit="step",
+               disable=not (progress and world.main), leave=False)
+    raw.train()
+    for step in range(start, cfg.steps):
+        lr = cfg.lr_at(step)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        if cfg.is_eval_step(step):
+            evaluated = estimate_loss(raw, data, cfg, seed, step, device, world)
+            history.append({"step": step, "lr": lr, "train_loss": evaluated["train"], "val_loss": evaluated["val"]})
+        tick = time.perf_counter()
+        x, y = data.batch("train", step, seed, cfg.batch_size, cfg.block_size, world.rank, world.size)
+        with _autocast(device, cfg):
+            _, loss = model(x.to(device), y.to(device))
+        global_loss = _all_reduce_sum(loss.detach().double() * rows, world).item() / cfg.batch_size
+        if not math.isfinite(global_loss):
+            raise NonFiniteLoss(f"training loss is {global_loss} at step {step} of {variant} "
+                                f"(preset {cfg.name}, seed {seed}); the run is stopped")
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(raw.parameters(), cfg.clip)
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(global_loss)
+        train_time += time.perf_counter() - tick
+        bar.update(1)
+        if step % CURVE_EVERY == 0 or step == cfg.steps - 1:
+            bar.set_postfix(loss=f"{global_loss:.4f}", tok_s=f"{tokens_per_step * len(losses) / train_time:,.0f}")
+        done = step + 1
+        if done % cfg.checkpoint_interval == 0 and done < cfg.steps:
+            rng = _rng_states(device, world)
+            if world.main:
+                _save_checkpoint(path, {
+                    "config_hash": wanted_hash, "step": done, "model": raw.state_dict(),
+                    "optimizer": optimizer.state_dict(), "scaler": scaler.state_dict(), "losses": losses,
+                    "history": history, "rng": rng, "train_time": train_time, "started": started,
+                    "wall_time": earlier_wall + time.perf_counter() - clock,
+                })
+        if on_step is not None:
+            on_step(step)
+    bar.close()
+
+    by_context, note = {"1x": full_split_loss(raw, data, "val", cfg.block_size, device, cfg, world)}, None
+    for factor in cfg.extrapolation:
+        if raw.max_context is None:
+            by_context[f"{factor}x"] = full_split_loss(raw, data, "val", factor * cfg.block_size, device, cfg, world)
+        else:
+            by_context[f"{factor}x"] = None
+            note = f"learned position table has {raw.max_context} rows"
+    causal_stats = None
+    if not raw.causal:
+        twin = GPT(model_cfg.replace(gate="ega_causal")).to(device)
+        twin.load_state_dict(raw.state_dict())
+        causal_stats = full_split_loss(twin, data, "val", cfg.block_size, device, cfg, world)
+
+    commit, status = _git("rev-parse", "HEAD"), _git("status", "--porcelain")
+    result = {
+        "schema": SCHEMA, "variant": variant, "preset": cfg.name, "seed": seed,
+        "config": {"model": model_cfg.to_dict(), "train": cfg.to_dict()}, "config_hash": wanted_hash,
+        "provenance": {
+            "git_commit": commit or "unknown", "git_dirty": bool(status) if status is not None else True,
+            "torch": torch.__version__, "python": platform.python_version(), "device": describe_device(device),
+            "started": started, "finished": _now(),
+            "wall_time_s": earlier_wall + time.perf_counter() - clock,
+            "tokens_per_s": tokens_per_step * len(losses) / train_time if train_time else 0.0,
+            "world_size": world.size,
+        },
+        "num_parameters": raw.num_parameters(),
+        "history": history,
+        "train_curve": [[s, losses[s]] for s in range(cfg.steps) if s % CURVE_EVERY == 0 or s == cfg.steps - 1],
+        "final": {
+            "val_loss": history[-1]["val_loss"], "train_loss": history[-1]["train_loss"],
+            "val_loss_full": by_context["1x"], "val_loss_full_by_context": by_context,
+            "extrapolation_note": note, "val_loss_full_causal_stats": causal_stats,
+        },
+        "learned": raw.learned_position_parameters(),
+    }
+    if world.main:
+        write_result(result, results_root)
+        path.unlink(missing_ok=True)
+    return result

@@ -1,0 +1,28 @@
+"""Shared fixtures: the data location, throw-away results and checkpoint directories, tiny presets."""
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from mope.presets import get_preset
+
+# TinyShakespeare on our machines lies in ../shared/data next to the repository; never copied into it.
+os.environ.setdefault("MOPE_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+# Test workers share two cores (pytest -n 2): one torch thread each, or OpenMP spin-waits dominate.
+torch.set_num_threads(1)
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """Results and checkpoints in a temporary directory, also for subprocesses (via the environment)."""
+    results, checkpoints = tmp_path / "results", tmp_path / "checkpoints"
+    monkeypatch.setenv("MOPE_RESULTS_DIR", str(results))
+    monkeypatch.setenv("MOPE_CHECKPOINT_DIR", str(checkpoints))
+    return results, checkpoints
+
+
+@pytest.fixture
+def tiny():
+    """The smoke preset cut to a dozen steps with evaluations and checkpoints every few."""
+    return get_preset("smoke").replace(steps=13, warmup=2, eval_interval=4, checkpoint_interval=3, extrapolation=(2,))

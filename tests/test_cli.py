@@ -1,0 +1,52 @@
+"""The command line: the smoke suite end to end in subprocesses, Table 2, and argument errors."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mope.cli import main
+from mope.results import load_results
+
+
+def _mope(*args):
+    return subprocess.run([sys.executable, "-m", "mope", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_smoke_suite_end_to_end(store):
+    results, checkpoints = store
+    suite = _mope("suite", "--preset", "smoke", "--seeds", "0", "--variants", "BASE-DOT", "EGA-1",
+                  "--jobs", "2", "--no-progress")
+    assert suite.returncode == 0, suite.stderr
+    stored = load_results("smoke")
+    assert [(r["variant"], r["seed"]) for r in stored] == [("BASE-DOT", 0), ("EGA-1", 0)]
+    assert all(r["provenance"]["device"].endswith("1 thread") for r in stored)
+    assert not any(checkpoints.rglob("*.pt"))
+    before = (results / "smoke" / "EGA-1" / "seed0.json").stat().st_mtime_ns
+
+    table = _mope("table", "--preset", "smoke")
+    assert table.returncode == 0, table.stderr
+    ega = next(line for line in table.stdout.splitlines() if line.startswith("EGA-1 "))
+    assert "1.3821" in ega and f"{stored[1]['final']['val_loss']:.4f} (n=1)" in ega
+    assert "PE-SINCOS" not in table.stdout
+
+    again = _mope("suite", "--preset", "smoke", "--seeds", "0", "--variants", "EGA-1", "--no-progress")
+    assert again.returncode == 0 and (results / "smoke" / "EGA-1" / "seed0.json").stat().st_mtime_ns == before
+    assert json.loads((results / "smoke" / "EGA-1" / "seed0.json").read_text())["final"] == stored[1]["final"]
+
+
+@pytest.mark.parametrize("args, listed", [
+    (["train", "EGA-2", "--preset", "smoke"], "EGA-1-CAUSAL"),
+    (["suite", "--preset", "gpu"], "'paper', 'cpu', 'smoke'"),
+    (["suite", "--variants", "BASE-DOT", "NOPE2"], "MORLET-ROPE-REL"),
+])
+def test_bad_arguments_list_the_valid_choices(args, listed, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    assert exit_.value.code == 2 and listed in capsys.readouterr().err
+
+
+def test_table_without_results_says_how_to_make_them(store, capsys):
+    with pytest.raises(SystemExit):
+        main(["table", "--preset", "smoke"])
+    assert "python -m mope suite --preset smoke" in capsys.readouterr().err

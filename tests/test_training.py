@@ -1,0 +1,121 @@
+"""Training: identical batches for every model, bit-exact resumption, stale checkpoints, NaN stops."""
+import json
+
+import pytest
+import torch
+
+from mope.data import CharDataset
+from mope.model import GPT
+from mope.results import load_result, result_path
+from mope.training import NonFiniteLoss, checkpoint_path, train
+
+
+class Interrupted(Exception):
+    pass
+
+
+def _stop_at(step_to_fail):
+    def on_step(step):
+        if step == step_to_fail:
+            raise Interrupted
+    return on_step
+
+
+def test_every_variant_sees_the_same_batches(tiny, store, monkeypatch):
+    seen = []
+    original_batch, original_eval = CharDataset.batch, CharDataset.eval_batch
+
+    def spy(method):
+        def recorded(self, *args, **kwargs):
+            x, y = method(self, *args, **kwargs)
+            seen[-1].append(x.clone())
+            return x, y
+        return recorded
+
+    monkeypatch.setattr(CharDataset, "batch", spy(original_batch))
+    monkeypatch.setattr(CharDataset, "eval_batch", spy(original_eval))
+    short = tiny.replace(steps=5, eval_interval=4, extrapolation=())
+    for variant, seed in [("BASE-DOT", 0), ("EGA-MORLET", 0), ("BASE-DOT", 1)]:
+        seen.append([])
+        train(variant, short, seed, progress=False)
+    base, morlet, other_seed = seen
+    assert len(base) == len(morlet) and all(torch.equal(a, b) for a, b in zip(base, morlet))
+    assert not any(torch.equal(a, b) for a, b in zip(base, other_seed))
+
+
+def test_resumed_run_equals_uninterrupted_run(tiny, store):
+    results, checkpoints = store
+    reference = train("PE-MORLET", tiny, 0, results_root=results / "reference", progress=False)
+    assert torch.equal(torch.tensor(reference["train_curve"]),
+                       torch.tensor(train("PE-MORLET", tiny, 0, results_root=results / "again",
+                                          progress=False)["train_curve"]))
+
+    with pytest.raises(Interrupted):  # killed during step 7: the last checkpoint holds steps 0..5
+        train("PE-MORLET", tiny, 0, on_step=_stop_at(7), progress=False)
+    checkpoint = checkpoint_path(tiny, "PE-MORLET", 0)
+    assert checkpoint.is_file() and load_result(tiny, "PE-MORLET", 0) is None
+    steps = []
+    resumed = train("PE-MORLET", tiny, 0, on_step=steps.append, progress=False)
+    assert steps[0] == 6 and not checkpoint.exists()
+    for key in ("history", "train_curve", "final", "learned", "config_hash", "num_parameters"):
+        assert resumed[key] == reference[key], key
+    assert json.loads(result_path(tiny, "PE-MORLET", 0).read_text())["final"] == reference["final"]
+
+
+def test_checkpoint_of_another_configuration_is_not_resumed(tiny, store, capsys):
+    with pytest.raises(Interrupted):
+        train("BASE-DOT", tiny, 0, on_step=_stop_at(4), progress=False)
+    steps = []
+    train("BASE-DOT", tiny.replace(lr=2e-3), 0, on_step=steps.append, progress=False)
+    assert steps[0] == 0 and "starting from step 0" in capsys.readouterr().err
+
+
+def test_result_records_the_extrapolation_and_the_causal_statistics(tiny, store):
+    short = tiny.replace(steps=3, warmup=1, eval_interval=2, extrapolation=(2, 4))
+    learned = train("EGA-1", short, 0, progress=False)["final"]
+    assert learned["val_loss_full_by_context"]["2x"] is None and learned["val_loss_full_by_context"]["4x"] is None
+    assert learned["extrapolation_note"] == f"learned position table has {short.block_size} rows"
+    assert learned["val_loss_full_causal_stats"] > 0 and learned["val_loss_full"] > 0
+    rope = train("ROPE-ONLY", short, 0, progress=False)["final"]
+    assert rope["val_loss_full_by_context"]["4x"] > 0 and rope["extrapolation_note"] is None
+    assert rope["val_loss_full_causal_stats"] is None
+
+
+def test_non_finite_loss_stops_the_run(tiny, store, monkeypatch):
+    forward = GPT.forward
+    calls = []
+
+    def poisoned(self, idx, targets=None):
+        logits, loss = forward(self, idx, targets)
+        if self.training:
+            calls.append(1)
+            if len(calls) == 4:
+                loss = loss * float("nan")
+        return logits, loss
+
+    monkeypatch.setattr(GPT, "forward", poisoned)
+    with pytest.raises(NonFiniteLoss, match=r"nan at step 3 of NOPE \(preset smoke, seed 0\)"):
+        train("NOPE", tiny, 0, progress=False)
+    assert load_result(tiny, "NOPE", 0) is None
+
+
+def test_unknown_variant_lists_the_valid_ones(tiny, store):
+    with pytest.raises(ValueError, match="valid variants: BASE-DOT"):
+        train("BASE-DOTT", tiny, 0, progress=False)
+
+
+def test_paper_schedule_and_preset_errors():
+    from mope.presets import PRESETS, get_preset
+
+    paper = get_preset("paper")
+    assert (paper.steps, paper.batch_size, paper.block_size, paper.eval_interval, paper.eval_batches) == (5001, 64, 256, 500, 50)
+    assert paper.lr_at(0) == 0.0 and paper.lr_at(150) == pytest.approx(1.5e-4)
+    assert paper.lr_at(300) == pytest.approx(3e-4) and paper.lr_at(2650) == pytest.approx(1.5e-4)
+    assert paper.lr_at(5000) == 0.0
+    for preset in PRESETS.values():  # one schedule shape for all: warm-up, then cosine to exactly 0
+        assert preset.lr_at(0) == 0.0 and preset.lr_at(preset.warmup) == preset.lr
+        assert preset.lr_at(preset.steps - 1) == 0.0 and preset.is_eval_step(preset.steps - 1)
+    with pytest.raises(ValueError, match="valid presets: paper, cpu, smoke"):
+        get_preset("laptop")
+    with pytest.raises(ValueError, match="valid choices: bf16, fp16"):
+        paper.replace(autocast="fp32")
