@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, help="torch CPU threads for this run")
     train.add_argument("--device", help="torch device (default: cuda if available, else cpu)")
+    train.add_argument("--steps", type=int,
+                       help="a shortened run (rehearsals, timing): this many iterations, warm-up and "
+                            "evaluation scaled to fit; its configuration hash differs from the preset's")
     _add_common(train)
     _add_training(train)
 
@@ -89,6 +92,12 @@ def main(argv: list[str] | None = None) -> None:
         preset = preset.replace(compile=True)
     if getattr(args, "autocast", None):
         preset = preset.replace(autocast=args.autocast)
+
+    if getattr(args, "steps", None) is not None:
+        try:
+            preset = preset.shortened(args.steps)
+        except ValueError as error:
+            parser.error(str(error))
 
     if args.command == "train":
         from mope.training import train

@@ -100,6 +100,13 @@ class TrainConfig:
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+    def shortened(self, steps: int) -> "TrainConfig":
+        """The same protocol cut to ``steps`` iterations (rehearsals, timing), warm-up and evaluation scaled."""
+        if steps < 3:
+            raise ValueError(f"a shortened run needs at least 3 steps, got {steps}")
+        return self.replace(steps=steps, warmup=min(self.warmup, steps // 10),
+                            eval_interval=min(self.eval_interval, steps - 1))
+
     def identity(self) -> dict:
         """The fields that determine a run's numbers (what the configuration hash covers)."""
         return {k: v for k, v in self.to_dict().items() if k not in RUNTIME_FIELDS}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Paper-scale results on one CUDA machine (issue 5): the six models of Table 2 and the key controls at
+# the `paper` preset (L6 H8 d256 T256, 5,001 iterations, batch 64, bf16 autocast).
+#
+#   bash scripts/gpu_suite.sh              # on the GPU machine; results land in $OUT/results as they finish
+#   bash scripts/gpu_suite.sh --rehearse   # on a CPU: the same stages with the smoke preset
+#
+# Needs python3 with torch, numpy and tqdm (the device image has them; nothing is installed there),
+# the repository on PYTHONPATH, and TinyShakespeare under $MOPE_DATA_DIR (default: ./data, a gitignored
+# copy carried with the working tree, since the device reaches no network).
+# Stages run in order of importance, each as one `python -m mope suite --jobs $JOBS` (several runs share
+# the GPU: small models leave it idle between kernels). A stage is only started while at least
+# $STAGE_MIN_S seconds are left before $DEADLINE_S; a finished run is written at once, so a timeout
+# loses only the runs still in flight.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PRESET=paper
+if [[ "${1:-}" == "--rehearse" ]]; then PRESET=smoke; fi
+OUT="${OUT:-/tmp/mope-gpu-out}"
+JOBS="${JOBS:-6}"
+DEADLINE_S="${DEADLINE_S:-480}"   # seconds from start after which no stage is started
+STAGE_MIN_S="${STAGE_MIN_S:-200}" # a stage needs at least this long (one paper run, 6 in parallel)
+export MOPE_DATA_DIR="${MOPE_DATA_DIR:-$PWD/data}"
+export MOPE_RESULTS_DIR="$OUT/results"
+export MOPE_CHECKPOINT_DIR="${MOPE_CHECKPOINT_DIR:-/tmp/mope-checkpoints}"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1
+PY="${PYTHON:-python3}"
+mkdir -p "$OUT/results"
+START=$(date +%s)
+log() { echo "[gpu_suite +$(( $(date +%s) - START ))s] $*" | tee -a "$OUT/gpu_suite.log"; }
+
+TABLE2=(BASE-DOT PE-SINCOS PE-ROPE PE-MORLET EGA-1 EGA-MORLET)
+CONTROLS=(EGA-1-CAUSAL EGA-MORLET-CAUSAL NOPE PE-MORLET-NODECAY)
+
+log "preset=$PRESET jobs=$JOBS deadline=${DEADLINE_S}s out=$OUT"
+"$PY" - <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
+import platform, torch
+print("python", platform.python_version(), "torch", torch.__version__, "cuda", torch.cuda.is_available())
+if torch.cuda.is_available():
+    p = torch.cuda.get_device_properties(0)
+    print("gpu", p.name, f"{p.total_memory / 2**30:.0f} GiB", "count", torch.cuda.device_count(),
+          "bf16", torch.cuda.is_bf16_supported())
+from mope.data import load_dataset
+data = load_dataset()
+print("data: vocab", data.vocab_size, "train", len(data.train), "val", len(data.val))
+PY
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv | tee -a "$OUT/gpu_suite.log" || true
+
+# A timed 30-step run of the slowest Table 2 model gives the s/step that sizes the stages.
+log "timing: EGA-MORLET, 30 steps, alone"
+"$PY" -m mope train EGA-MORLET --preset "$PRESET" --steps 30 --results-dir "$OUT/timing" --no-progress \
+    2>&1 | tee -a "$OUT/gpu_suite.log"
+"$PY" - "$OUT/timing" <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
+import json, pathlib, sys
+for f in pathlib.Path(sys.argv[1]).rglob("*.json"):
+    r = json.loads(f.read_text()); p = r["provenance"]
+    print(f"timing {r['variant']}: {p['tokens_per_s']:,.0f} tokens/s on {p['device']}, wall {p['wall_time_s']:.1f}s")
+PY
+
+stage() {  # stage NAME SEEDS... -- VARIANTS...
+    local name="$1"; shift
+    local seeds=(); while [[ "$1" != "--" ]]; do seeds+=("$1"); shift; done; shift
+    local left=$(( DEADLINE_S - ($(date +%s) - START) ))
+    if (( left < STAGE_MIN_S )); then log "skip $name: ${left}s left before the deadline"; return 0; fi
+    log "stage $name: seeds ${seeds[*]} variants $*"
+    "$PY" -m mope suite --preset "$PRESET" --seeds "${seeds[@]}" --jobs "$JOBS" --variants "$@" --no-progress \
+        2>&1 | tee -a "$OUT/gpu_suite.log" || log "stage $name failed (continuing)"
+}
+
+stage table2-seed0 0 -- "${TABLE2[@]}"
+stage controls-seed0 0 -- "${CONTROLS[@]}"
+stage table2-seed1 1 -- "${TABLE2[@]}"
+stage table2-seed2 2 -- "${TABLE2[@]}"
+log "done; results:"
+find "$OUT/results" -name '*.json' | sort | tee -a "$OUT/gpu_suite.log"
+"$PY" -m mope table --preset "$PRESET" --results-dir "$OUT/results" 2>&1 | tee -a "$OUT/gpu_suite.log" || true
