@@ -183,10 +183,13 @@ def measure_shape(shape_name: str, names: list[str], args, device: str) -> dict:
         per_step = min(timed(runner, device, 1) for _ in range(args.warmup))
         runner.steps_per_repeat = max(1, math.ceil(args.min_time / per_step))
         runners.append(runner)
-    for round_ in range(args.repeats):
+        print(f"  {shape_name}: {name:<24} {1e3 * per_step:8.0f} ms/step (warm-up)", file=sys.stderr, flush=True)
+    repeats = args.repeats or (3 if args.quick or shape_name == "paper" else 5)
+    for round_ in range(repeats):
         shift = round_ % len(runners)
         for runner in runners[shift:] + runners[:shift]:
             runner.samples.append(timed(runner, device, runner.steps_per_repeat))
+        print(f"  {shape_name}: round {round_ + 1}/{repeats} done", file=sys.stderr, flush=True)
     base = next(r for r in runners if r.name == BASELINE) if BASELINE in names else None
     rows = {}
     for runner in runners:
@@ -204,7 +207,7 @@ def measure_shape(shape_name: str, names: list[str], args, device: str) -> dict:
     params = {r.name: sum(p.numel() for p in r.model.parameters()) for r in runners}
     for name, count in params.items():
         rows[name]["parameters"] = count
-    return {"shape": shape.to_dict(), "batch": batch, "rows": rows}
+    return {"shape": shape.to_dict(), "batch": batch, "rounds": repeats, "rows": rows}
 
 
 # ----------------------------------------------------------------------------- peak memory, one subprocess per model
@@ -219,10 +222,28 @@ def memory_child(name: str, shape_name: str, batch: int, device: str, threads: i
         runner.step_fn()
         torch.cuda.synchronize()
         return {"peak_mib": (torch.cuda.max_memory_allocated() - before) / 2**20}
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    runner.step_fn()
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"peak_mib": (after - before) / 1024}
+    # ru_maxrss survives fork + exec: a child starts with its parent's high-water mark (the parent
+    # holds every timed model), so read the peak of this process's own memory map, VmHWM, reset to the
+    # current RSS just before the step (writing 5 to clear_refs); ru_maxrss where /proc is missing.
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        before = peak_rss_kib()
+        runner.step_fn()
+        return {"peak_mib": (peak_rss_kib() - before) / 1024, "method": "VmHWM"}
+    except OSError:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+        runner.step_fn()
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return {"peak_mib": (after - before) / 1024, "method": "ru_maxrss"}
+
+
+def peak_rss_kib() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    raise OSError("no VmHWM in /proc/self/status")
 
 
 def measure_memory(names: list[str], args, device: str) -> dict:
@@ -276,10 +297,10 @@ def print_table(results: dict) -> None:
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shapes", nargs="+", default=["cpu", "paper"], choices=["cpu", "paper", "smoke"])
+    parser.add_argument("--shapes", nargs="*", default=["cpu", "paper"], choices=["cpu", "paper", "smoke"])
     parser.add_argument("--variants", nargs="+", default=None, help="registry names (default: all); "
                         "BASE-DOT and the reference are always added")
-    parser.add_argument("--repeats", type=int, default=None, help="timed rounds (default 5, --quick 3)")
+    parser.add_argument("--repeats", type=int, default=None, help="timed rounds (default 5, 3 at the paper shape and with --quick)")
     parser.add_argument("--warmup", type=int, default=None, help="timed warm-up steps after the first (default 1)")
     parser.add_argument("--min-time", type=float, default=None,
                         help="seconds one timed repeat lasts at least (default 0.4, --quick 0.1)")
@@ -305,7 +326,6 @@ def main(argv=None) -> dict:
     if args.memory_child:
         print(json.dumps(memory_child(args.memory_child, args.shapes[0], args.memory_batch, device, args.threads)))
         return {}
-    args.repeats = args.repeats or (3 if args.quick else 5)
     args.warmup = args.warmup or 1
     args.min_time = args.min_time if args.min_time is not None else (0.1 if args.quick else 0.4)
     if args.memory is None:
@@ -321,23 +341,28 @@ def main(argv=None) -> dict:
     if args.compile:
         names += [name + COMPILED for name in names]
 
-    results = {"machine": machine(device, args.threads), "compile": args.compile, "repeats": args.repeats,
+    results = {"machine": machine(device, args.threads), "compile": args.compile,
                "shapes": {}}
     started = time.perf_counter()
+
+    def save() -> None:
+        results["seconds"] = time.perf_counter() - started
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1)
+
+    if args.memory:  # first, while this process is small
+        print(f"memory at shape {args.memory_shape}, batch {args.memory_batch} ...", file=sys.stderr, flush=True)
+        results["memory"] = measure_memory([n for n in names if not n.endswith(COMPILED)], args, device)
+        save()
     for shape_name in args.shapes:
         print(f"shape {shape_name}: {len(names)} models ...", file=sys.stderr, flush=True)
         results["shapes"][shape_name] = measure_shape(shape_name, names, args, device)
-    if args.memory:
-        print(f"memory at shape {args.memory_shape}, batch {args.memory_batch} ...", file=sys.stderr, flush=True)
-        results["memory"] = measure_memory([n for n in names if not n.endswith(COMPILED)], args, device)
-    results["seconds"] = time.perf_counter() - started
+        save()
     m = results["machine"]
     print(f"{m['cpu']} ({m['cores']} cores), torch {m['torch']}, {m['threads']} threads, device {device}, "
-          f"{m['date']}, compile={args.compile}, {args.repeats} rounds, {results['seconds']:.0f} s")
+          f"{m['date']}, compile={args.compile}, {results['seconds']:.0f} s")
     print_table(results)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
     return results
 
 

@@ -66,6 +66,7 @@ class TrainConfig:
     eval_batches: int = 50
     checkpoint_interval: int = 250
     extrapolation: tuple[int, ...] = (2, 4)  # whole-validation loss at these multiples of the context
+    full_eval_tokens: int | None = None  # cap on the "whole" validation pass (smoke only); None = every token
     autocast: str = "bf16"  # CUDA only; CPU runs in float32
     compile: bool = False
 
@@ -108,8 +109,11 @@ class TrainConfig:
                             eval_interval=min(self.eval_interval, steps - 1))
 
     def identity(self) -> dict:
-        """The fields that determine a run's numbers (what the configuration hash covers)."""
-        return {k: v for k, v in self.to_dict().items() if k not in RUNTIME_FIELDS}
+        """The fields that determine a run's numbers (what the configuration hash covers).
+
+        An optional field left at None is omitted, so that adding one keeps earlier hashes valid.
+        """
+        return {k: v for k, v in self.to_dict().items() if k not in RUNTIME_FIELDS and v is not None}
 
 
 PRESETS: dict[str, TrainConfig] = {
@@ -121,6 +125,7 @@ PRESETS: dict[str, TrainConfig] = {
     "smoke": TrainConfig(
         name="smoke", n_layer=2, n_head=2, n_embd=32, block_size=32, dropout=0.1,
         steps=41, warmup=4, lr=1e-2, batch_size=8, eval_interval=20, eval_batches=2, checkpoint_interval=10,
+        full_eval_tokens=4096,
     ),
 }
 

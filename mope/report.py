@@ -570,7 +570,7 @@ def plot_boundary_loglog(results, variants: Sequence[str], ax=None):
         hi.append(sigma.max())
     if lo:
         grid = np.geomspace(min(lo) / 2, max(hi) * 2, 200)
-        ax.plot(grid, ADMISSIBILITY_BOUND / grid, "r-", lw=1.5, label="ω = 5/σ")
+        ax.plot(grid, ADMISSIBILITY_BOUND / grid, "k-", lw=1.2, label="ω = 5/σ")
     ax.set(xscale="log", yscale="log", xlabel="σ (tokens)", ylabel="ω (rad/token)",
            title="learned pairs against the admissibility hyperbola")
     ax.grid(alpha=0.3, which="both")
@@ -590,7 +590,7 @@ def plot_boundary_product(results, variants: Sequence[str], ax=None):
         for k, a in enumerate(arrays):
             ax.plot(np.arange(len(a["omega"])), a["omega"] * a["sigma"], marker=marker, ms=3, lw=0.6, alpha=0.7,
                     color=f"C{list(variants).index(name)}", label=f"{name}" if k == 0 else None)
-    ax.axhline(ADMISSIBILITY_BOUND, color="r", lw=1.2, ls="--", label="ωσ = 5")
+    ax.axhline(ADMISSIBILITY_BOUND, color="k", lw=1.2, ls="--", label="ωσ = 5")
     ax.set(xlabel="pair index i", ylabel="ω_i σ_i", title="ωσ per pair (every seed)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)

@@ -135,12 +135,20 @@ def estimate_loss(model: GPT, data: CharDataset, cfg: TrainConfig, seed: int, ev
 @torch.no_grad()
 def full_split_loss(model: GPT, data: CharDataset, split: str, context: int, device: torch.device,
                     cfg: TrainConfig, world: World = World()) -> float:
-    """Mean loss over every target of the split, in non-overlapping windows of ``context`` tokens."""
+    """Mean loss over every target of the split (or its first ``full_eval_tokens``), in non-overlapping windows of ``context`` tokens."""
     model.eval()
     chunks = []
     for x, y in data.full_split_windows(split, context):
         rows = max(1, EVAL_TOKENS // context)
         chunks += [(x[i:i + rows], y[i:i + rows]) for i in range(0, len(x), rows)]
+    if cfg.full_eval_tokens is not None:  # smoke runs: the first windows only
+        kept, tokens = [], 0
+        for chunk in chunks:
+            if tokens >= cfg.full_eval_tokens:
+                break
+            kept.append(chunk)
+            tokens += chunk[1].numel()
+        chunks = kept
     total = torch.zeros((), dtype=torch.float64, device=device)
     for x, y in chunks[world.rank::world.size]:
         with _autocast(device, cfg):

@@ -14,6 +14,9 @@ Two passes over every ``*.html`` file of the build:
    title and a main article, and every ``<img>`` in the rendered DOM decodes with
    ``naturalWidth > 0``. ``--screenshots DIR`` saves a PNG of the chosen pages.
 
+Colab launch links must open a paired ``.ipynb`` that exists in the repository (Colab cannot read
+the jupytext Markdown sources).
+
 Requests to other hosts (MathJax's CDN, fonts) are refused inside the browser unless
 ``--allow-external`` is given, so the check runs offline and never waits on a network.
 Exit status 0 only if nothing is broken; the last line is the summary
@@ -107,14 +110,33 @@ def html_pages(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.html") if not SKIP_DIRS & set(p.relative_to(root).parts[:-1]))
 
 
-def static_check(root: Path, pages: list[Path]) -> tuple[int, int, list[str]]:
-    """(internal links checked, images checked, problems)."""
+COLAB = "https://colab.research.google.com/github/"
+
+
+def colab_problem(href: str, repository: Path | None) -> str | None:
+    """A Colab launch link must open a paired .ipynb that exists in the repository."""
+    path = href[len(COLAB):].split("/blob/", 1)[-1].split("/", 1)[-1]  # org/repo/blob/branch/<path>
+    if not path.endswith(".ipynb"):
+        return f"Colab link {href!r} does not open an .ipynb (Colab cannot read jupytext Markdown)"
+    if repository is not None and not (repository / path).is_file():
+        return f"Colab link {href!r}: no {path} in {repository}"
+    return None
+
+
+def static_check(root: Path, pages: list[Path], repository: Path | None = None) -> tuple[int, int, int, list[str]]:
+    """(internal links checked, images checked, Colab links checked, problems)."""
     problems: list[str] = []
-    n_links = n_images = 0
+    n_links = n_images = n_colab = 0
     for page in pages:
         parsed = parse_page(page)
         name = page.relative_to(root).as_posix()
         for href in parsed.links:
+            if href.startswith(COLAB):
+                n_colab += 1
+                problem = colab_problem(href, repository)
+                if problem:
+                    problems.append(f"{name}: {problem}")
+                continue
             if not href or href.startswith(EXTERNAL_SCHEMES) or href.startswith("//"):
                 continue
             parts = urlsplit(href)
@@ -140,7 +162,7 @@ def static_check(root: Path, pages: list[Path]) -> tuple[int, int, list[str]]:
             problem = image_problem((page.parent / unquote(urlsplit(src).path)).resolve())
             if problem:
                 problems.append(f"{name}: image {src!r}: {problem}")
-    return n_links, n_images, problems
+    return n_links, n_images, n_colab, problems
 
 
 # --- browser pass ---------------------------------------------------------------------------------
@@ -322,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="pages (relative to html_dir) to screenshot; default: all pages")
     parser.add_argument("--allow-external", action="store_true", help="let the browser reach other hosts")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per page (default 60)")
+    parser.add_argument("--repository", type=Path,
+                        help="repository root, where Colab links must find their .ipynb "
+                             "(default: the folder holding _build, when html_dir is <repo>/_build/html)")
     args = parser.parse_args(argv)
 
     root = args.html_dir.resolve()
@@ -329,7 +354,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{root}: no index.html; build the book first (make book)", file=sys.stderr)
         return 2
     pages = html_pages(root)
-    n_links, n_figures, problems = static_check(root, pages)
+    repository = args.repository
+    if repository is None and root.parent.name == "_build":
+        repository = root.parent.parent
+    n_links, n_figures, n_colab, problems = static_check(root, pages, repository)
     browser_images = None
     if not args.no_browser:
         if args.screenshots:
@@ -346,7 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print("BROKEN", problem)
     seen = "" if browser_images is None else f" ({browser_images} <img> decoded in Chromium)"
-    print(f"{len(pages)} pages, {n_figures} figures{seen}, {n_links} internal links, {len(problems)} broken")
+    colab = f", {n_colab} Colab links" if n_colab else ""
+    print(f"{len(pages)} pages, {n_figures} figures{seen}, {n_links} internal links{colab}, {len(problems)} broken")
     return 1 if problems else 0
 
 

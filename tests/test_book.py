@@ -16,7 +16,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-SYNC_COMMAND = "jupytext --to ipynb --update notebooks/0*.md"
+SYNC_COMMAND = "jupytext --to ipynb --update notebooks/0*.md book/reproducibility.md"
 
 
 def load_yaml(name: str) -> dict:
@@ -37,9 +37,20 @@ def toc_files(entry) -> list[str]:
     return found
 
 
+def is_notebook(path: Path) -> bool:
+    """A jupytext page that executes (a kernelspec in its front matter)."""
+    return "kernelspec:" in path.read_text()[:2000]
+
+
 def chapter_notebooks() -> list[Path]:
-    """The jupytext chapters that are notebooks (a kernelspec in the front matter)."""
-    return [p for p in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.md")) if "kernelspec:" in p.read_text()[:2000]]
+    """The chapters notebooks/NN_*.md that are notebooks: nbval runs these."""
+    return [p for p in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.md")) if is_notebook(p)]
+
+
+def executable_pages() -> list[Path]:
+    """Every page of the table of contents that executes: each gets a Colab button."""
+    pages = [ROOT / f"{name}.md" for name in toc_files(load_yaml("_toc.yml"))]
+    return [p for p in pages if p.is_file() and is_notebook(p)]
 
 
 def test_every_toc_entry_exists():
@@ -58,7 +69,7 @@ def test_config_builds_offline_with_proofs_and_colab():
     assert "sphinx_proof" in config["sphinx"]["extra_extensions"]
     assert config["only_build_toc_files"] is True
     assert config["execute"]["execute_notebooks"] in ("force", "cache")
-    for pattern in (".venv", "_build", "results", "checkpoints", "notebooks/*.ipynb"):
+    for pattern in (".venv", "_build", "results", "checkpoints", "notebooks/*.ipynb", "book/*.ipynb"):
         assert pattern in config["exclude_patterns"]
     assert config["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
     assert config["repository"]["url"].startswith("https://github.com/")
@@ -76,9 +87,9 @@ def test_chapter_installs_in_colab_and_reads_its_preset(source):
     assert len(parameters) == 1 and 'os.environ.get("MOPE_PRESET", "cpu")' in parameters[0].source
 
 
-@pytest.mark.parametrize("source", chapter_notebooks(), ids=lambda p: p.name)
+@pytest.mark.parametrize("source", executable_pages(), ids=lambda p: p.name)
 def test_paired_ipynb_matches_its_markdown_source(source):
-    """Colab opens notebooks/NN_*.ipynb: it must be the .md chapter, outputs stripped."""
+    """Colab opens the paired .ipynb of each executable page: it must be the .md page, outputs stripped."""
     paired = source.with_suffix(".ipynb")
     assert paired.is_file(), f"{paired.name} is missing: run `{SYNC_COMMAND}`"
     expected = jupytext.read(source)
