@@ -27,12 +27,6 @@ from mope.config import GPTConfig
 from mope.energy_gate import RENORMALISE_FLOOR
 
 
-# A key-only bias (B|1, H, 1, T) as one extra q/k channel (True), or as a full (B|1, H, T, T)
-# additive mask (False). Measured (benchmarks/, torch 2.13 CPU, 1 thread, 2-core AMD EPYC; SDPA
-# forward + backward with a learned bias, median of 15 interleaved pairs): the channel is faster,
-# full-mask/channel time 1.08 (B32 H4 T128) and 1.08 (B16 H8 T256) with dropout 0.1, 1.05 and 1.12
-# without; in a whole EGA-1 training step the difference is within the noise (~1.00).
-KEY_BIAS_AS_CHANNEL = True
 
 
 def causal_mask(length: int, device: torch.device) -> torch.Tensor:
@@ -41,7 +35,12 @@ def causal_mask(length: int, device: torch.device) -> torch.Tensor:
 
 
 def attend_with_key_bias(q, k, v, key_bias, dropout_p: float) -> torch.Tensor:
-    """SDPA with a (B|1, H, 1, T) key bias folded into one extra q/k channel (float32 only)."""
+    """SDPA with a (B|1, H, 1, T) key bias folded into one extra q/k channel (float32 only).
+
+    Measured against the full (B|1, H, T, T) additive mask (torch 2.13 CPU, 1 thread, SDPA forward +
+    backward, median of 15 interleaved pairs): the mask takes 1.05-1.12x as long; in a whole EGA-1
+    training step the difference is within the noise.
+    """
     scale = q.size(-1) ** -0.5
     ones = torch.ones(q.shape[:-1] + (1,), dtype=q.dtype, device=q.device)
     extra = (key_bias.transpose(-1, -2) / scale).expand(k.shape[:-1] + (1,)).to(k.dtype)
@@ -115,7 +114,7 @@ class CausalSelfAttention(nn.Module):
             v = torch.cat((v, torch.ones(v.shape[:-1] + (1,), dtype=v.dtype, device=v.device)), -1)
         if bias is None:
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
-        elif bias.size(-2) == 1 and q.dtype == torch.float32 and KEY_BIAS_AS_CHANNEL:
+        elif bias.size(-2) == 1 and q.dtype == torch.float32:
             y = attend_with_key_bias(q, k, v, bias, dropout_p)
         else:
             # a bias that depends on the query too (causal EGA), or reduced precision, where the
