@@ -160,3 +160,30 @@ def on_boundary(omega: Sequence[float], sigma: Sequence[float], tol: float = 1e-
     r"""True where $\omega\sigma = 5$ within ``tol`` (relative)."""
     product = np.asarray(omega, dtype=float) * np.asarray(sigma, dtype=float)
     return np.abs(product / ADMISSIBILITY_BOUND - 1.0) < tol
+
+
+def ngram_baselines(data) -> dict[str, float]:
+    """Validation cross-entropy (nats/char) of count-based unigram and bigram models fit on the train split.
+
+    These are the plateaus a small character model passes through: a model whose loss sits at the
+    unigram level has learned only character frequencies, one at the bigram level only the previous
+    character. Add-one smoothing keeps unseen pairs finite.
+    """
+    vocab = data.vocab_size
+    train, val = data.train, data.val
+    unigram = torch.bincount(train, minlength=vocab).double() + 1
+    unigram_nll = -(unigram / unigram.sum()).log()[val].mean().item()
+    pairs = torch.bincount(train[:-1] * vocab + train[1:], minlength=vocab * vocab).double().view(vocab, vocab) + 1
+    bigram = pairs / pairs.sum(dim=1, keepdim=True)
+    bigram_nll = -bigram.log()[val[:-1], val[1:]].mean().item()
+    return {"unigram": unigram_nll, "bigram": bigram_nll}
+
+
+def input_scale(model) -> dict[str, float]:
+    """RMS per channel of the token embedding and of the position vector at the input (positions 0..T-1)."""
+    with torch.no_grad():
+        token = model.tok_emb.weight.pow(2).mean().sqrt().item()
+        position = 0.0
+        if model.pos is not None:
+            position = model.pos(model.config.block_size).pow(2).mean().sqrt().item()
+    return {"token": token, "position": position}
