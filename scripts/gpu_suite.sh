@@ -12,6 +12,15 @@
 # the GPU: small models leave it idle between kernels). A stage is only started while at least
 # $STAGE_MIN_S seconds are left before $DEADLINE_S; a finished run is written at once, so a timeout
 # loses only the runs still in flight.
+#
+# Rehearsed on the CPU (2026-11-30): `--rehearse` runs every stage end to end with the smoke preset
+# (22 runs, JOBS=2, ~5 min on 2 shared cores), and `python -m mope train EGA-MORLET --preset paper
+# --steps 3` ran the paper shape through training, the random-batch evaluation, the whole-validation
+# split at 1x/2x/4x context and the causal-statistics evaluation (546 s on one CPU thread, almost all
+# of it the four whole-validation passes). Device time is an estimate, not a measurement: ~0.5 TFLOP
+# per step (6 N tokens), small enough that one run is launch-bound (tens of ms per step, 2-4 min per
+# 5,001-step run alone); the timing stage prints the real tokens/s first. Pass the device call a
+# timeout that leaves room for one retry, with DEADLINE_S well inside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
