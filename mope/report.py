@@ -307,8 +307,8 @@ def table2_frame(results, variants: Sequence[str] = TABLE_2, baseline: str = "BA
         row = {
             "model": name,
             "paper val": paper,
-            "paper Δ": PAPER_DELTA.get(name) if baseline == "BASE-DOT" else (
-                None if paper is None or name == baseline else round(base_paper - paper, 3)),
+            "paper Δ": (PAPER_DELTA.get(name, "—") if baseline == "BASE-DOT" else (
+                "—" if paper is None or name == baseline else round(base_paper - paper, 3))),
             "ours val": ours.format(digits),
             "seeds": ours.n,
             "ours Δ": "—" if name == baseline else delta.format(digits, signed=True),
