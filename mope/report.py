@@ -550,17 +550,21 @@ def plot_uncertainty_plane(results, variant: str = "EGA-MORLET", axes=None, pred
     return axes
 
 
+def _morlet_runs(results, variants: Sequence[str]):
+    """(variant, marker, MoPE arrays of each of its runs) for the boundary figures."""
+    groups = by_variant(results)
+    for name, marker in zip(variants, "o^sDvP*X"):
+        yield name, marker, [a for a in (morlet_arrays(r) for r in groups.get(name, [])) if a is not None]
+
+
 def plot_boundary_loglog(results, variants: Sequence[str], ax=None):
     """Figure 4: every learned pair of every seed on log-log axes, against the hyperbola ω = 5/σ."""
     import matplotlib.pyplot as plt
 
     if ax is None:
         _, ax = plt.subplots(figsize=(6.5, 5))
-    groups = by_variant(results)
     lo, hi = [], []
-    for name, marker in zip(variants, "o^sDvP*X"):
-        arrays = [morlet_arrays(r) for r in groups.get(name, [])]
-        arrays = [a for a in arrays if a is not None]
+    for name, marker, arrays in _morlet_runs(results, variants):
         if not arrays:
             continue
         sigma = np.concatenate([a["sigma"] for a in arrays])
@@ -584,9 +588,7 @@ def plot_boundary_product(results, variants: Sequence[str], ax=None):
 
     if ax is None:
         _, ax = plt.subplots(figsize=(6.5, 5))
-    groups = by_variant(results)
-    for name, marker in zip(variants, "o^sDvP*X"):
-        arrays = [a for a in (morlet_arrays(r) for r in groups.get(name, [])) if a is not None]
+    for name, marker, arrays in _morlet_runs(results, variants):
         for k, a in enumerate(arrays):
             ax.plot(np.arange(len(a["omega"])), a["omega"] * a["sigma"], marker=marker, ms=3, lw=0.6, alpha=0.7,
                     color=f"C{list(variants).index(name)}", label=f"{name}" if k == 0 else None)
