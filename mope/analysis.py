@@ -28,13 +28,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from mope.positional.morlet import (
-    ADMISSIBILITY_BOUND,
-    OMEGA_MAX,
-    SIGMA_MIN,
-    MorletPositions,
-    project_admissible,
-)
+from mope.positional import morlet
+from mope.positional.morlet import ADMISSIBILITY_BOUND, MorletPositions
 
 #: Learned (omega, sigma) the paper reports for three pairs of EGA-MORLET (Figure 1, §6.3).
 PAPER_REPORTED_PAIRS: dict[int, tuple[float, float]] = {0: (1.112, 4.5), 64: (1.972, 2.5), 127: (3.346, 1.49)}
@@ -119,11 +114,9 @@ def decay_factor(preset="paper") -> float:
 
 def effective_parameters(log_omega, log_sigma, admissibility: str = "published") -> tuple[np.ndarray, np.ndarray]:
     """(omega, sigma) the MoPE forward would use for raw log-parameters: the clamps, then the projection."""
-    log_omega = torch.as_tensor(np.asarray(log_omega, dtype=float)).float()
-    log_sigma = torch.as_tensor(np.asarray(log_sigma, dtype=float)).float()
-    omega = log_omega.exp().clamp(max=OMEGA_MAX)
-    sigma = log_sigma.exp().clamp(min=SIGMA_MIN)
-    return project_admissible(omega, sigma, admissibility).double().numpy(), sigma.double().numpy()
+    omega, sigma = morlet.effective_parameters(torch.as_tensor(np.asarray(log_omega, dtype=float)),
+                                               torch.as_tensor(np.asarray(log_sigma, dtype=float)), admissibility)
+    return omega.double().numpy(), sigma.double().numpy()
 
 
 def decay_only_prediction(omega0, sigma0, preset="paper") -> tuple[np.ndarray, np.ndarray]:
@@ -156,10 +149,10 @@ def decay_only_adamw(n_embd: int = 256, preset="paper") -> tuple[np.ndarray, np.
     return omega.double().numpy(), sigma.double().numpy()
 
 
-def on_boundary(omega: Sequence[float], sigma: Sequence[float], tol: float = 1e-4) -> np.ndarray:
-    r"""True where $\omega\sigma = 5$ within ``tol`` (relative)."""
+def on_boundary(omega: Sequence[float], sigma: Sequence[float], tol: float = 5e-4) -> np.ndarray:
+    r"""True where $|\omega\sigma - 5| \le$ ``tol`` (default: $10^{-4}$ relative to the bound)."""
     product = np.asarray(omega, dtype=float) * np.asarray(sigma, dtype=float)
-    return np.abs(product / ADMISSIBILITY_BOUND - 1.0) < tol
+    return np.abs(product - ADMISSIBILITY_BOUND) <= tol
 
 
 def ngram_baselines(data) -> dict[str, float]:

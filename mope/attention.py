@@ -27,8 +27,6 @@ from mope.config import GPTConfig
 from mope.energy_gate import RENORMALISE_FLOOR
 
 
-
-
 def causal_mask(length: int, device: torch.device) -> torch.Tensor:
     """(T, T) additive mask: 0 on and below the diagonal, -inf above."""
     return torch.full((length, length), float("-inf"), device=device).triu(1)
@@ -79,9 +77,6 @@ class CausalSelfAttention(nn.Module):
         self.resid_dropout = nn.Dropout(config.dropout)
         self.positions = positions
         self.gate = gate
-
-    def heads(self, x: torch.Tensor) -> torch.Tensor:
-        return x.unflatten(-1, (self.n_head, -1)).transpose(1, 2)  # (B, H, T, hs)
 
     def qkv(self, xn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Queries, keys and values, (B, H, T, hs) each, before any position hook."""

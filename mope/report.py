@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from mope import analysis
 from mope.positional.morlet import ADMISSIBILITY_BOUND, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
 from mope.variants import TABLE_2, VARIANTS
 
@@ -254,7 +255,7 @@ def collect(preset: str, variants: Sequence[str], seeds: Sequence[int], train_mi
         for v in variants:
             for s in seeds:
                 r = store.load_result(preset, v, s)
-                if r is not None and r.get("config_hash") == store.expected_hash(preset, v):
+                if r is not None and store.is_current(r, preset):
                     records.append(r)
     have = {(r["variant"], r["seed"]) for r in records}
     return records, [(v, s) for v in variants for s in seeds if (v, s) not in have]
@@ -273,7 +274,7 @@ def stored(preset: str, variants: Sequence[str] | None = None) -> list[dict]:
         if variants is not None and r["variant"] not in variants:
             continue
         try:
-            if r.get("config_hash") == store.expected_hash(preset, r["variant"]):
+            if store.is_current(r, preset):
                 keep.append(r)
         except ValueError:  # a variant that no longer exists
             continue
@@ -444,7 +445,8 @@ def morlet_arrays(record: dict) -> dict[str, np.ndarray] | None:
 
 
 def on_boundary(omega: np.ndarray, sigma: np.ndarray, tol: float = BOUNDARY_TOL) -> np.ndarray:
-    return np.abs(omega * sigma - ADMISSIBILITY_BOUND) <= tol
+    """:func:`mope.analysis.on_boundary` at this chapter's tolerance (|ωσ − 5| ≤ 1e-3)."""
+    return analysis.on_boundary(omega, sigma, tol)
 
 
 def boundary_frame(results, variants: Sequence[str], tol: float = BOUNDARY_TOL) -> pd.DataFrame:

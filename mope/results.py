@@ -92,13 +92,18 @@ def load_results(preset: str | TrainConfig, root=None) -> list[dict]:
     return sorted(found, key=lambda r: (order.get(r["variant"], len(order)), r["variant"], r["seed"]))
 
 
+def is_current(result: dict, preset: str | TrainConfig) -> bool:
+    """Whether a stored result was made with the current configuration of its variant under ``preset``."""
+    return result.get("config_hash") == expected_hash(preset, result["variant"])
+
+
 def current_result(preset: str | TrainConfig, variant: str, seed: int, root=None) -> dict | None:
     """The stored result if its configuration is the current one; None (with a notice) if stale."""
     result = load_result(preset, variant, seed, root)
     if result is None:
         return None
-    wanted = expected_hash(preset, variant)
-    if result.get("config_hash") != wanted:
+    if not is_current(result, preset):
+        wanted = expected_hash(preset, variant)
         print(f"notice: stored {result_path(preset, variant, seed, root)} has configuration "
               f"{result.get('config_hash')}, current is {wanted}: retraining", file=sys.stderr)
         return None

@@ -51,6 +51,14 @@ def project_admissible(omega: torch.Tensor, sigma: torch.Tensor, mode: str) -> t
     raise ValueError(f"unknown admissibility mode {mode!r}; valid choices: published, straight_through, none")
 
 
+def effective_parameters(log_omega: torch.Tensor, log_sigma: torch.Tensor,
+                         admissibility: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """(omega, sigma) the forward uses for raw log-parameters: the clamps, then the admissibility bound."""
+    omega = log_omega.float().exp().clamp(max=OMEGA_MAX)
+    sigma = log_sigma.float().exp().clamp(min=SIGMA_MIN)
+    return project_admissible(omega, sigma, admissibility), sigma
+
+
 class MorletPositions(nn.Module):
     max_context = None  # defined at every position
 
@@ -75,9 +83,7 @@ class MorletPositions(nn.Module):
 
     def effective(self) -> tuple[torch.Tensor, torch.Tensor]:
         """(omega, sigma) as the forward uses them, after clamps and the admissibility projection."""
-        omega = self.log_omega.float().exp().clamp(max=OMEGA_MAX)
-        sigma = self.log_sigma.float().exp().clamp(min=SIGMA_MIN)
-        return project_admissible(omega, sigma, self.admissibility), sigma
+        return effective_parameters(self.log_omega, self.log_sigma, self.admissibility)
 
     def forward(self, length: int) -> torch.Tensor:
         with torch.autocast(device_type=self.log_omega.device.type, enabled=False):
