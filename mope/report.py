@@ -723,10 +723,9 @@ def plateau_caveat(results, variant: str, row: dict) -> dict:
     level: such a model has barely begun to use its input (chapter 3), and the comparison measures that."""
     whole = loss(results, variant, "val_loss_full")
     if whole.n:
-        from mope.analysis import ngram_baselines
         from mope.data import load_dataset
 
-        bigram = ngram_baselines(load_dataset())["bigram"]
+        bigram = analysis.ngram_baselines(load_dataset())["bigram"]
         if whole.mean > bigram:
             row = {**row, "verdict": f"{row['verdict']}; but confounded: {variant} has not reached the bigram "
                                       f"level ({whole.mean:.3f} vs {bigram:.3f} nats), see chapter 3"}
