@@ -130,6 +130,22 @@ PRESETS: dict[str, TrainConfig] = {
 }
 
 
+# The stored sweep that chose the `cpu` preset: BASE-DOT, seed 0, each candidate a full run of
+# ~3,000 steps on one thread (results/sweeps/{name}/BASE-DOT/seed0.json, `scripts/sweep_cpu_preset.py`).
+# Shape and dropout are the paper's family at the CPU size; the candidates differ in the learning rate
+# and in how the tokens of a step are cut (T=128 x B=16 or T=64 x B=32, the same 2,048 tokens).
+_SWEEP_BASE = TrainConfig(
+    name="sweep", n_layer=4, n_head=4, n_embd=128, block_size=128, dropout=0.1,
+    steps=3001, warmup=100, lr=1e-3, batch_size=16, eval_interval=250, eval_batches=16, checkpoint_interval=250,
+)
+CPU_SWEEP: tuple[TrainConfig, ...] = (
+    _SWEEP_BASE.replace(name="sweep-cpu-T128-B16-lr1e-3"),
+    _SWEEP_BASE.replace(name="sweep-cpu-T128-B16-lr2e-3", lr=2e-3),
+    _SWEEP_BASE.replace(name="sweep-cpu-T128-B16-lr3e-3", lr=3e-3),
+    _SWEEP_BASE.replace(name="sweep-cpu-T64-B32-lr2e-3", lr=2e-3, block_size=64, batch_size=32),
+)
+
+
 def get_preset(name: str) -> TrainConfig:
     try:
         return PRESETS[name]

@@ -49,8 +49,13 @@ def _preset(preset: str | TrainConfig) -> TrainConfig:
     return preset if isinstance(preset, TrainConfig) else get_preset(preset)
 
 
+def preset_name(preset: str | TrainConfig) -> str:
+    """The name a run is filed under: a registered preset's, or a custom configuration's own."""
+    return preset if isinstance(preset, str) else preset.name
+
+
 def result_path(preset: str | TrainConfig, variant: str, seed: int, root=None) -> Path:
-    return results_root(root) / _preset(preset).name / variant / f"seed{seed}.json"
+    return results_root(root) / preset_name(preset) / variant / f"seed{seed}.json"
 
 
 def config_hash(model_cfg: GPTConfig, train_cfg: TrainConfig) -> str:
