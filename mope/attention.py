@@ -7,8 +7,9 @@ Variants plug in through two hooks and change nothing else:
 * ``positions`` (rotary schemes, ALiBi): ``rotate(q, k)`` turns queries and keys (RoPE, Morlet-RoPE),
   ``logit_bias(T)`` adds a bias $B$ (ALiBi), ``scores(q, k)`` replaces $qk^\top/\sqrt{d_k}$
   (relative Morlet-RoPE). A hook defines only what it needs.
-* ``gate`` (EGA-1): ``log_gate(x_n)`` gives $\log g$, added to $B$; while training with dropout the
-  dropped-out weights are also renormalised per row, as the released code does (see ``fused``).
+* ``gate`` (EGA-1): the published gate $g_j$ (a function of the key) multiplies the attention weights
+  after dropout and the rows are renormalised with the released floor (see ``key_gated``); the
+  causal gate $g_{ij}$ enters as $\log g$ added to $B$ (see ``fused``).
 
 The fast path is ``F.scaled_dot_product_attention``. A bias that depends on the key only,
 $B_{ij} = \beta_j$ (ALiBi, published EGA), rides along as one extra channel,
@@ -95,9 +96,35 @@ class CausalSelfAttention(nn.Module):
         gate_after_dropout = log_gate is not None and dropout_p > 0
         if hook is not None and hasattr(hook, "scores"):
             y = self.explicit(q, k, v, position_bias, log_gate, gate_after_dropout)
+        elif log_gate is not None and not self.gate.causal:
+            y = self.key_gated(q, k, v, position_bias, log_gate.exp(), dropout_p)
         else:
             y = self.fused(q, k, v, add_biases(position_bias, log_gate), dropout_p, gate_after_dropout)
         return self.resid_dropout(self.out(y.transpose(1, 2).flatten(2)))
+
+    def key_gated(self, q, k, v, position_bias, gate, dropout_p: float) -> torch.Tensor:
+        r"""The published EGA-1 exactly as released, in one SDPA call:
+
+        $$y_i = \frac{\sum_j A_{ij} g_j v_j}{\max(\sum_j A_{ij} g_j,\ 10^{-8})},\qquad
+        A = \mathrm{Dropout}(\mathrm{softmax}(S)).$$
+
+        The gate depends on the key only, so numerator and denominator are the attention of the values
+        $[g_j v_j,\ g_j]$: one extra value channel gives the gated mass of each row, and the floor
+        applies to it as released (a row whose mass is below 1e-8 is damped towards 0, not rescaled
+        to sum to one). q and k get a zero channel so all three have the width the fused CPU kernel
+        wants. ``gate`` is (B, H, 1, T).
+        """
+        width = v.size(-1)
+        gate_column = gate.transpose(-1, -2).to(v.dtype)  # (B, H, T, 1): g_j beside key j
+        values = torch.cat((v * gate_column, gate_column), -1)
+        zero = torch.zeros(q.shape[:-1] + (1,), dtype=q.dtype, device=q.device)
+        q, k = torch.cat((q, zero), -1), torch.cat((k, zero), -1)
+        if position_bias is None:
+            y = F.scaled_dot_product_attention(q, k, values, dropout_p=dropout_p, is_causal=True, scale=width ** -0.5)
+        else:
+            mask = (position_bias + causal_mask(q.size(-2), q.device)).to(q.dtype)
+            y = F.scaled_dot_product_attention(q, k, values, attn_mask=mask, dropout_p=dropout_p, scale=width ** -0.5)
+        return y[..., :width] / y[..., width:].clamp_min(RENORMALISE_FLOOR)
 
     def fused(self, q, k, v, bias, dropout_p: float, renormalise: bool = False) -> torch.Tensor:
         r"""SDPA; with ``renormalise`` the dropped-out weights are renormalised to sum to one per row.
@@ -106,9 +133,10 @@ class CausalSelfAttention(nn.Module):
         $A = \mathrm{Dropout}(\mathrm{softmax}(S))$, equals the dropped-out $\mathrm{softmax}(S + \log g)$
         renormalised: softmax(S)_ij g_j is softmax(S + log g)_ij times a constant of row i, and both the
         constant and dropout's 1/(1-p) cancel in the ratio. The row sums come out of the same kernel
-        call as one extra value channel of ones. (The 1e-8 floor on the row sum now applies to the sum
-        of the gated softmax, which differs from the released one only for a row whose kept gated
-        mass is below 1e-8, where the released output is damped towards 0.)
+        call as one extra value channel of ones. Used for the causal gate $g_{ij}$, a control of ours
+        with no released counterpart: its rows are always renormalised to one (the 1e-8 floor applies
+        to the kept share of the gated softmax), where the released formula would damp a row whose
+        gated mass $\sum_j \mathrm{softmax}(S)_{ij} g_{ij}$ falls below 1e-8.
         """
         if renormalise:
             v = torch.cat((v, torch.ones(v.shape[:-1] + (1,), dtype=v.dtype, device=v.device)), -1)
@@ -126,16 +154,18 @@ class CausalSelfAttention(nn.Module):
         return y
 
     def explicit(self, q, k, v, position_bias, log_gate, gate_after_dropout: bool) -> torch.Tensor:
-        """The attention written out: custom scores, and EGA's gate applied after dropout as released."""
+        """The attention written out: custom scores, and EGA's gate applied as released (the published
+        gate always after softmax and dropout, with the floor; the causal gate as in ``fused``)."""
         hook = self.positions
         if hook is not None and hasattr(hook, "scores"):
             scores = hook.scores(q, k)
         else:
             scores = (q @ k.transpose(-1, -2)) * q.size(-1) ** -0.5
         scores = scores + causal_mask(q.size(-2), q.device)
-        scores = add_biases(scores, position_bias, None if gate_after_dropout else log_gate)
+        gate_after_softmax = log_gate is not None and (gate_after_dropout or not self.gate.causal)
+        scores = add_biases(scores, position_bias, None if gate_after_softmax else log_gate)
         weights = self.attn_dropout(torch.softmax(scores.float(), dim=-1))
-        if gate_after_dropout:
+        if gate_after_softmax:
             weights = weights * log_gate.exp()
             weights = weights / weights.sum(-1, keepdim=True).clamp_min(RENORMALISE_FLOOR)
         return weights.to(v.dtype) @ v

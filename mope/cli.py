@@ -7,22 +7,53 @@
 Results go to ``results/`` (or ``--results-dir`` / ``$MOPE_RESULTS_DIR``), checkpoints to the
 gitignored ``checkpoints/`` (or ``$MOPE_CHECKPOINT_DIR``). ``suite`` skips what is stored with the
 current configuration. Under ``torchrun --nproc_per_node=N -m mope train ...`` a run is data-parallel.
+
+A mistake a user can make (a bad name or number, missing data, an unwritable folder, a device that is
+not there, a diverging run, Ctrl-C, a closed pipe) ends in one line on stderr and a non-zero exit
+code; ``--debug`` shows the traceback as well.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import sys
+import traceback
 
 import torch
 
-from mope.presets import PRESETS, get_preset
-from mope.results import ensure_results, load_results, summary_table
+from mope.errors import UserError
+from mope.presets import PRESETS, get_preset, with_autocast
+from mope.results import scan, summary_table
+from mope.training import MAX_SEED
 from mope.variants import TABLE_2, VARIANTS
+
+EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
+
+
+def seed_number(text: str) -> int:
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= seed < MAX_SEED:
+        raise argparse.ArgumentTypeError(f"{seed} is outside 0 <= seed < 2**32")
+    return seed
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive integer (>= 1)")
+    return value
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", choices=list(PRESETS), default="cpu", help="training preset (default: cpu)")
     parser.add_argument("--results-dir", help="results root (default: $MOPE_RESULTS_DIR or the repository's results/)")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error, not just its message")
 
 
 def _add_training(parser: argparse.ArgumentParser) -> None:
@@ -40,20 +71,21 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="train one variant with one seed and store its result")
     train.add_argument("variant", choices=list(VARIANTS), metavar="VARIANT",
                        help=f"one of: {', '.join(VARIANTS)}")
-    train.add_argument("--seed", type=int, default=0)
-    train.add_argument("--threads", type=int, help="torch CPU threads for this run")
+    train.add_argument("--seed", type=seed_number, default=0, help="0 <= seed < 2**32 (default: 0)")
+    train.add_argument("--threads", type=positive_int, help="torch CPU threads for this run (>= 1)")
     train.add_argument("--device", help="torch device (default: cuda if available, else cpu)")
     train.add_argument("--steps", type=int,
                        help="a shortened run (rehearsals, timing): this many iterations, warm-up and "
-                            "evaluation scaled to fit; its configuration hash differs from the preset's")
+                            "evaluation scaled to fit, filed under its own name PRESET-stepsN so that it "
+                            "never touches the preset's checkpoints or results")
     _add_common(train)
     _add_training(train)
 
     suite = commands.add_parser("suite", help="train every (variant, seed) not yet stored")
-    suite.add_argument("--seeds", type=int, nargs="+", default=[0])
+    suite.add_argument("--seeds", type=seed_number, nargs="+", default=[0], help="0 <= seed < 2**32")
     suite.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=TABLE_2, metavar="VARIANT",
                        help=f"default: the six of Table 2; any of: {', '.join(VARIANTS)}")
-    suite.add_argument("--jobs", type=int, default=1, help="independent runs in parallel processes")
+    suite.add_argument("--jobs", type=positive_int, default=1, help="independent runs in parallel processes")
     _add_common(suite)
     _add_training(suite)
 
@@ -84,20 +116,23 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(text)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def _print_table(preset, results_dir) -> bool:
+    """Table 2 from the current runs, the stale and invalid ones named below it; False if none is current."""
+    found = scan(preset, results_dir)
+    if found.current:
+        print(format_table(summary_table(found.current)))
+    for notice in found.notices():
+        print(f"notice: {notice}", file=sys.stderr)
+    return bool(found.current)
+
+
+def run(args, parser: argparse.ArgumentParser) -> None:
     preset = get_preset(args.preset)
     if getattr(args, "compile", False):
         preset = preset.replace(compile=True)
-    if getattr(args, "autocast", None):
-        preset = preset.replace(autocast=args.autocast)
-
+    preset = with_autocast(preset, getattr(args, "autocast", None))
     if getattr(args, "steps", None) is not None:
-        try:
-            preset = preset.shortened(args.steps)
-        except ValueError as error:
-            parser.error(str(error))
+        preset = preset.shortened(args.steps)
 
     if args.command == "train":
         from mope.training import train
@@ -108,15 +143,37 @@ def main(argv: list[str] | None = None) -> None:
                        device=args.device, progress=not args.no_progress)
         final = result["final"]
         if os.environ.get("RANK", "0") == "0":  # under torchrun every rank returns the result
-            print(f"{args.variant} seed {args.seed}: val {final['val_loss']:.4f}, whole val {final['val_loss_full']:.4f}")
+            print(f"{args.variant} seed {args.seed}: val {final['val_loss']:.4f}, whole val {final['val_loss_full']:.4f}"
+                  + (f" (filed as preset {preset.name!r})" if preset.name != args.preset else ""))
     elif args.command == "suite":
-        if args.jobs < 1:
-            parser.error(f"--jobs must be a positive integer, got {args.jobs}")
+        from mope.suite import ensure_results
+
         ensure_results(preset, args.variants, args.seeds, jobs=args.jobs, root=args.results_dir,
                        data_path=args.data, progress=not args.no_progress)
-        print(format_table(summary_table(load_results(preset, args.results_dir))))
-    else:
-        results = load_results(preset, args.results_dir)
-        if not results:
-            parser.error(f"no stored results for preset {preset.name!r}; run `python -m mope suite --preset {preset.name}`")
-        print(format_table(summary_table(results)))
+        _print_table(preset, args.results_dir)
+    elif not _print_table(preset, args.results_dir):
+        parser.error(f"no current stored results for preset {preset.name!r}; "
+                     f"run `python -m mope suite --preset {preset.name}`")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        run(args, parser)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `python -m mope table | head`: the reader left; say nothing more
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(EXIT_BROKEN_PIPE)
+    except KeyboardInterrupt as interrupt:
+        if args.debug:
+            traceback.print_exc()
+        print(f"mope: {str(interrupt) or 'interrupted'}; a run resumes from its last checkpoint when started again",
+              file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)
+    except (UserError, OSError) as error:  # OSError: a disk that filled up, a folder removed mid-run
+        if args.debug:
+            traceback.print_exc()
+        print(f"mope: error: {error}", file=sys.stderr)
+        sys.exit(EXIT_ERROR)

@@ -10,7 +10,9 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-ABSOLUTE_SCHEMES = ("learned", "sincos", "morlet", "none")
+from mope.errors import ConfigError
+
+ABSOLUTE_SCHEMES = ("learned", "sincos", "sincos_scaled", "morlet", "none")
 ATTENTION_SCHEMES = ("none", "rope", "morlet_rope", "morlet_rope_relative", "alibi")
 GATES = ("none", "ega", "ega_causal")
 ADMISSIBILITY_MODES = ("published", "straight_through", "none")
@@ -18,7 +20,7 @@ ADMISSIBILITY_MODES = ("published", "straight_through", "none")
 
 def _choose(name: str, value: str, choices: tuple[str, ...]) -> None:
     if value not in choices:
-        raise ValueError(f"unknown {name} {value!r}; valid choices: {', '.join(choices)}")
+        raise ConfigError(f"unknown {name} {value!r}; valid choices: {', '.join(choices)}")
 
 
 @dataclass(frozen=True)
@@ -48,24 +50,24 @@ class GPTConfig:
         _choose("admissibility mode", self.admissibility, ADMISSIBILITY_MODES)
         for field in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
             if getattr(self, field) < 1:
-                raise ValueError(f"{field} must be a positive integer, got {getattr(self, field)}")
+                raise ConfigError(f"{field} must be a positive integer, got {getattr(self, field)}")
         if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must lie in [0, 1), got {self.dropout}")
+            raise ConfigError(f"dropout must lie in [0, 1), got {self.dropout}")
         if self.n_embd % self.n_head:
-            raise ValueError(
+            raise ConfigError(
                 f"n_head={self.n_head} does not divide n_embd={self.n_embd}; "
                 f"choose a head count among the divisors of {self.n_embd}"
             )
-        if self.absolute in ("sincos", "morlet") and self.n_embd % 2:
-            raise ValueError(
+        if self.absolute in ("sincos", "sincos_scaled", "morlet") and self.n_embd % 2:
+            raise ConfigError(
                 f"the {self.absolute} encoding pairs channels (2i, 2i+1): n_embd must be even, got {self.n_embd}"
             )
         if self.attention_positions in ("rope", "morlet_rope", "morlet_rope_relative") and self.head_size % 2:
-            raise ValueError(
+            raise ConfigError(
                 f"rotary schemes rotate channel pairs: the head size must be even, got {self.head_size}"
             )
         if self.morlet_centre and self.absolute != "morlet":
-            raise ValueError("morlet_centre=True needs absolute='morlet'")
+            raise ConfigError("morlet_centre=True needs absolute='morlet'")
 
     @property
     def head_size(self) -> int:

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import torch
 
+from mope.errors import UserError
+
 URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
 SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
 NUM_CHARS = 1_115_394
@@ -36,7 +38,7 @@ ENV_DATA_DIR = "MOPE_DATA_DIR"
 LAYOUTS = (Path("tinyshakespeare") / "input.txt", Path("input.txt"))
 
 
-class DataError(RuntimeError):
+class DataError(UserError, RuntimeError):
     """The dataset cannot be found, fetched, or is not the expected file."""
 
 
@@ -94,12 +96,16 @@ def locate(path: str | os.PathLike | None = None) -> Path:
         download(URL, cache_path())
     except (OSError, DataError) as error:
         raise DataError(f"TinyShakespeare not found and the download from {URL} failed ({error}); "
-                        f"put char-rnn's input.txt at {where}") from error
+                        f"put char-rnn's input.txt at {where}") from None
     return cache_path()
 
 
 def read_verified(path: Path) -> str:
-    payload = path.read_bytes()
+    try:
+        payload = path.read_bytes()
+    except OSError as error:
+        raise DataError(f"cannot read TinyShakespeare at {path} ({error.strerror or error}); "
+                        f"check its permissions, or point ${ENV_DATA_DIR} at a readable copy") from None
     digest = hashlib.sha256(payload).hexdigest()
     if digest != SHA256:
         raise DataError(

@@ -15,6 +15,7 @@ from torch import nn
 
 from mope.attention import CausalSelfAttention
 from mope.config import GPTConfig
+from mope.positional.sincos import EMBEDDING_MATCHED_AMPLITUDE
 from mope.energy_gate import CausalEnergyGate, EnergyGate
 from mope.positional import (
     ALiBi,
@@ -32,6 +33,8 @@ def absolute_positions(config: GPTConfig) -> nn.Module | None:
         return LearnedPositions(config.block_size, config.n_embd)
     if config.absolute == "sincos":
         return SinusoidalPositions(config.n_embd)
+    if config.absolute == "sincos_scaled":
+        return SinusoidalPositions(config.n_embd, EMBEDDING_MATCHED_AMPLITUDE)
     if config.absolute == "morlet":
         return MorletPositions(config.n_embd, config.admissibility, config.morlet_centre, config.decay_positional)
     return None

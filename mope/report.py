@@ -247,15 +247,16 @@ def collect(preset: str, variants: Sequence[str], seeds: Sequence[int], train_mi
     Returns ``(records, missing)`` where ``missing`` lists the (variant, seed) without a current result.
     """
     from mope import results as store
+    from mope.suite import ensure_results
 
     if train_missing:
-        records = as_records(store.ensure_results(preset, list(variants), list(seeds), progress=False))
+        records = as_records(ensure_results(preset, list(variants), list(seeds), progress=False))
     else:
         records = []
         for v in variants:
             for s in seeds:
-                r = store.load_result(preset, v, s)
-                if r is not None and store.is_current(r, preset):
+                r = store.load_result(preset, v, s)  # None unless valid and current
+                if r is not None:
                     records.append(r)
     have = {(r["variant"], r["seed"]) for r in records}
     return records, [(v, s) for v in variants for s in seeds if (v, s) not in have]
@@ -265,20 +266,7 @@ def stored(preset: str, variants: Sequence[str] | None = None) -> list[dict]:
     """Every stored result of a preset whose configuration hash is current (e.g. the paper-scale runs)."""
     from mope import results as store
 
-    try:
-        records = store.load_results(preset)
-    except (FileNotFoundError, ValueError):
-        return []
-    keep = []
-    for r in records:
-        if variants is not None and r["variant"] not in variants:
-            continue
-        try:
-            if store.is_current(r, preset):
-                keep.append(r)
-        except ValueError:  # a variant that no longer exists
-            continue
-    return keep
+    return store.scan(preset, variants=variants).current
 
 
 def missing_note(missing: Sequence[tuple[str, int]]) -> str:

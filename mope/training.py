@@ -37,9 +37,10 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from mope.data import CharDataset, derived_seed, load_dataset
+from mope.errors import ConfigError, UserError
 from mope.model import GPT
-from mope.presets import TrainConfig, get_preset
-from mope.results import REPO_ROOT, SCHEMA, config_hash, write_result
+from mope.presets import TrainConfig, check_own_name, get_preset
+from mope.results import REPO_ROOT, SCHEMA, check_writable, config_hash, result_path, set_aside, write_result
 from mope.variants import get_variant, variant_config
 
 ENV_CHECKPOINT_DIR = "MOPE_CHECKPOINT_DIR"
@@ -47,7 +48,10 @@ EVAL_TOKENS = 16384  # tokens per forward pass when evaluating whole splits
 CURVE_EVERY = 10  # the stored train_curve keeps every 10th step's loss
 
 
-class NonFiniteLoss(FloatingPointError):
+MAX_SEED = 2**32  # seeds are 0 <= seed < 2**32
+
+
+class NonFiniteLoss(UserError, FloatingPointError):
     """The training loss became NaN or infinite; the run is stopped, never silently patched."""
 
 
@@ -74,7 +78,10 @@ def checkpoint_root(checkpoint_dir=None) -> Path:
 
 
 def checkpoint_path(preset: TrainConfig, variant: str, seed: int, checkpoint_dir=None) -> Path:
-    return checkpoint_root(checkpoint_dir) / preset.name / variant / f"seed{seed}.pt"
+    """``checkpoints/{name}/{variant}/seed{S}-{hash}.pt``: the configuration hash in the file name means
+    that a run with another configuration never reads, overwrites or deletes this one's checkpoint."""
+    wanted = config_hash(variant_config(variant, preset.shape()), preset)
+    return checkpoint_root(checkpoint_dir) / preset.name / variant / f"seed{seed}-{wanted}.pt"
 
 
 def _cpu_name() -> str:
@@ -180,16 +187,37 @@ def _save_checkpoint(path: Path, payload: dict) -> None:
         raise
 
 
+def _checkpoint_problem(checkpoint, wanted_hash: str) -> str | None:
+    if not isinstance(checkpoint, dict) or "model" not in checkpoint or "step" not in checkpoint:
+        return "not a training checkpoint"
+    if checkpoint.get("config_hash") != wanted_hash:
+        return f"configuration {checkpoint.get('config_hash')}, expected {wanted_hash}"
+    bad = [name for name, tensor in checkpoint["model"].items()
+           if tensor.is_floating_point() and not torch.isfinite(tensor).all()]
+    if bad:
+        return f"non-finite weights in {', '.join(bad[:3])}{' ...' if len(bad) > 3 else ''}"
+    return None
+
+
 def _load_checkpoint(path: Path, wanted_hash: str, world: World) -> dict | None:
+    """The checkpoint to resume from, or None. A damaged one (unreadable, another configuration,
+    non-finite weights) is set aside with one notice, and the run starts over."""
     if not path.is_file():
         return None
-    checkpoint = torch.load(path, map_location="cpu", weights_only=False)
-    if checkpoint.get("config_hash") != wanted_hash:
-        if world.main:
-            print(f"notice: checkpoint {path} has configuration {checkpoint.get('config_hash')}, "
-                  f"current is {wanted_hash}: starting from step 0", file=sys.stderr)
-        return None
-    return checkpoint
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+        problem = _checkpoint_problem(checkpoint, wanted_hash)
+    except Exception as error:  # torch raises many kinds for a truncated or foreign file
+        checkpoint, problem = None, f"unreadable ({type(error).__name__}: {str(error).splitlines()[0][:120]})"
+    if problem is None:
+        return checkpoint
+    if world.size > 1:
+        dist.barrier()  # every rank has read it before rank 0 moves it
+    if world.main:
+        moved = set_aside(path)
+        print(f"notice: checkpoint {path} is damaged ({problem}); kept as {moved.name}, "
+              f"starting this run from step 0", file=sys.stderr)
+    return None
 
 
 def _restore_rng(checkpoint: dict, seed: int, step: int, device: torch.device, world: World) -> None:
@@ -206,12 +234,29 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _resolve_device(device, world: World) -> torch.device:
-    if device is not None:
-        return torch.device(device)
-    if torch.cuda.is_available():
-        return torch.device("cuda", world.local_rank)
-    return torch.device("cpu")
+def resolve_device(device, world: World = World()) -> torch.device:
+    """The torch device to train on; a clear error for a name torch does not know or a device not here."""
+    if device is None:
+        return torch.device("cuda", world.local_rank) if torch.cuda.is_available() else torch.device("cpu")
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ConfigError(f"unknown device {device!r}; valid choices: cpu, cuda, cuda:N") from None
+    if resolved.type == "cuda":
+        available = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if available == 0:
+            raise ConfigError(f"device {device!r} asked for, but this machine has no CUDA device; use --device cpu")
+        if resolved.index is not None and resolved.index >= available:
+            raise ConfigError(f"device {device!r} asked for, but this machine has CUDA devices 0..{available - 1}")
+    elif resolved.type != "cpu":
+        raise ConfigError(f"device {device!r} is not supported; valid choices: cpu, cuda, cuda:N")
+    return resolved
+
+
+def check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < MAX_SEED:
+        raise ConfigError(f"seed must be an integer with 0 <= seed < 2**32, got {seed!r}")
+    return seed
 
 
 def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None, checkpoint_dir=None,
@@ -220,11 +265,17 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
 
     ``on_step(step)`` is called after every completed optimiser step (and after its checkpoint).
     """
+    # everything a user can get wrong fails here, before any data is read or any step is taken
     get_variant(variant)
+    check_seed(seed)
     cfg = preset if isinstance(preset, TrainConfig) else get_preset(preset)
+    check_own_name(cfg)
     world = World.from_environment()
+    device = resolve_device(device, world)
+    if world.main:
+        check_writable(result_path(cfg, variant, seed, results_root).parent)
+        check_writable(checkpoint_path(cfg, variant, seed, checkpoint_dir).parent)
     created_group = world.size > 1 and not dist.is_initialized()
-    device = _resolve_device(device, world)
     if created_group:
         if device.type == "cuda":
             torch.cuda.set_device(device)
@@ -296,7 +347,7 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
         if step % CURVE_EVERY == 0 or step == cfg.steps - 1:
             bar.set_postfix(loss=f"{global_loss:.4f}", tok_s=f"{tokens_per_step * len(losses) / train_time:,.0f}")
         done = step + 1
-        if done % cfg.checkpoint_interval == 0 and done < cfg.steps:
+        if done % cfg.checkpoint_interval == 0 or done == cfg.steps:  # the last one guards the evaluation
             rng = _rng_states(device, world)
             if world.main:
                 _save_checkpoint(path, {

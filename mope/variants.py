@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import torch
 
 from mope.config import GPTConfig
+from mope.errors import ConfigError
 from mope.model import GPT
 
 
@@ -42,6 +43,8 @@ _VARIANTS = [
             {"absolute": "morlet", "gate": "ega"}, 1.3550, True),
     # --- controls ---
     Variant("NOPE", "no positional encoding at all", {"absolute": "none"}),
+    Variant("PE-SINCOS-SCALED", "sin/cos scaled to the token embeddings' initial RMS (0.02), not 35x above it",
+            {"absolute": "sincos_scaled"}),
     Variant("ROPE-ONLY", "RoPE without the learned table", {"absolute": "none", "attention_positions": "rope"}),
     Variant("ALIBI", "ALiBi slopes, no position vector", {"absolute": "none", "attention_positions": "alibi"}),
     Variant("EGA-1-CAUSAL", "EGA-1 with prefix statistics (causal)", {"absolute": "learned", "gate": "ega_causal"}),
@@ -66,7 +69,7 @@ def get_variant(name: str) -> Variant:
     try:
         return VARIANTS[name]
     except KeyError:
-        raise ValueError(f"unknown variant {name!r}; valid variants: {', '.join(VARIANTS)}") from None
+        raise ConfigError(f"unknown variant {name!r}; valid variants: {', '.join(VARIANTS)}") from None
 
 
 def variant_config(name: str, shape: GPTConfig | None = None, **overrides) -> GPTConfig:

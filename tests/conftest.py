@@ -24,5 +24,5 @@ def store(tmp_path, monkeypatch):
 
 @pytest.fixture
 def tiny():
-    """The smoke preset cut to a dozen steps with evaluations and checkpoints every few."""
-    return get_preset("smoke").replace(steps=13, warmup=2, eval_interval=4, checkpoint_interval=3, extrapolation=(2,))
+    """The smoke preset cut to a dozen steps with evaluations and checkpoints every few, under its own name."""
+    return get_preset("smoke").replace(name="tiny", steps=13, warmup=2, eval_interval=4, checkpoint_interval=3, extrapolation=(2,))

@@ -37,7 +37,7 @@ def test_smoke_suite_end_to_end(store):
 
 @pytest.mark.parametrize("args, listed", [
     (["train", "EGA-2", "--preset", "smoke"], "EGA-1-CAUSAL"),
-    (["suite", "--preset", "gpu"], "'paper', 'cpu', 'smoke'"),
+    (["suite", "--preset", "gpu"], "'paper', 'cpu', 'cpu-short', 'smoke'"),
     (["suite", "--variants", "BASE-DOT", "NOPE2"], "MORLET-ROPE-REL"),
 ])
 def test_bad_arguments_list_the_valid_choices(args, listed, capsys):

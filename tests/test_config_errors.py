@@ -37,7 +37,7 @@ def test_schemes_without_a_table_run_past_the_training_context(name):
 
 @pytest.mark.parametrize(
     "field, value, choices",
-    [("absolute", "wavelet", "learned, sincos, morlet, none"),
+    [("absolute", "wavelet", "learned, sincos, sincos_scaled, morlet, none"),
      ("gate", "ega2", "none, ega, ega_causal"),
      ("admissibility", "soft", "published, straight_through, none"),
      ("attention_positions", "xpos", "none, rope, morlet_rope, morlet_rope_relative, alibi")],

@@ -88,3 +88,40 @@ def test_causal_gate_gradients_stay_finite_when_prefix_variance_vanishes():
     _, loss = model(idx, idx)
     loss.backward()
     assert all(torch.isfinite(p.grad).all() for p in model.parameters())
+
+
+def released_ega_attention(q, k, v, gate):
+    """The released EGA head (gpt_phase4_memfix.py), dropout off: A g / max(sum A g, 1e-8)."""
+    length = q.size(-2)
+    scores = (q @ k.transpose(-1, -2) / q.size(-1) ** 0.5).masked_fill(
+        torch.ones(length, length).tril() == 0, float("-inf"))
+    att = torch.softmax(scores, dim=-1) * gate
+    return (att / att.sum(-1, keepdim=True).clamp(min=1e-8)) @ v
+
+
+def test_published_gate_keeps_the_released_floor_when_a_row_has_almost_no_gated_mass():
+    """Row 0 attends to key 0 only; a gate of ~1e-12 there leaves a gated mass below 1e-8, and the
+    released formula then damps the row (A g / 1e-8 sums to ~1e-4) instead of renormalising it to one."""
+    attn = first_attention("EGA-1").eval()
+    xn = normalised_input()
+    q, k, v = attn.qkv(xn)
+    gate = torch.full((3, 2, 1, 24), 0.5)
+    gate[..., 0] = 1e-12
+    ours = attn.key_gated(q, k, v, None, gate, dropout_p=0.0)
+    expected = released_ega_attention(q, k, v, gate)
+    assert torch.allclose(ours, expected, atol=1e-6, rtol=1e-5)
+    assert torch.allclose(ours[..., 0, :], 1e-4 * v[..., 0, :], rtol=1e-4)  # damped, as released
+    assert ours[..., 1:, :].abs().max() > 1e-2  # later rows see ungated-enough keys
+
+
+def test_published_gate_path_equals_the_released_head_on_a_trained_looking_gate():
+    attn = first_attention("EGA-1").eval()
+    with torch.no_grad():
+        attn.gate.energy.weight.normal_(0, 1.0)
+        attn.gate.alpha.fill_(12.0)  # steep: many gates far below 1e-8
+    xn = normalised_input()
+    q, k, v = attn.qkv(xn)
+    gate = attn.gate.log_gate(xn).exp()
+    assert (gate < 1e-8).any()
+    expected = attn.out(released_ega_attention(q, k, v, gate).transpose(1, 2).flatten(2))
+    assert torch.allclose(attn(xn), expected, atol=1e-6)

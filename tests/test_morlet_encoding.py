@@ -105,6 +105,22 @@ def test_learned_centre_moves_the_envelope():
     assert pe[0].abs().max() < 1e-3
 
 
-def test_initial_parameters_are_on_the_boundary_in_double_precision():
+def test_initial_parameters_are_on_the_boundary_to_float32_rounding():
     omega, sigma = initial_morlet_parameters(128)
-    assert torch.allclose(omega * sigma, torch.full_like(omega, 5.0))
+    assert torch.allclose(omega.double() * sigma.double(), torch.full((128,), 5.0, dtype=torch.float64), rtol=3e-7)
+
+
+def test_initial_log_parameters_equal_the_released_float32_recipe_bit_for_bit():
+    """The released MorletPE: freqs = exp(linspace(log 1, log 0.99 pi, n)) in float32,
+    log_omega = log(freqs), log_sigma = log(5 / freqs). The last bit decides which pairs start below
+    omega * sigma = 5 (where log omega gets no gradient), so it must be the released one."""
+    freqs = torch.exp(torch.linspace(math.log(1.0), math.log(math.pi * 0.99), 128))
+    encoding = MorletPositions(256)
+    assert encoding.log_omega.dtype == torch.float32
+    assert torch.equal(encoding.log_omega.detach(), torch.log(freqs))
+    assert torch.equal(encoding.log_sigma.detach(), torch.log(5.0 / freqs))
+    # pairs the released forward projects at step 0 (after the clamps): 21, against 30 for a float64
+    # initialisation rounded to float32
+    omega = torch.exp(encoding.log_omega).clamp(max=math.pi * 0.95)
+    sigma = torch.exp(encoding.log_sigma).clamp(min=1e-3)
+    assert (omega * sigma < 5.0).sum().item() == 21

@@ -4,18 +4,21 @@ import json
 import pytest
 
 import mope
-import mope.training
+import mope.suite
 from mope.presets import get_preset
 from mope.results import (
-    config_hash, ensure_results, expected_hash, load_result, load_results, result_path, results_root,
-    summary_table, write_result,
+    config_hash, expected_hash, load_result, load_results, result_path, results_root, summary_table, write_result,
 )
+from mope.suite import ensure_results
 from mope.variants import variant_config
 
 
 def _fake_result(preset, variant, seed, val, full=None, config_hash=None):
+    """A schema-1 result with made-up losses (the store's tests need no training)."""
     return {"schema": 1, "variant": variant, "preset": preset.name, "seed": seed,
             "config_hash": config_hash or expected_hash(preset, variant),
+            "config": {"model": variant_config(variant, preset.shape()).to_dict(), "train": preset.to_dict()},
+            "provenance": {}, "history": [],
             "final": {"val_loss": val, "val_loss_full": full if full is not None else val + 0.01}}
 
 
@@ -53,13 +56,15 @@ def test_current_results_are_reused_and_stale_ones_retrained(store, monkeypatch,
         trained.append((variant, seed))
         write_result(_fake_result(preset, variant, seed, 1.5), results_root)
 
-    monkeypatch.setattr(mope.training, "train", fake_train)
+    monkeypatch.setattr(mope.suite, "train", fake_train)
     write_result(_fake_result(smoke, "BASE-DOT", 0, 2.0))
     write_result(_fake_result(smoke, "EGA-1", 0, 2.0, config_hash="0123456789abcdef"))
     results = ensure_results("smoke", ["BASE-DOT", "EGA-1"], [0, 1], progress=False)
     assert trained == [("BASE-DOT", 1), ("EGA-1", 0), ("EGA-1", 1)]
     assert [r["final"]["val_loss"] for r in results] == [2.0, 1.5, 1.5, 1.5]
-    assert "0123456789abcdef" in capsys.readouterr().err
+    notice = capsys.readouterr().err
+    assert "stale" in notice and "0123456789abcdef" in notice and "moved to seed0.json.set-aside-" in notice
+    assert len(list((store[0] / "smoke" / "EGA-1").glob("seed0.json.set-aside-*"))) == 1  # kept, not deleted
     trained.clear()
     ensure_results("smoke", ["BASE-DOT", "EGA-1"], [0, 1], progress=False)
     assert trained == []
@@ -77,7 +82,7 @@ def test_summary_table_mean_sd_n():
 
 
 def test_stored_result_follows_schema_1(tiny, store):
-    result = mope.training.train("PE-MORLET", tiny.replace(steps=3, warmup=1, eval_interval=2), 0, progress=False)
+    result = mope.suite.train("PE-MORLET", tiny.replace(steps=3, warmup=1, eval_interval=2), 0, progress=False)
     stored = json.loads(result_path(tiny, "PE-MORLET", 0).read_text())
     assert stored == json.loads(json.dumps(result))
     assert set(stored) == {"schema", "variant", "preset", "seed", "config", "config_hash", "provenance",
@@ -93,6 +98,6 @@ def test_stored_result_follows_schema_1(tiny, store):
     assert len(stored["learned"]["morlet"]["omega"]) == tiny.n_embd // 2
 
 
-def test_parallel_jobs_refuse_a_modified_preset(tiny, store):
+def test_parallel_jobs_refuse_a_configuration_that_is_not_a_registered_preset(tiny, store):
     with pytest.raises(ValueError, match="jobs=1"):
         ensure_results(tiny, ["BASE-DOT"], [0], jobs=2, progress=False)

@@ -62,12 +62,16 @@ def test_resumed_run_equals_uninterrupted_run(tiny, store):
     assert json.loads(result_path(tiny, "PE-MORLET", 0).read_text())["final"] == reference["final"]
 
 
-def test_checkpoint_of_another_configuration_is_not_resumed(tiny, store, capsys):
+def test_checkpoint_of_another_configuration_is_neither_resumed_nor_touched(tiny, store):
     with pytest.raises(Interrupted):
         train("BASE-DOT", tiny, 0, on_step=_stop_at(4), progress=False)
+    interrupted = checkpoint_path(tiny, "BASE-DOT", 0)
+    before = interrupted.read_bytes()
     steps = []
-    train("BASE-DOT", tiny.replace(lr=2e-3), 0, on_step=steps.append, progress=False)
-    assert steps[0] == 0 and "starting from step 0" in capsys.readouterr().err
+    other = tiny.replace(lr=2e-3)
+    train("BASE-DOT", other, 0, on_step=steps.append, progress=False)
+    assert steps[0] == 0 and checkpoint_path(other, "BASE-DOT", 0) != interrupted
+    assert interrupted.read_bytes() == before  # kept for the run it belongs to
 
 
 def test_result_records_the_extrapolation_and_the_causal_statistics(tiny, store):
@@ -94,7 +98,7 @@ def test_non_finite_loss_stops_the_run(tiny, store, monkeypatch):
         return logits, loss
 
     monkeypatch.setattr(GPT, "forward", poisoned)
-    with pytest.raises(NonFiniteLoss, match=r"nan at step 3 of NOPE \(preset smoke, seed 0\)"):
+    with pytest.raises(NonFiniteLoss, match=r"nan at step 3 of NOPE \(preset tiny, seed 0\)"):
         train("NOPE", tiny, 0, progress=False)
     assert load_result(tiny, "NOPE", 0) is None
 
@@ -115,7 +119,7 @@ def test_paper_schedule_and_preset_errors():
     for preset in PRESETS.values():  # one schedule shape for all: warm-up, then cosine to exactly 0
         assert preset.lr_at(0) == 0.0 and preset.lr_at(preset.warmup) == preset.lr
         assert preset.lr_at(preset.steps - 1) == 0.0 and preset.is_eval_step(preset.steps - 1)
-    with pytest.raises(ValueError, match="valid presets: paper, cpu, smoke"):
+    with pytest.raises(ValueError, match="valid presets: paper, cpu, cpu-short, smoke"):
         get_preset("laptop")
     with pytest.raises(ValueError, match="valid choices: bf16, fp16"):
         paper.replace(autocast="fp32")

@@ -34,8 +34,13 @@ ENVELOPE_EPS = 1e-8  # added to 2 sigma^2, as released
 
 
 def initial_morlet_parameters(n_pairs: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The released initialisation: omega geometric in [1, 0.99 pi], sigma = 5 / omega."""
-    omega = torch.logspace(0.0, math.log10(0.99 * math.pi), n_pairs, dtype=torch.float64)
+    """The released initialisation, in float32 and in the released order of operations: omega =
+    exp(linspace(log 1, log 0.99 pi)) geometric in [1, 0.99 pi], sigma = 5 / omega.
+
+    Float32 matters: the last bit of omega * sigma decides which pairs start just below the bound
+    omega * sigma = 5, where the published projection leaves log omega without a gradient.
+    """
+    omega = torch.exp(torch.linspace(math.log(1.0), math.log(0.99 * math.pi), n_pairs, dtype=torch.float32))
     return omega, ADMISSIBILITY_BOUND / omega
 
 
@@ -70,8 +75,8 @@ class MorletPositions(nn.Module):
         project_admissible(torch.ones(1), torch.ones(1), admissibility)  # validates the mode
         omega, sigma = initial_morlet_parameters(n_embd // 2)
         self.admissibility = admissibility
-        self.log_omega = nn.Parameter(omega.log().float())
-        self.log_sigma = nn.Parameter(sigma.log().float())
+        self.log_omega = nn.Parameter(torch.log(omega))
+        self.log_sigma = nn.Parameter(torch.log(sigma))
         self.centre = nn.Parameter(torch.zeros(n_embd // 2)) if learned_centre else None
         self.weight_decay = weight_decay
 

@@ -4,11 +4,20 @@ $$\mathrm{PE}(b,2i)=\sin(\omega_i b),\quad \mathrm{PE}(b,2i+1)=\cos(\omega_i b),
 \omega_i = 10000^{-2i/d}$$
 
 Sine on the even channels (MoPE puts the cosine there).
+
+As released, the table enters at unit amplitude (each channel's root mean square over positions is
+$1/\sqrt2 \approx 0.71$) next to token embeddings drawn from $N(0, 0.02^2)$: the positions start ~35x
+larger than the tokens. ``amplitude`` scales the table; the PE-SINCOS-SCALED control uses
+``EMBEDDING_MATCHED_AMPLITUDE``, which gives each channel the token embeddings' initial RMS, 0.02.
 """
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
+
+EMBEDDING_MATCHED_AMPLITUDE = 0.02 * math.sqrt(2.0)  # channel RMS 0.02, the N(0, 0.02) embedding init
 
 
 def sincos_frequencies(n_embd: int, base: float = 10000.0) -> torch.Tensor:
@@ -19,8 +28,9 @@ def sincos_frequencies(n_embd: int, base: float = 10000.0) -> torch.Tensor:
 class SinusoidalPositions(nn.Module):
     max_context = None  # defined at every position
 
-    def __init__(self, n_embd: int):
+    def __init__(self, n_embd: int, amplitude: float = 1.0):
         super().__init__()
+        self.amplitude = amplitude
         if n_embd % 2:
             raise ValueError(f"sin/cos positions pair channels (2i, 2i+1): n_embd must be even, got {n_embd}")
         self.register_buffer("omega", sincos_frequencies(n_embd).float(), persistent=False)
@@ -28,4 +38,5 @@ class SinusoidalPositions(nn.Module):
     def forward(self, length: int) -> torch.Tensor:
         b = torch.arange(length, device=self.omega.device, dtype=torch.float32)
         phase = b[:, None] * self.omega[None, :]
-        return torch.stack((torch.sin(phase), torch.cos(phase)), dim=-1).flatten(1)
+        table = torch.stack((torch.sin(phase), torch.cos(phase)), dim=-1).flatten(1)
+        return table if self.amplitude == 1.0 else self.amplitude * table

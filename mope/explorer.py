@@ -1,0 +1,493 @@
+r"""The book's interactive figures (chapter 6): the MoPE explorer and the loss curves of the stored runs.
+
+This module owns the two Bokeh documents of the explorer chapter, the JavaScript that redraws them
+in the reader's browser, and the arithmetic of what they add to the page. It changes no number: what
+the figures draw is either computed in the browser by the formulas below, which mirror
+:class:`mope.positional.morlet.MorletPositions` (``tests/test_explorer.py`` and
+``scripts/check_explorer.py`` check them against it), or read from the results store.
+
+**Explorer.** Sliders set one pair's raw parameters $\tilde\omega = e^{\log\omega}$,
+$\tilde\sigma = e^{\log\sigma}$ (log scale), the learned centre $b_0$ (Section 7; 0 as published) and
+a position $b$. The browser then runs the forward of ``MorletPositions`` for that pair, in float32
+like torch (``Math.fround`` after every operation):
+
+$$\omega \leftarrow \min(\tilde\omega, 0.95\pi),\quad \sigma \leftarrow \max(\tilde\sigma, 10^{-3}),
+\quad \omega \leftarrow 5/\sigma \text{ if } \omega\sigma < 5 \text{ (published; not with the bound off)},$$
+
+$$G(b) = e^{-(b-b_0)^2/(2\sigma^2+10^{-8})},\qquad \text{channel } 2i = \cos(\omega b)\,G(b),
+\qquad \text{channel } 2i+1 = \sin(\omega b)\,G(b),\qquad b = 0..T-1,$$
+
+and draws four linked views: the two channels over $b$ (with where $G$ falls below $10^{-3}$), the
+spiral $z(b)$ of the paper's Figure 1, the kernel of its Figure 2 at the chosen $b$,
+$C(b,\tau) = \mathrm{pair}(b)\cdot\mathrm{pair}(b+\tau) = G(b)G(b+\tau)\cos\omega\tau$ for
+$0 \le b+\tau < T$, next to RoPE's $\cos\omega\tau$ and the envelope $e^{-\tau^2/4\sigma^2}$ that
+averaging over $b$ gives (:mod:`mope.analysis`), and the $(\sigma, \omega)$ plane with the
+admissible region $\omega\sigma \ge 5$, the slider's raw point (green inside the region, red
+outside) and the point the forward uses. Points to jump to: the released initialisation
+(:func:`~mope.positional.morlet.initial_morlet_parameters` at the paper's 128 pairs), the pairs the
+paper reports (:data:`mope.analysis.PAPER_REPORTED_PAIRS`) and every pair learned by every stored
+MoPE run (:func:`mope.results.load_results` of each preset in :data:`mope.presets.PRESETS`).
+
+**Loss curves.** The training loss (``train_curve``) and validation loss (``history``) of any subset
+of the stored runs of one preset, against the step on a log axis (step 0, before any update, is left
+off it), with the values under the mouse.
+"""
+from __future__ import annotations
+
+import gzip
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from bokeh.document import Document
+from bokeh.embed import components
+from bokeh.events import DocumentReady
+from bokeh.layouts import column, row
+from bokeh.models import (BoxAnnotation, CheckboxGroup, ColumnDataSource, CustomJS, CustomJSTickFormatter, Div,
+                          HoverTool, LayoutDOM, RadioButtonGroup, Select, Slider, Span, TapTool)
+from bokeh.palettes import Category20
+from bokeh.plotting import figure
+from bokeh.resources import Resources
+
+from mope.analysis import PAPER_REPORTED_PAIRS
+from mope.positional.morlet import ADMISSIBILITY_BOUND, ENVELOPE_EPS, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
+from mope.presets import PRESETS
+from mope.results import load_results
+from mope.variants import VARIANTS
+
+CONTEXT = PRESETS["paper"].block_size  # positions b = 0..T-1 of the paper's window
+PAPER_PAIRS = PRESETS["paper"].n_embd // 2  # the initial points are those of the paper's 128 pairs
+MENU_PAIRS = (0, 64, 127)  # the pairs of the paper's Figure 1, offered in the jump menu
+ADMISSIBILITY_MODES = ("published", "none")  # the forward's two behaviours ("straight_through" = "published")
+# Slider spans (raw values, log scale), widened to every point offered: omega from the paper's stated
+# dyadic initialisation (1.07e-4) to above pi (the clamp 0.95 pi and the Nyquist frequency); sigma from
+# below the learned 1.49 to the stated 46,720 of that initialisation (Section 6.3).
+OMEGA_SPAN = (1e-4, 4.0)
+SIGMA_SPAN = (0.5, 1e5)
+LOG_STEP = 0.001  # slider resolution in log10 units: 0.23% of the value
+DEAD_ENVELOPE = 1e-3  # "the envelope has died": G(b) below this
+LAG_VIEW = 40  # the kernel's initial lag window, +-tokens (pan and zoom reach +-(T-1))
+RAW_COLOURS = {"inside": "#2ca02c", "outside": "#d62728"}
+FIGURE_WIDTH = 680  # fits the book's ~690 px column
+BOKEHJS_COMPONENTS = ("bokeh", "bokeh-widgets")  # the core library and its widgets: no WebGL, tables, MathJax
+
+
+@dataclass(frozen=True)
+class ParameterPoint:
+    """A raw (omega, sigma) of one pair to jump to, with the centre and bound its model used."""
+
+    group: str
+    label: str
+    omega: float  # raw exp(log omega), before the clamp and the projection
+    sigma: float  # raw exp(log sigma)
+    centre: float = 0.0
+    admissibility: str = "published"
+    in_menu: bool = False
+
+
+def initial_points(n_pairs: int = PAPER_PAIRS) -> list[ParameterPoint]:
+    """Every pair of the released initialisation at ``n_pairs`` pairs (pairs 0, 64, 127 in the menu)."""
+    omega, sigma = (t.tolist() for t in initial_morlet_parameters(n_pairs))
+    group = f"initial ({n_pairs} pairs, released code)"
+    return [ParameterPoint(group, f"initial pair {i}", omega[i], sigma[i], in_menu=i in MENU_PAIRS)
+            for i in range(n_pairs)]
+
+
+def paper_points() -> list[ParameterPoint]:
+    """The learned (omega, sigma) the paper reports for three pairs of EGA-MORLET."""
+    return [ParameterPoint("paper (Section 6.3, EGA-MORLET)", f"paper pair {i}", omega, sigma, in_menu=True)
+            for i, (omega, sigma) in PAPER_REPORTED_PAIRS.items()]
+
+
+def learned_points(result: dict) -> list[ParameterPoint]:
+    """Every pair a stored MoPE run learned (none for other models); its first, middle and last pair in the menu."""
+    learned = (result.get("learned") or {}).get("morlet")
+    if not learned:
+        return []
+    omega, sigma = learned["omega_raw"], learned["sigma_raw"]
+    centre = learned.get("centre") or [0.0] * len(omega)
+    admissibility = result["config"]["model"].get("admissibility", "published")
+    group = f"{result['preset']} {result['variant']} seed {result['seed']}"
+    menu = {0, len(omega) // 2, len(omega) - 1}
+    return [ParameterPoint(group, f"{group}, pair {i}", omega[i], sigma[i], centre[i], admissibility, i in menu)
+            for i in range(len(omega))]
+
+
+def stored_runs(presets: Iterable[str] = PRESETS) -> dict[str, list[dict]]:
+    """The current stored runs of each preset that has any (:func:`mope.results.load_results`)."""
+    found = {name: load_results(name) for name in presets}
+    return {name: runs for name, runs in found.items() if runs}
+
+
+def all_points(runs: Mapping[str, Sequence[dict]]) -> list[ParameterPoint]:
+    """The initial pairs, the paper's pairs, then every pair learned by every stored run."""
+    learned = [point for results in runs.values() for result in results for point in learned_points(result)]
+    return initial_points() + paper_points() + learned
+
+
+def log10_span(values: Iterable[float], span: tuple[float, float]) -> tuple[float, float]:
+    """A log10 slider span: ``span`` widened to hold every value, rounded out to 0.1 decade."""
+    values = list(values)
+    low, high = min([span[0], *values]), max([span[1], *values])
+    return math.floor(math.log10(low) * 10) / 10, math.ceil(math.log10(high) * 10) / 10
+
+
+# --- the explorer's JavaScript --------------------------------------------------------------------
+
+# The forward of MorletPositions for one pair, in float32 like torch (mope/positional/morlet.py).
+MORLET_JS = f"""
+const f = Math.fround;
+const BOUND = {ADMISSIBILITY_BOUND!r}, OMEGA_MAX = f({OMEGA_MAX!r}), SIGMA_MIN = f({SIGMA_MIN!r});
+const EPS = f({ENVELOPE_EPS!r});
+function effective(log10_omega, log10_sigma, mode) {{
+  const omega_raw = f(Math.exp(f(log10_omega * Math.LN10)));
+  const sigma_raw = f(Math.exp(f(log10_sigma * Math.LN10)));
+  const clamped = Math.min(omega_raw, OMEGA_MAX);
+  const sigma = Math.max(sigma_raw, SIGMA_MIN);
+  const product = f(clamped * sigma);
+  const outside = product < BOUND;
+  const omega = outside && mode === "published" ? f(BOUND / sigma) : clamped;
+  return {{omega_raw, sigma_raw, clamped, omega, sigma, product, outside}};
+}}
+function channels(omega, sigma, centre, length) {{
+  const denominator = f(f(2 * f(sigma * sigma)) + EPS);
+  const b0 = f(centre);
+  const out = {{b: [], cos: [], sin: [], envelope: []}};
+  for (let b = 0; b < length; b++) {{
+    const offset = f(b - b0);
+    const envelope = f(Math.exp(f(-f(offset * offset) / denominator)));
+    const phase = f(omega * b);
+    out.b.push(b);
+    out.envelope.push(envelope);
+    out.cos.push(f(f(Math.cos(phase)) * envelope));
+    out.sin.push(f(f(Math.sin(phase)) * envelope));
+  }}
+  return out;
+}}
+"""
+
+REDRAW_JS = MORLET_JS + f"""
+const mode = modes[admissibility.active];
+const p = effective(omega_slider.value, sigma_slider.value, mode);
+const T = {CONTEXT}, b = position.value, b0 = centre.value;
+const pair = channels(p.omega, p.sigma, b0, T);
+pair.minus_envelope = pair.envelope.map(g => -g);
+pair_source.data = pair;
+marker_source.data = {{b: [b], cos: [pair.cos[b]], sin: [pair.sin[b]]}};
+const lags = [], correlation = [];
+for (let tau = -(T - 1); tau <= T - 1; tau++) {{
+  const other = b + tau;
+  lags.push(tau);
+  correlation.push(other >= 0 && other < T ? pair.cos[b] * pair.cos[other] + pair.sin[b] * pair.sin[other] : NaN);
+}}
+kernel_source.data = {{tau: lags, correlation: correlation}};
+const fine = [], rope = [], envelope = [], minus = [];
+for (let i = -8 * (T - 1); i <= 8 * (T - 1); i++) {{
+  const tau = i / 8, g = Math.exp(-tau * tau / (4 * p.sigma * p.sigma));
+  fine.push(tau); rope.push(Math.cos(p.omega * tau)); envelope.push(g); minus.push(-g);
+}}
+rope_source.data = {{tau: fine, rope: rope, envelope: envelope, minus_envelope: minus}};
+const side = p.outside ? "outside" : "inside";
+state_source.data = {{omega_raw: [p.omega_raw], sigma_raw: [p.sigma_raw], omega: [p.omega], sigma: [p.sigma],
+                     colour: [colours[side]]}};
+const reach = p.sigma * Math.sqrt(-2 * Math.log({DEAD_ENVELOPE!r}));
+dead_left.right = Math.max(b0 - reach, 0);
+dead_right.left = Math.min(b0 + reach, T - 1);
+const what = p.outside ? (mode === "published" ? "projected: ω ← 5/σ" : "bound off: not projected") : "not projected";
+bound.text = `<b>${{side}}</b> ωσ ≥ 5`;
+bound.styles = {{...bound.styles, "background-color": colours[side]}};
+const notes = [];
+if (p.clamped < p.omega_raw) notes.push("ω̃ clamped to 0.95π");
+if (p.sigma > p.sigma_raw) notes.push("σ̃ clamped to 10⁻³");
+if (p.omega > Math.PI) notes.push(`ω > π: at integer b the pair equals that of ${{(2 * Math.PI - p.omega).toPrecision(4)}} with the sine channel negated`);
+status.text = `slider: ω̃ = ${{p.omega_raw.toPrecision(4)}}, σ̃ = ${{p.sigma_raw.toPrecision(4)}}, ` +
+  `ωσ = ${{p.product.toPrecision(6)}} after the clamps (${{what}})<br>` +
+  `drawn: ω = ${{p.omega.toPrecision(4)}}, σ = ${{p.sigma.toPrecision(4)}}; period 2π/ω = ${{(2 * Math.PI / p.omega).toPrecision(3)}} tokens; ` +
+  `G(b) < 10⁻³ beyond |b − b₀| = ${{reach.toPrecision(3)}} tokens` + (notes.length ? "<br>" + notes.join("; ") : "");
+"""
+
+# Set the sliders to row ``index`` of the points (each change redraws through REDRAW_JS).
+JUMP_JS = """
+const d = points.data;
+omega_slider.value = Math.log10(d.omega[index]);
+sigma_slider.value = Math.log10(d.sigma[index]);
+centre.value = d.centre[index];
+admissibility.active = modes.indexOf(d.admissibility[index]);
+"""
+MENU_JS = "const index = Number(menu.value);\n" + JUMP_JS
+TAP_JS = """
+if (points.selected.indices.length === 0) return;
+const index = points.selected.indices[0];
+points.selected.indices = [];
+""" + JUMP_JS
+
+
+def _log_slider(name: str, title: str, span: tuple[float, float], value: float) -> Slider:
+    return Slider(name=name, title=title, start=span[0], end=span[1], value=math.log10(value), step=LOG_STEP,
+                  format=CustomJSTickFormatter(code="return (10 ** tick).toPrecision(4);"), width=FIGURE_WIDTH // 2 - 10)
+
+
+def _document(layout: LayoutDOM, on_ready: CustomJS) -> LayoutDOM:
+    """Put ``layout`` in a document of its own that runs ``on_ready`` once BokehJS has drawn it."""
+    document = Document()
+    document.add_root(layout)
+    document.js_on_event(DocumentReady, on_ready)
+    return layout
+
+
+def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
+    """The explorer, starting at ``points[start]``; every point is in the (σ, ω) plane, menu points in the menu."""
+    first = points[start]
+    omega_span = log10_span([p.omega for p in points], OMEGA_SPAN)
+    sigma_span = log10_span([p.sigma for p in points], SIGMA_SPAN)
+    centres = [p.centre for p in points]
+    omega_slider = _log_slider("omega", "ω̃: raw frequency (rad/token), log scale", omega_span, first.omega)
+    sigma_slider = _log_slider("sigma", "σ̃: raw width (tokens), log scale", sigma_span, first.sigma)
+    position = Slider(name="position", title="position b (kernel, markers)", start=0, end=CONTEXT - 1, value=0,
+                      step=1, width=FIGURE_WIDTH // 2 - 10)
+    centre = Slider(name="centre", title="centre b₀ (Section 7; 0 as published)", start=min(0.0, *centres),
+                    end=max(CONTEXT - 1.0, *centres), value=first.centre, step=0.1, width=FIGURE_WIDTH // 2 - 10)
+    admissibility = RadioButtonGroup(name="admissibility", labels=["bound ωσ ≥ 5 projected (published)",
+                                                                  "bound off (PE-MORLET-FREE)"],
+                                     active=ADMISSIBILITY_MODES.index(first.admissibility), width=FIGURE_WIDTH // 2 - 10)
+    menu_options: dict[str, list[tuple[str, str]]] = {}
+    for index, point in enumerate(points):
+        if point.in_menu:
+            menu_options.setdefault(point.group, []).append((str(index), point.label))
+    menu = Select(name="jump", title="jump to", options=menu_options, value=str(start), width=FIGURE_WIDTH // 2 - 10)
+    bound = Div(name="bound", width=130, styles={"color": "white", "padding": "4px 8px", "border-radius": "4px",
+                                                 "font-size": "13px", "text-align": "center"})
+    status = Div(name="status", width=FIGURE_WIDTH - 150, styles={"font-size": "12px"})
+
+    empty = {"b": [], "cos": [], "sin": []}
+    pair_source = ColumnDataSource(dict(empty, envelope=[], minus_envelope=[]), name="pair")
+    marker_source = ColumnDataSource(dict(empty), name="marker")
+    kernel_source = ColumnDataSource({"tau": [], "correlation": []}, name="kernel")
+    rope_source = ColumnDataSource({"tau": [], "rope": [], "envelope": [], "minus_envelope": []}, name="rope")
+    state_source = ColumnDataSource({k: [] for k in ("omega_raw", "sigma_raw", "omega", "sigma", "colour")},
+                                    name="state")
+    points_source = ColumnDataSource({
+        "omega": [p.omega for p in points], "sigma": [p.sigma for p in points], "centre": centres,
+        "admissibility": [p.admissibility for p in points], "label": [p.label for p in points],
+        "colour": [_point_colour(p) for p in points],
+    }, name="points")
+
+    channels_plot = figure(width=FIGURE_WIDTH, height=250, title="channel pair over positions b = 0…T−1",
+                           x_axis_label="position b", y_axis_label="encoding value", y_range=(-1.05, 1.05),
+                           x_range=(0, CONTEXT - 1), tools="xpan,xwheel_zoom,reset")
+    dead_left = BoxAnnotation(name="dead_left", left=0, right=0, fill_color="grey", fill_alpha=0.12)
+    dead_right = BoxAnnotation(name="dead_right", left=CONTEXT - 1, fill_color="grey", fill_alpha=0.12)
+    channels_plot.add_layout(dead_left)
+    channels_plot.add_layout(dead_right)
+    channels_plot.line("b", "envelope", source=pair_source, color="grey", line_dash="dashed", legend_label="±G(b)")
+    channels_plot.line("b", "minus_envelope", source=pair_source, color="grey", line_dash="dashed")
+    channels_plot.line("b", "cos", source=pair_source, color="#1f77b4", line_width=1.5,
+                       legend_label="cos(ωb)·G(b): channel 2i")
+    channels_plot.line("b", "sin", source=pair_source, color="#ff7f0e", line_width=1.5,
+                       legend_label="sin(ωb)·G(b): channel 2i+1")
+    channels_plot.scatter("b", "cos", source=marker_source, size=8, color="#1f77b4")
+    channels_plot.scatter("b", "sin", source=marker_source, size=8, color="#ff7f0e")
+
+    spiral = figure(width=330, height=330, title="spiral z(b) (Figure 1)", x_range=(-1.1, 1.1), y_range=(-1.1, 1.1),
+                    x_axis_label="channel 2i (cos)", y_axis_label="channel 2i+1 (sin)", tools="pan,wheel_zoom,reset",
+                    match_aspect=True)
+    turn = np.linspace(0, 2 * np.pi, 361)
+    spiral.line(np.cos(turn), np.sin(turn), color="#1f77b4", line_dash="dashed", legend_label="RoPE / sin-cos")
+    spiral.line("cos", "sin", source=pair_source, color="#d62728", legend_label="MoPE")
+    spiral.scatter("cos", "sin", source=pair_source, size=3, color="#d62728")
+    spiral.scatter("cos", "sin", source=marker_source, size=10, fill_color=None, line_color="black", line_width=2)
+
+    plane = figure(width=FIGURE_WIDTH - 330, height=330, title="(σ, ω) plane: admissible ωσ ≥ 5 shaded",
+                   x_axis_type="log", y_axis_type="log", x_axis_label="σ (tokens)", y_axis_label="ω (rad/token)",
+                   x_range=tuple(10 ** s for s in sigma_span), y_range=tuple(10 ** s for s in omega_span),
+                   tools="pan,wheel_zoom,reset,tap")
+    grid = np.logspace(*sigma_span, 400)
+    plane.varea(grid, np.clip(ADMISSIBILITY_BOUND / grid, 10 ** omega_span[0], 10 ** omega_span[1]),
+                10 ** omega_span[1], fill_color="#2ca02c", fill_alpha=0.12)
+    plane.line(grid, ADMISSIBILITY_BOUND / grid, color="#2ca02c")
+    plane.add_layout(Span(location=OMEGA_MAX, dimension="width", line_dash="dashed", line_color="grey"))
+    plane.add_layout(Span(location=math.pi, dimension="width", line_dash="dotted", line_color="black"))
+    dots = plane.scatter("sigma", "omega", source=points_source, size=5, color="colour", alpha=0.7)
+    plane.segment("sigma_raw", "omega_raw", "sigma", "omega", source=state_source, color="black")
+    plane.scatter("sigma", "omega", source=state_source, size=9, color="black")
+    plane.scatter("sigma_raw", "omega_raw", source=state_source, size=13, fill_color=None, line_color="colour",
+                  line_width=3)
+    plane.add_tools(HoverTool(renderers=[dots], tooltips=[("", "@label"), ("ω̃", "@omega{0.0000}"),
+                                                          ("σ̃", "@sigma{0.000}")]))
+    plane.select_one(TapTool).renderers = [dots]
+
+    kernel = figure(width=FIGURE_WIDTH, height=250, title="kernel at position b (Figure 2)", x_axis_label="lag τ (tokens)",
+                    y_axis_label="correlation", x_range=(-LAG_VIEW, LAG_VIEW), y_range=(-1.05, 1.05),
+                    tools="xpan,xwheel_zoom,reset")
+    kernel.varea("tau", "minus_envelope", "envelope", source=rope_source, fill_color="#ff7f0e", fill_alpha=0.2,
+                 legend_label="±e^(−τ²/4σ²): averaged over b")
+    kernel.line("tau", "rope", source=rope_source, color="#1f77b4", line_dash="dashed", legend_label="RoPE cos ωτ")
+    kernel.line("tau", "correlation", source=kernel_source, color="#d62728", line_width=1.5,
+                legend_label="C(b, τ) = pair(b)·pair(b+τ)")
+    kernel.scatter("tau", "correlation", source=kernel_source, size=3, color="#d62728")
+    for plot in (channels_plot, spiral, kernel):
+        plot.legend.label_text_font_size = "11px"
+        plot.legend.background_fill_alpha = 0.7
+        plot.legend.location = "top_right" if plot is not spiral else "bottom_left"
+
+    modes = list(ADMISSIBILITY_MODES)
+    redraw = CustomJS(args=dict(
+        omega_slider=omega_slider, sigma_slider=sigma_slider, position=position, centre=centre,
+        admissibility=admissibility, modes=modes, pair_source=pair_source, marker_source=marker_source,
+        kernel_source=kernel_source, rope_source=rope_source, state_source=state_source, bound=bound, status=status,
+        dead_left=dead_left, dead_right=dead_right, colours=RAW_COLOURS), code=REDRAW_JS)
+    for slider in (omega_slider, sigma_slider, position, centre):
+        slider.js_on_change("value", redraw)
+    admissibility.js_on_change("active", redraw)
+    jump_args = dict(points=points_source, omega_slider=omega_slider, sigma_slider=sigma_slider, centre=centre,
+                     admissibility=admissibility, modes=modes)
+    menu.js_on_change("value", CustomJS(args=dict(jump_args, menu=menu), code=MENU_JS))
+    points_source.selected.js_on_change("indices", CustomJS(args=jump_args, code=TAP_JS))
+
+    layout = column(
+        row(omega_slider, sigma_slider), row(position, centre), row(menu, admissibility), row(bound, status),
+        channels_plot, row(spiral, plane), kernel, name="explorer")
+    return _document(layout, redraw)
+
+
+def _point_colour(point: ParameterPoint) -> str:
+    if point.group.startswith("initial"):
+        return "#7f7f7f"
+    if point.group.startswith("paper"):
+        return "#000000"
+    return variant_colour(point.group.split()[1])
+
+
+def variant_colour(variant: str) -> str:
+    """One colour per model, the same in both figures (its place in the registry of variants)."""
+    names = list(VARIANTS)
+    return Category20[20][names.index(variant) % 20 if variant in names else 19]
+
+
+# --- loss curves ----------------------------------------------------------------------------------
+
+LOSS_JS = """
+const name = presets[preset.value];
+const chosen = new Set(variants.active.map(i => variant_names[i]));
+const seeds_on = new Set(seeds.active.map(i => seed_values[i]));
+const counts = {};
+const d = runs.data;
+const train = {xs: [], ys: [], variant: [], seed: [], colour: []};
+const val = {step: [], loss: [], variant: [], seed: [], colour: []};
+for (let i = 0; i < d.preset.length; i++) {
+  if (d.preset[i] !== name) continue;
+  counts[d.variant[i]] = (counts[d.variant[i]] || 0) + 1;
+  if (!chosen.has(d.variant[i]) || !seeds_on.has(d.seed[i])) continue;
+  if (curves.active.includes(0)) {
+    train.xs.push(d.train_step[i]); train.ys.push(d.train_loss[i]);
+    train.variant.push(d.variant[i]); train.seed.push(d.seed[i]); train.colour.push(d.colour[i]);
+  }
+  if (curves.active.includes(1)) {
+    for (let j = 0; j < d.val_step[i].length; j++) {
+      val.step.push(d.val_step[i][j]); val.loss.push(d.val_loss[i][j]);
+      val.variant.push(d.variant[i]); val.seed.push(d.seed[i]); val.colour.push(d.colour[i]);
+    }
+  }
+}
+train_shown.data = train;
+val_shown.data = val;
+variants.labels = variant_names.map(v => `${v} (${counts[v] || 0})`);
+"""
+
+
+def loss_rows(runs: Mapping[str, Sequence[dict]]) -> dict[str, list]:
+    """One row per stored run: its training curve and validation losses from step 1 on (for a log axis)."""
+    rows: dict[str, list] = {k: [] for k in ("preset", "variant", "seed", "colour", "train_step", "train_loss",
+                                             "val_step", "val_loss")}
+    for preset, results in runs.items():
+        for result in results:
+            train = [(step, loss) for step, loss in result["train_curve"] if step >= 1]
+            val = [(h["step"], h["val_loss"]) for h in result["history"] if h["step"] >= 1]
+            rows["preset"].append(preset)
+            rows["variant"].append(result["variant"])
+            rows["seed"].append(result["seed"])
+            rows["colour"].append(variant_colour(result["variant"]))
+            rows["train_step"].append(np.array([s for s, _ in train], dtype=np.int32))
+            rows["train_loss"].append(np.array([v for _, v in train], dtype=np.float32))
+            rows["val_step"].append(np.array([s for s, _ in val], dtype=np.int32))
+            rows["val_loss"].append(np.array([v for _, v in val], dtype=np.float32))
+    return rows
+
+
+DEFAULT_COMPARISON = ("BASE-DOT", "PE-MORLET")
+
+
+def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
+    """Loss against step (log axis) for a chosen preset, models, seeds and curves; ``preset`` is shown first."""
+    if not runs:
+        return Div(name="loss_curves", width=FIGURE_WIDTH, text=(
+            "<i>No stored run of any preset yet: train some with <code>python -m mope suite --preset cpu</code>, "
+            "then rebuild the book.</i>"))
+    names = list(runs)
+    first = preset if preset in runs else names[0]
+    present = {r["variant"] for results in runs.values() for r in results}
+    variant_names = [v for v in VARIANTS if v in present] + sorted(present - set(VARIANTS))
+    seed_values = sorted({r["seed"] for results in runs.values() for r in results})
+    in_first = {r["variant"] for r in runs[first]}
+    shown = [v for v in DEFAULT_COMPARISON if v in in_first] or [v for v in variant_names if v in in_first][:2]
+
+    preset_menu = Select(name="loss_preset", title="preset", options=names, value=first, width=200)
+    curves = CheckboxGroup(name="curves", labels=["training loss", "validation loss"], active=[0, 1], inline=True)
+    variants = CheckboxGroup(name="variants", labels=variant_names, inline=True, width=FIGURE_WIDTH,
+                             active=[variant_names.index(v) for v in shown])
+    seeds = CheckboxGroup(name="seeds", labels=[f"seed {s}" for s in seed_values], inline=True,
+                          active=list(range(len(seed_values))))
+    runs_source = ColumnDataSource(loss_rows(runs), name="runs")
+    train_shown = ColumnDataSource({"xs": [], "ys": [], "variant": [], "seed": [], "colour": []}, name="train_shown")
+    val_shown = ColumnDataSource({"step": [], "loss": [], "variant": [], "seed": [], "colour": []}, name="val_shown")
+
+    plot = figure(width=FIGURE_WIDTH, height=380, x_axis_type="log", x_axis_label="step (log scale)",
+                  y_axis_label="loss (nats per character)", tools="pan,wheel_zoom,box_zoom,reset",
+                  title="training loss (lines) and validation loss (dots)")
+    lines = plot.multi_line("xs", "ys", source=train_shown, color="colour", line_width=1.5, legend_field="variant")
+    dots = plot.scatter("step", "loss", source=val_shown, color="colour", size=7, line_color="black")
+    plot.add_tools(HoverTool(renderers=[lines], line_policy="nearest", tooltips=[
+        ("model", "@variant"), ("seed", "@seed"), ("step", "$data_x{0}"), ("training loss", "$data_y{0.0000}")]))
+    plot.add_tools(HoverTool(renderers=[dots], tooltips=[
+        ("model", "@variant"), ("seed", "@seed"), ("step", "@step"), ("validation loss", "@loss{0.0000}")]))
+    plot.legend.label_text_font_size = "11px"
+    plot.legend.location = "top_right"
+    plot.legend.background_fill_alpha = 0.7
+
+    update = CustomJS(args=dict(presets=names, preset=preset_menu, variants=variants, seeds=seeds, curves=curves,
+                                variant_names=variant_names, seed_values=seed_values, runs=runs_source,
+                                train_shown=train_shown, val_shown=val_shown), code=LOSS_JS)
+    preset_menu.js_on_change("value", update)
+    for group in (variants, seeds, curves):
+        group.js_on_change("active", update)
+    layout = column(row(preset_menu, curves), variants, seeds, plot, name="loss_curves")
+    return _document(layout, update)
+
+
+# --- embedding and page weight --------------------------------------------------------------------
+
+def bokehjs() -> str:
+    """BokehJS (core and widgets) as inline <script> elements: the page needs no CDN and no network."""
+    return Resources(mode="inline", components=list(BOKEHJS_COMPONENTS)).render_js()
+
+
+def embed(layout: LayoutDOM) -> str:
+    """The HTML that draws ``layout`` once BokehJS is on the page: its element and its document's script."""
+    script, element = components(layout)
+    return element + script
+
+
+def weight_statement(parts: Mapping[str, str]) -> str:
+    """A sentence (Markdown) with the bytes each part adds to the page, raw and gzip-compressed."""
+    def size(text: str) -> tuple[int, int]:
+        data = text.encode()
+        return len(data), len(gzip.compress(data, compresslevel=6))
+
+    sizes = {name: size(text) for name, text in parts.items()}
+    total = size("".join(parts.values()))
+    listed = "; ".join(f"{name} {raw / 1e3:,.0f} kB ({packed / 1e3:,.0f} kB gzip)"
+                       for name, (raw, packed) in sizes.items())
+    return (f"**Page weight.** The interactive figures add **{total[0] / 1e6:.2f} MB** to this page's HTML "
+            f"({total[1] / 1e6:.2f} MB gzip-compressed, as a web server sends it): {listed}. "
+            "Nothing is fetched from another host; the rest of the page is the book's theme, as on every chapter.")
