@@ -32,7 +32,7 @@ smoke: venv
 	$(BIN)/python -m mope suite --preset smoke --seeds 0
 
 suite-cpu: venv
-	$(BIN)/python -m mope suite --preset cpu --seeds 0 1 2
+	PYTHON=$(abspath $(BIN)/python) bash scripts/cpu_suite.sh
 
 benchmark: venv
 	$(BIN)/python benchmarks/throughput.py

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The CPU evidence of the book, in order of importance (issue 10): every stage is one
+# `python -m mope suite --jobs 2`, which skips what is stored and current, so an interrupted suite
+# carries on where it stopped when started again.
+#
+#   bash scripts/cpu_suite.sh            # all stages, two runs side by side (one torch thread each)
+#   bash scripts/cpu_suite.sh --list     # print the stages only
+#
+# Run it from a committed, clean checkout (a stored run records `git_dirty`; the book's numbers come
+# from clean runs only), e.g. a worktree of main: `git worktree add --detach ../runs main`, then in
+# ../runs: `PYTHONPATH=$PWD MOPE_DATA_DIR=... bash scripts/cpu_suite.sh` (PYTHONPATH makes the
+# worktree's own `mope` win over an editable install of another checkout). Commit results/ as runs
+# finish. Timing: a `cpu` run takes ~13-16 min with two side by side on two quiet cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+JOBS="${JOBS:-2}"
+
+TABLE_2="BASE-DOT PE-SINCOS PE-ROPE PE-MORLET EGA-1 EGA-MORLET"
+KEY_CONTROLS="EGA-1-CAUSAL EGA-MORLET-CAUSAL NOPE PE-MORLET-NODECAY PE-SINCOS-SCALED"
+OTHER_CONTROLS="ROPE-ONLY ALIBI PE-MORLET-FREE PE-MORLET-CENTRED MORLET-ROPE MORLET-ROPE-REL"
+
+STAGES=(
+    "cpu|$TABLE_2|0"
+    "cpu|$KEY_CONTROLS|0"
+    "cpu-short|$TABLE_2 NOPE EGA-1-CAUSAL PE-SINCOS-SCALED|0 1 2"
+    "cpu-short|EGA-MORLET-CAUSAL PE-MORLET-NODECAY $OTHER_CONTROLS|0"
+    "cpu|$TABLE_2|1 2"
+    "cpu|$KEY_CONTROLS|1 2"
+    "cpu|$OTHER_CONTROLS|0"
+)
+
+for stage in "${STAGES[@]}"; do
+    IFS="|" read -r preset variants seeds <<< "$stage"
+    echo "== preset $preset, seeds $seeds: $variants"
+    if [[ "${1:-}" == "--list" ]]; then continue; fi
+    # shellcheck disable=SC2086  # word splitting of the lists is intended
+    "$PYTHON" -m mope suite --preset "$preset" --jobs "$JOBS" --variants $variants --seeds $seeds --no-progress
+done
