@@ -26,7 +26,7 @@ admissible region $\omega\sigma \ge 5$, the slider's raw point (green inside the
 outside) and the point the forward uses. Points to jump to: the released initialisation
 (:func:`~mope.positional.morlet.initial_morlet_parameters` at the paper's 128 pairs), the pairs the
 paper reports (:data:`mope.analysis.PAPER_REPORTED_PAIRS`) and every pair learned by every stored
-MoPE run (:func:`mope.results.load_results` of each preset in :data:`mope.presets.PRESETS`).
+MoPE run (:func:`mope.results.load_results` of each preset in ``mope.presets.PRESETS``).
 
 **Loss curves.** The training loss (``train_curve``) and validation loss (``history``) of any subset
 of the stored runs of one preset, against the step on a log axis (step 0, before any update, is left
@@ -44,8 +44,9 @@ from bokeh.document import Document
 from bokeh.embed import components
 from bokeh.events import DocumentReady
 from bokeh.layouts import column, row
-from bokeh.models import (BoxAnnotation, CheckboxGroup, ColumnDataSource, CustomJS, CustomJSTickFormatter, Div,
-                          HoverTool, LayoutDOM, RadioButtonGroup, Select, Slider, Span, TapTool)
+from bokeh.models import (BoxAnnotation, CheckboxGroup, ColumnDataSource, CustomJS, CustomJSTickFormatter, DataRange1d,
+                          Div, FixedTicker, HoverTool, LayoutDOM, RadioButtonGroup, Range1d, Select, Slider, Span,
+                          TapTool)
 from bokeh.palettes import Category20
 from bokeh.plotting import figure
 from bokeh.resources import Resources
@@ -60,16 +61,18 @@ CONTEXT = PRESETS["paper"].block_size  # positions b = 0..T-1 of the paper's win
 PAPER_PAIRS = PRESETS["paper"].n_embd // 2  # the initial points are those of the paper's 128 pairs
 MENU_PAIRS = (0, 64, 127)  # the pairs of the paper's Figure 1, offered in the jump menu
 ADMISSIBILITY_MODES = ("published", "none")  # the forward's two behaviours ("straight_through" = "published")
-# Slider spans (raw values, log scale), widened to every point offered: omega from the paper's stated
-# dyadic initialisation (1.07e-4) to above pi (the clamp 0.95 pi and the Nyquist frequency); sigma from
-# below the learned 1.49 to the stated 46,720 of that initialisation (Section 6.3).
-OMEGA_SPAN = (1e-4, 4.0)
-SIGMA_SPAN = (0.5, 1e5)
+# Slider spans (raw values, log scale), widened to every point offered. Over T = 256 positions a pair with
+# omega < 1e-3 turns by less than 0.26 rad and one with sigma > 1e4 keeps G(b) > 0.9997: the spans'
+# ends already draw what the smaller omega and larger sigma of the paper's stated dyadic initialisation
+# (omega down to 1.07e-4, sigma up to 46,720; Section 6.3) would. Above: pi, the clamp 0.95 pi, and 4.
+OMEGA_SPAN = (1e-3, 4.0)
+SIGMA_SPAN = (0.5, 1e4)
 LOG_STEP = 0.001  # slider resolution in log10 units: 0.23% of the value
 DEAD_ENVELOPE = 1e-3  # "the envelope has died": G(b) below this
 LAG_VIEW = 40  # the kernel's initial lag window, +-tokens (pan and zoom reach +-(T-1))
 RAW_COLOURS = {"inside": "#2ca02c", "outside": "#d62728"}
-FIGURE_WIDTH = 680  # fits the book's ~690 px column
+FIGURE_WIDTH = 640  # fits the book's ~690 px column with its output margins
+WIDGET_WIDTH = FIGURE_WIDTH // 2 - 10  # two widgets side by side
 BOKEHJS_COMPONENTS = ("bokeh", "bokeh-widgets")  # the core library and its widgets: no WebGL, tables, MathJax
 
 
@@ -84,6 +87,7 @@ class ParameterPoint:
     centre: float = 0.0
     admissibility: str = "published"
     in_menu: bool = False
+    colour: str = "#7f7f7f"  # in the (sigma, omega) plane: grey initial, black reported, learned by model
 
 
 def initial_points(n_pairs: int = PAPER_PAIRS) -> list[ParameterPoint]:
@@ -96,7 +100,8 @@ def initial_points(n_pairs: int = PAPER_PAIRS) -> list[ParameterPoint]:
 
 def paper_points() -> list[ParameterPoint]:
     """The learned (omega, sigma) the paper reports for three pairs of EGA-MORLET."""
-    return [ParameterPoint("paper (Section 6.3, EGA-MORLET)", f"paper pair {i}", omega, sigma, in_menu=True)
+    return [ParameterPoint("paper (Section 6.3, EGA-MORLET)", f"paper pair {i}", omega, sigma, in_menu=True,
+                           colour="#000000")
             for i, (omega, sigma) in PAPER_REPORTED_PAIRS.items()]
 
 
@@ -110,7 +115,8 @@ def learned_points(result: dict) -> list[ParameterPoint]:
     admissibility = result["config"]["model"].get("admissibility", "published")
     group = f"{result['preset']} {result['variant']} seed {result['seed']}"
     menu = {0, len(omega) // 2, len(omega) - 1}
-    return [ParameterPoint(group, f"{group}, pair {i}", omega[i], sigma[i], centre[i], admissibility, i in menu)
+    colour = variant_colour(result["variant"])
+    return [ParameterPoint(group, f"{group}, pair {i}", omega[i], sigma[i], centre[i], admissibility, i in menu, colour)
             for i in range(len(omega))]
 
 
@@ -200,7 +206,11 @@ bound.styles = {{...bound.styles, "background-color": colours[side]}};
 const notes = [];
 if (p.clamped < p.omega_raw) notes.push("ω̃ clamped to 0.95π");
 if (p.sigma > p.sigma_raw) notes.push("σ̃ clamped to 10⁻³");
-if (p.omega > Math.PI) notes.push(`ω > π: at integer b the pair equals that of ${{(2 * Math.PI - p.omega).toPrecision(4)}} with the sine channel negated`);
+if (p.omega > Math.PI) {{  // folded about the Nyquist frequency, as mope.analysis.alias_frequency does
+  const folded = p.omega % (2 * Math.PI), alias = folded > Math.PI ? 2 * Math.PI - folded : folded;
+  notes.push(`ω > π: at integer b the pair equals that of ω = ${{alias.toPrecision(4)}}` +
+             (folded > Math.PI ? " with its sine channel negated" : ""));
+}}
 status.text = `slider: ω̃ = ${{p.omega_raw.toPrecision(4)}}, σ̃ = ${{p.sigma_raw.toPrecision(4)}}, ` +
   `ωσ = ${{p.product.toPrecision(6)}} after the clamps (${{what}})<br>` +
   `drawn: ω = ${{p.omega.toPrecision(4)}}, σ = ${{p.sigma.toPrecision(4)}}; period 2π/ω = ${{(2 * Math.PI / p.omega).toPrecision(3)}} tokens; ` +
@@ -225,10 +235,10 @@ points.selected.indices = [];
 
 def _log_slider(name: str, title: str, span: tuple[float, float], value: float) -> Slider:
     return Slider(name=name, title=title, start=span[0], end=span[1], value=math.log10(value), step=LOG_STEP,
-                  format=CustomJSTickFormatter(code="return (10 ** tick).toPrecision(4);"), width=FIGURE_WIDTH // 2 - 10)
+                  format=CustomJSTickFormatter(code="return (10 ** tick).toPrecision(4);"), width=WIDGET_WIDTH)
 
 
-def _document(layout: LayoutDOM, on_ready: CustomJS) -> LayoutDOM:
+def _in_own_document(layout: LayoutDOM, on_ready: CustomJS) -> LayoutDOM:
     """Put ``layout`` in a document of its own that runs ``on_ready`` once BokehJS has drawn it."""
     document = Document()
     document.add_root(layout)
@@ -245,20 +255,19 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     omega_slider = _log_slider("omega", "ω̃: raw frequency (rad/token), log scale", omega_span, first.omega)
     sigma_slider = _log_slider("sigma", "σ̃: raw width (tokens), log scale", sigma_span, first.sigma)
     position = Slider(name="position", title="position b (kernel, markers)", start=0, end=CONTEXT - 1, value=0,
-                      step=1, width=FIGURE_WIDTH // 2 - 10)
+                      step=1, width=WIDGET_WIDTH)
     centre = Slider(name="centre", title="centre b₀ (Section 7; 0 as published)", start=min(0.0, *centres),
-                    end=max(CONTEXT - 1.0, *centres), value=first.centre, step=0.1, width=FIGURE_WIDTH // 2 - 10)
-    admissibility = RadioButtonGroup(name="admissibility", labels=["bound ωσ ≥ 5 projected (published)",
-                                                                  "bound off (PE-MORLET-FREE)"],
-                                     active=ADMISSIBILITY_MODES.index(first.admissibility), width=FIGURE_WIDTH // 2 - 10)
+                    end=max(CONTEXT - 1.0, *centres), value=first.centre, step=0.1, width=WIDGET_WIDTH)
+    admissibility = RadioButtonGroup(name="admissibility", labels=["ωσ ≥ 5 projected (published)", "bound off (FREE)"],
+                                     active=ADMISSIBILITY_MODES.index(first.admissibility), width=WIDGET_WIDTH)
     menu_options: dict[str, list[tuple[str, str]]] = {}
     for index, point in enumerate(points):
         if point.in_menu:
             menu_options.setdefault(point.group, []).append((str(index), point.label))
-    menu = Select(name="jump", title="jump to", options=menu_options, value=str(start), width=FIGURE_WIDTH // 2 - 10)
+    menu = Select(name="jump", title="jump to", options=menu_options, value=str(start), width=WIDGET_WIDTH)
     bound = Div(name="bound", width=130, styles={"color": "white", "padding": "4px 8px", "border-radius": "4px",
                                                  "font-size": "13px", "text-align": "center"})
-    status = Div(name="status", width=FIGURE_WIDTH - 150, styles={"font-size": "12px"})
+    status = Div(name="status", width=FIGURE_WIDTH - 150, styles={"font-size": "12px", "text-align": "left"})
 
     empty = {"b": [], "cos": [], "sin": []}
     pair_source = ColumnDataSource(dict(empty, envelope=[], minus_envelope=[]), name="pair")
@@ -270,7 +279,7 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     points_source = ColumnDataSource({
         "omega": [p.omega for p in points], "sigma": [p.sigma for p in points], "centre": centres,
         "admissibility": [p.admissibility for p in points], "label": [p.label for p in points],
-        "colour": [_point_colour(p) for p in points],
+        "colour": [p.colour for p in points],
     }, name="points")
 
     channels_plot = figure(width=FIGURE_WIDTH, height=250, title="channel pair over positions b = 0…T−1",
@@ -289,7 +298,7 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     channels_plot.scatter("b", "cos", source=marker_source, size=8, color="#1f77b4")
     channels_plot.scatter("b", "sin", source=marker_source, size=8, color="#ff7f0e")
 
-    spiral = figure(width=330, height=330, title="spiral z(b) (Figure 1)", x_range=(-1.1, 1.1), y_range=(-1.1, 1.1),
+    spiral = figure(width=FIGURE_WIDTH // 2, height=320, title="spiral z(b) (Figure 1)", x_range=(-1.1, 1.1), y_range=(-1.1, 1.1),
                     x_axis_label="channel 2i (cos)", y_axis_label="channel 2i+1 (sin)", tools="pan,wheel_zoom,reset",
                     match_aspect=True)
     turn = np.linspace(0, 2 * np.pi, 361)
@@ -298,9 +307,9 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     spiral.scatter("cos", "sin", source=pair_source, size=3, color="#d62728")
     spiral.scatter("cos", "sin", source=marker_source, size=10, fill_color=None, line_color="black", line_width=2)
 
-    plane = figure(width=FIGURE_WIDTH - 330, height=330, title="(σ, ω) plane: admissible ωσ ≥ 5 shaded",
+    plane = figure(width=FIGURE_WIDTH - FIGURE_WIDTH // 2, height=320, title="(σ, ω) plane: admissible ωσ ≥ 5 shaded",
                    x_axis_type="log", y_axis_type="log", x_axis_label="σ (tokens)", y_axis_label="ω (rad/token)",
-                   x_range=tuple(10 ** s for s in sigma_span), y_range=tuple(10 ** s for s in omega_span),
+                   x_range=DataRange1d(range_padding=0.2), y_range=DataRange1d(range_padding=0.2),
                    tools="pan,wheel_zoom,reset,tap")
     grid = np.logspace(*sigma_span, 400)
     plane.varea(grid, np.clip(ADMISSIBILITY_BOUND / grid, 10 ** omega_span[0], 10 ** omega_span[1]),
@@ -310,12 +319,14 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     plane.add_layout(Span(location=math.pi, dimension="width", line_dash="dotted", line_color="black"))
     dots = plane.scatter("sigma", "omega", source=points_source, size=5, color="colour", alpha=0.7)
     plane.segment("sigma_raw", "omega_raw", "sigma", "omega", source=state_source, color="black")
-    plane.scatter("sigma", "omega", source=state_source, size=9, color="black")
-    plane.scatter("sigma_raw", "omega_raw", source=state_source, size=13, fill_color=None, line_color="colour",
-                  line_width=3)
-    plane.add_tools(HoverTool(renderers=[dots], tooltips=[("", "@label"), ("ω̃", "@omega{0.0000}"),
+    drawn = plane.scatter("sigma", "omega", source=state_source, size=9, color="black")
+    raw = plane.scatter("sigma_raw", "omega_raw", source=state_source, size=13, fill_color=None, line_color="colour",
+                        line_width=3)
+    plane.add_tools(HoverTool(renderers=[dots], tooltips=[("pair", "@label"), ("ω̃", "@omega{0.0000}"),
                                                           ("σ̃", "@sigma{0.000}")]))
     plane.select_one(TapTool).renderers = [dots]
+    for axis_range in (plane.x_range, plane.y_range):  # the view follows the points and the slider state
+        axis_range.renderers = [dots, raw, drawn]
 
     kernel = figure(width=FIGURE_WIDTH, height=250, title="kernel at position b (Figure 2)", x_axis_label="lag τ (tokens)",
                     y_axis_label="correlation", x_range=(-LAG_VIEW, LAG_VIEW), y_range=(-1.05, 1.05),
@@ -329,7 +340,10 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     for plot in (channels_plot, spiral, kernel):
         plot.legend.label_text_font_size = "11px"
         plot.legend.background_fill_alpha = 0.7
-        plot.legend.location = "top_right" if plot is not spiral else "bottom_left"
+    for plot in (channels_plot, kernel):
+        plot.legend.orientation = "horizontal"
+        plot.add_layout(plot.legend[0], "above")
+    spiral.legend.location = "bottom_left"
 
     modes = list(ADMISSIBILITY_MODES)
     redraw = CustomJS(args=dict(
@@ -348,15 +362,7 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     layout = column(
         row(omega_slider, sigma_slider), row(position, centre), row(menu, admissibility), row(bound, status),
         channels_plot, row(spiral, plane), kernel, name="explorer")
-    return _document(layout, redraw)
-
-
-def _point_colour(point: ParameterPoint) -> str:
-    if point.group.startswith("initial"):
-        return "#7f7f7f"
-    if point.group.startswith("paper"):
-        return "#000000"
-    return variant_colour(point.group.split()[1])
+    return _in_own_document(layout, redraw)
 
 
 def variant_colour(variant: str) -> str:
@@ -368,7 +374,7 @@ def variant_colour(variant: str) -> str:
 # --- loss curves ----------------------------------------------------------------------------------
 
 LOSS_JS = """
-const name = presets[preset.value];
+const name = preset.value;
 const chosen = new Set(variants.active.map(i => variant_names[i]));
 const seeds_on = new Set(seeds.active.map(i => seed_values[i]));
 const counts = {};
@@ -392,6 +398,14 @@ for (let i = 0; i < d.preset.length; i++) {
 }
 train_shown.data = train;
 val_shown.data = val;
+let first = Infinity, last = -Infinity, low = Infinity, high = -Infinity;
+for (const xs of train.xs.concat([val.step])) for (const x of xs) { first = Math.min(first, x); last = Math.max(last, x); }
+for (const ys of train.ys.concat([val.loss])) for (const y of ys) { low = Math.min(low, y); high = Math.max(high, y); }
+if (first <= last) {  // something is shown: fit the view to it
+  const pad = 0.05 * (high - low || 1);
+  Object.assign(x_range, {start: 10 ** Math.floor(Math.log10(first)), end: last * 1.3});
+  Object.assign(y_range, {start: low - pad, end: high + pad});
+}
 variants.labels = variant_names.map(v => `${v} (${counts[v] || 0})`);
 """
 
@@ -416,6 +430,8 @@ def loss_rows(runs: Mapping[str, Sequence[dict]]) -> dict[str, list]:
 
 
 DEFAULT_COMPARISON = ("BASE-DOT", "PE-MORLET")
+WRAP = ".bk-input-group { flex-wrap: wrap; }"  # the models' boxes run on over several lines
+LOG_TICKS = [m * 10**e for e in range(6) for m in (1, 2, 5)]  # labelled steps 1, 2, 5, 10, ... 500,000
 
 
 def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
@@ -434,7 +450,7 @@ def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
 
     preset_menu = Select(name="loss_preset", title="preset", options=names, value=first, width=200)
     curves = CheckboxGroup(name="curves", labels=["training loss", "validation loss"], active=[0, 1], inline=True)
-    variants = CheckboxGroup(name="variants", labels=variant_names, inline=True, width=FIGURE_WIDTH,
+    variants = CheckboxGroup(name="variants", labels=variant_names, inline=True, width=FIGURE_WIDTH, stylesheets=[WRAP],
                              active=[variant_names.index(v) for v in shown])
     seeds = CheckboxGroup(name="seeds", labels=[f"seed {s}" for s in seed_values], inline=True,
                           active=list(range(len(seed_values))))
@@ -443,6 +459,7 @@ def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
     val_shown = ColumnDataSource({"step": [], "loss": [], "variant": [], "seed": [], "colour": []}, name="val_shown")
 
     plot = figure(width=FIGURE_WIDTH, height=380, x_axis_type="log", x_axis_label="step (log scale)",
+                  x_range=Range1d(1, 10, name="loss_steps"), y_range=Range1d(0, 1, name="loss_values"),
                   y_axis_label="loss (nats per character)", tools="pan,wheel_zoom,box_zoom,reset",
                   title="training loss (lines) and validation loss (dots)")
     lines = plot.multi_line("xs", "ys", source=train_shown, color="colour", line_width=1.5, legend_field="variant")
@@ -451,18 +468,20 @@ def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
         ("model", "@variant"), ("seed", "@seed"), ("step", "$data_x{0}"), ("training loss", "$data_y{0.0000}")]))
     plot.add_tools(HoverTool(renderers=[dots], tooltips=[
         ("model", "@variant"), ("seed", "@seed"), ("step", "@step"), ("validation loss", "@loss{0.0000}")]))
+    plot.xaxis.ticker = FixedTicker(ticks=LOG_TICKS)
     plot.legend.label_text_font_size = "11px"
     plot.legend.location = "top_right"
     plot.legend.background_fill_alpha = 0.7
 
     update = CustomJS(args=dict(presets=names, preset=preset_menu, variants=variants, seeds=seeds, curves=curves,
                                 variant_names=variant_names, seed_values=seed_values, runs=runs_source,
-                                train_shown=train_shown, val_shown=val_shown), code=LOSS_JS)
+                                train_shown=train_shown, val_shown=val_shown, x_range=plot.x_range,
+                                y_range=plot.y_range), code=LOSS_JS)
     preset_menu.js_on_change("value", update)
     for group in (variants, seeds, curves):
         group.js_on_change("active", update)
     layout = column(row(preset_menu, curves), variants, seeds, plot, name="loss_curves")
-    return _document(layout, update)
+    return _in_own_document(layout, update)
 
 
 # --- embedding and page weight --------------------------------------------------------------------
@@ -479,7 +498,7 @@ def embed(layout: LayoutDOM) -> str:
 
 
 def weight_statement(parts: Mapping[str, str]) -> str:
-    """A sentence (Markdown) with the bytes each part adds to the page, raw and gzip-compressed."""
+    """Sentences with the bytes each part adds to the page, raw and gzip-compressed."""
     def size(text: str) -> tuple[int, int]:
         data = text.encode()
         return len(data), len(gzip.compress(data, compresslevel=6))
@@ -488,6 +507,6 @@ def weight_statement(parts: Mapping[str, str]) -> str:
     total = size("".join(parts.values()))
     listed = "; ".join(f"{name} {raw / 1e3:,.0f} kB ({packed / 1e3:,.0f} kB gzip)"
                        for name, (raw, packed) in sizes.items())
-    return (f"**Page weight.** The interactive figures add **{total[0] / 1e6:.2f} MB** to this page's HTML "
+    return (f"The interactive figures add {total[0] / 1e6:.2f} MB to this page's HTML "
             f"({total[1] / 1e6:.2f} MB gzip-compressed, as a web server sends it): {listed}. "
             "Nothing is fetched from another host; the rest of the page is the book's theme, as on every chapter.")

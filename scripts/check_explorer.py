@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""Drive the explorer chapter of the built book in headless Chromium, offline, and check what it draws.
+
+    python scripts/check_explorer.py _build/html            # the book's page notebooks/06_explorer.html
+    python scripts/check_explorer.py some/page.html         # any page that carries the two figures
+
+The page is opened from disk (``file://``, as a reader opens a downloaded book) in headless Chromium
+driven by Selenium through chromedriver (Debian: ``apt-get install chromium chromium-driver``), with
+every host name unresolvable. It passes when:
+
+1. every request the page makes is for a local file (Chromium's network log), and BokehJS drew both
+   figures (the explorer's status line and bound marker are written);
+2. the numbers the explorer draws (both channels over b = 0..T-1 and the kernel C(b, tau)) equal
+   ``mope.positional.MorletPositions`` for the sliders' raw parameters, to 1e-6, at the start and
+   after every interaction below;
+3. dragging the sigma slider with the mouse to the right end of its track redraws the channels and
+   shows the marker "inside"; after the omega slider is dragged too, dragging sigma to the left end
+   redraws them again and flips the marker to "outside" (and the slider's point in the (sigma, omega)
+   plane from green to red);
+4. the jump menu moves the sliders to the paper's pair 127 (clamped, then projected above pi), and the
+   "bound off" button draws MorletPositions(admissibility="none");
+5. on the loss figure, when the store has runs, unticking a shown model's box removes its curves;
+6. the page states what its figures weigh, that statement matches their bytes in the page, and they
+   stay within a budget (2.5 MB; BokehJS alone is 1.65 MB).
+
+It prints the weight of the whole page: its HTML and every file it loads (the book's theme). Exit status 0 only if every check
+passes; the last line is the summary.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+import torch
+
+from mope.explorer import ADMISSIBILITY_MODES, CONTEXT
+from mope.positional.morlet import MorletPositions
+
+PAGE = "notebooks/06_explorer.html"
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+TOLERANCE = 1e-6  # float32 torch against float32-emulating JavaScript: a few ulp
+FIGURES_BUDGET = 2_500_000  # bytes the interactive figures may add to the page (BokehJS: 1.65 MB of them)
+LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+
+# Injected before every script: find a Bokeh model by name in any document, and the view drawing it.
+HELPERS = """
+const model = name => {
+  for (const doc of Bokeh.documents) { const found = doc.get_model_by_name(name); if (found) return found; }
+  return null;
+};
+const view = m => {
+  for (const root of Bokeh.index) { const found = root.owner.find_one(m); if (found) return found; }
+  return null;
+};
+"""
+STATE = HELPERS + """
+const modes = %s;
+return {
+  omega: model("omega").value, sigma: model("sigma").value, centre: model("centre").value,
+  position: model("position").value, mode: modes[model("admissibility").active],
+  cos: Array.from(model("pair").data.cos), sin: Array.from(model("pair").data.sin),
+  kernel: Array.from(model("kernel").data.correlation, v => Number.isNaN(v) ? null : v),
+  bound: model("bound").text, colour: model("state").data.colour[0], status: model("status").text,
+};
+""" % list(ADMISSIBILITY_MODES)
+
+
+def find_executable(names) -> str | None:
+    return next((found for found in map(shutil.which, names) if found), None)
+
+
+def start_browser():
+    """Headless Chromium under chromedriver, no host name resolving, its network log recorded."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    browser, driver = find_executable(BROWSERS), find_executable(("chromedriver",))
+    if not browser or not driver:
+        raise SystemExit("needs Chromium and chromedriver (Debian: apt-get install -y chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,1000", "--host-resolver-rules=MAP * ~NOTFOUND"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def reference(state: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Both channels and the kernel row at b from MorletPositions, for the sliders' raw parameters."""
+    module = MorletPositions(2, admissibility=state["mode"], learned_centre=True)
+    with torch.no_grad():  # the sliders hold log10 values; fill_ rounds to float32 as Math.fround does
+        module.log_omega.fill_(state["omega"] * math.log(10))
+        module.log_sigma.fill_(state["sigma"] * math.log(10))
+        module.centre.fill_(state["centre"])
+        pair = module(CONTEXT).double().numpy()
+    b = int(state["position"])
+    kernel = np.full(2 * CONTEXT - 1, np.nan)
+    kernel[CONTEXT - 1 - b: 2 * CONTEXT - 1 - b] = pair @ pair[b]  # tau = -b .. T-1-b
+    return pair[:, 0], pair[:, 1], kernel
+
+
+def difference(state: dict) -> float:
+    """The largest |drawn - MorletPositions| over both channels and the kernel (inf if the kernel's lags differ)."""
+    cos, sin, kernel = reference(state)
+    drawn_kernel = np.array([np.nan if v is None else v for v in state["kernel"]])
+    if not np.array_equal(np.isnan(drawn_kernel), np.isnan(kernel)):
+        return math.inf  # drawn at other lags than those with 0 <= b + tau < T
+    return max(np.abs(np.array(state["cos"]) - cos).max(), np.abs(np.array(state["sin"]) - sin).max(),
+               np.nanmax(np.abs(drawn_kernel - kernel)))
+
+
+class Explorer:
+    """The page in the browser: read the explorer's state, and act on it as a reader does."""
+
+    def __init__(self, driver, timeout: float):
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        self.driver = driver
+        self.wait = WebDriverWait(driver, timeout)
+
+    def run(self, script: str, *args):
+        return self.driver.execute_script(HELPERS + script, *args)
+
+    def state(self) -> dict:
+        return self.driver.execute_script(STATE)
+
+    def element(self, name: str, selector: str, index: int = 0):
+        """An element of the widget ``name`` (inside its shadow root), scrolled to the middle of the window."""
+        element = self.run(f"return view(model({name!r})).shadow_el.querySelectorAll({selector!r})[{index}];")
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+        return element
+
+    def drag_slider(self, name: str, fraction: float) -> None:
+        """Drag the slider's handle with the mouse to ``fraction`` of its track (0 = left end)."""
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        handle = self.element(name, ".noUi-handle")
+        track = self.element(name, ".noUi-base").rect
+        offset = track["x"] + fraction * track["width"] - (handle.rect["x"] + handle.rect["width"] / 2)
+        ActionChains(self.driver).click_and_hold(handle).move_by_offset(round(offset), 0).release().perform()
+
+    def changed(self, before: dict) -> dict:
+        """Wait until the drawn channels or kernel differ from ``before``; the new state."""
+        def redrawn(_):
+            now = self.state()
+            return now["cos"] != before["cos"] or now["kernel"] != before["kernel"]
+
+        self.wait.until(redrawn, "the curves were not redrawn")
+        return self.state()
+
+
+def check(page: Path, timeout: float = 60.0) -> list[str]:
+    """Every check on ``page``; the problems found (empty when it passes)."""
+    from selenium.common.exceptions import TimeoutException, WebDriverException
+    from selenium.webdriver.support.ui import Select
+
+    problems: list[str] = []
+    driver = start_browser()
+    try:
+        driver.get(page.resolve().as_uri())
+        explorer = Explorer(driver, timeout)
+        try:
+            explorer.wait.until(lambda d: d.execute_script(
+                HELPERS + "return window.Bokeh !== undefined && model('status') !== null "
+                          "&& model('status').text.length > 0 && model('loss_curves') !== null;"))
+        except TimeoutException:
+            return [f"{page}: BokehJS did not draw the explorer and the loss curves within {timeout:.0f} s"]
+
+        start = explorer.state()
+        print(f"start: {re.sub('<[^>]+>', ' ', start['bound'])}; {re.sub('<[^>]+>', ' ', start['status'])}")
+        steps = [("start", start)]
+        explorer.drag_slider("position", 0.05)
+        later = explorer.changed(start)
+        steps.append((f"position dragged to b = {later['position']}", later))
+        explorer.drag_slider("sigma", 1.0)
+        wide = explorer.changed(later)
+        steps.append(("sigma dragged to the right end", wide))
+        explorer.drag_slider("omega", 0.9)  # a frequency whose phases omega * b need float32 rounding
+        turned = explorer.changed(wide)
+        steps.append(("omega dragged to 90% of its track", turned))
+        explorer.drag_slider("sigma", 0.0)
+        narrow = explorer.changed(turned)
+        steps.append(("sigma dragged to the left end", narrow))
+        if "inside" not in turned["bound"] or "outside" not in narrow["bound"]:
+            problems.append(f"the bound marker did not flip inside -> outside: {turned['bound']!r} -> {narrow['bound']!r}")
+        if turned["colour"] == narrow["colour"]:
+            problems.append("the slider's point in the (sigma, omega) plane kept its colour across the bound")
+
+        Select(explorer.element("jump", "select")).select_by_visible_text("paper pair 127")
+        explorer.wait.until(lambda _: abs(explorer.state()["omega"] - math.log10(3.346)) < 1e-9,
+                            "the jump menu did not move the omega slider")
+        paper = explorer.changed(narrow)
+        steps.append(("jump to paper pair 127", paper))
+        if "projected" not in paper["status"] or "ω > π" not in paper["status"]:
+            problems.append(f"paper pair 127 should be clamped then projected above pi: {paper['status']!r}")
+        explorer.element("admissibility", ".bk-btn", 1).click()
+        steps.append(("bound off", explorer.changed(paper)))
+        for name, state in steps:
+            worst = difference(state)
+            print(f"{name}: sigma~ = {10 ** state['sigma']:.4g}, omega~ = {10 ** state['omega']:.4g}, "
+                  f"mode {state['mode']}: max |drawn - MorletPositions| = {worst:.1e}")
+            if not worst <= TOLERANCE:
+                problems.append(f"{name}: the drawn numbers differ from MorletPositions by up to {worst:.1e}")
+
+        problems += check_loss_curves(explorer)
+        problems += check_requests_and_weight(driver, page)
+    except WebDriverException as error:
+        problems.append(f"the browser failed: {error.msg}")
+    finally:
+        driver.quit()
+    return problems
+
+
+def check_loss_curves(explorer: Explorer) -> list[str]:
+    runs = explorer.run("return model('runs') === null ? 0 : model('runs').data.variant.length;")
+    if not runs:
+        print("loss curves: the store has no runs (the figure says so)")
+        return []
+    shown = explorer.run("return model('train_shown').data.variant.length + model('val_shown').data.variant.length;")
+    if not shown:
+        return ["the loss figure shows nothing although the store has runs"]
+    ticked = explorer.run("return model('variants').active[0];")
+    explorer.element("variants", "input", ticked).click()
+    explorer.wait.until(lambda _: explorer.run(
+        "return model('train_shown').data.variant.length + model('val_shown').data.variant.length;") < shown,
+        "unticking a model did not remove its curves")
+    print(f"loss curves: {runs} stored runs; unticking a model removed its curves")
+    return []
+
+
+def check_requests_and_weight(driver, page: Path) -> list[str]:
+    """No request leaves the machine; print the page weight; the page's statement matches its figures."""
+    urls = {json.loads(entry["message"])["message"]["params"]["request"]["url"]
+            for entry in driver.get_log("performance")
+            if json.loads(entry["message"])["message"]["method"] == "Network.requestWillBeSent"}
+    problems = [f"request to another host: {url}" for url in sorted(urls) if not url.startswith(LOCAL_SCHEMES)]
+    files = {Path(unquote(urlsplit(url).path)) for url in urls if url.startswith("file:")}
+    weight = sum(path.stat().st_size for path in files if path.is_file())
+    figures = driver.execute_script("""
+        const bytes = text => new TextEncoder().encode(text).length;
+        return Array.from(document.querySelectorAll("script:not([src])"))
+          .filter(s => s.text.includes("Bokeh")).reduce((sum, s) => sum + bytes(s.outerHTML), 0);""")
+    print(f"page weight: {weight:,} bytes, the HTML ({page.stat().st_size:,}, of which the interactive figures "
+          f"{figures:,}) and the {len(files) - 1} files it loads; {len(urls)} requests, {len(problems)} to another host")
+    if figures > FIGURES_BUDGET:
+        problems.append(f"the interactive figures weigh {figures:,} bytes, over the budget of {FIGURES_BUDGET:,}")
+    statement = re.search(r"add ([0-9.]+) MB to this page", driver.execute_script("return document.body.innerText;"))
+    if statement is None:
+        problems.append("the page does not state its weight ('... add N MB to this page')")
+    elif abs(float(statement.group(1)) * 1e6 - figures) > 0.01e6:
+        problems.append(f"the page states {statement.group(1)} MB; its Bokeh scripts weigh {figures:,} bytes")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("target", type=Path, help=f"the built book (its {PAGE} is checked) or a page")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each redraw (default 60)")
+    args = parser.parse_args(argv)
+    page = args.target / PAGE if args.target.is_dir() else args.target
+    if not page.is_file():
+        print(f"{page}: no such page; build the book first (make book)", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    problems = check(page, args.timeout)
+    for problem in problems:
+        print("FAILED", problem)
+    print(f"explorer page {page}: {'passed' if not problems else f'{len(problems)} problems'} "
+          f"in {time.monotonic() - started:.1f} s")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

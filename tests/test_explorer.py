@@ -1,0 +1,219 @@
+"""The explorer chapter's figures (mope.explorer): what they offer, what they draw, and the browser check.
+
+The browser tests build a page from the explorer's parts and drive it in headless Chromium with
+``scripts/check_explorer.py`` (the check CI runs on the built book); they skip only where Chromium or
+chromedriver is not installed.
+"""
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from bokeh.models import HoverTool
+
+from mope import explorer
+from mope.analysis import PAPER_REPORTED_PAIRS
+from mope.positional.morlet import initial_morlet_parameters
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def stored_run(variant: str, seed: int = 0, preset: str = "cpu", pairs: int = 8, admissibility: str = "published",
+               centre: list[float] | None = None) -> dict:
+    """The keys of a stored run that the figures read (a MoPE run learns pairs; others learn none)."""
+    omega, sigma = (t.tolist() for t in initial_morlet_parameters(pairs))
+    learned = {"morlet": {"omega_raw": [1.1 * w for w in omega], "sigma_raw": [0.8 * s for s in sigma],
+                          "centre": centre}} if "MORLET" in variant else {}
+    return {"preset": preset, "variant": variant, "seed": seed, "config": {"model": {"admissibility": admissibility}},
+            "train_curve": [[0, 4.17], [10, 3.68], [20, 3.21], [30, 2.90]],
+            "history": [{"step": 0, "lr": 0.0, "train_loss": 4.16, "val_loss": 4.17},
+                        {"step": 30, "lr": 1e-3, "train_loss": 2.89, "val_loss": 2.93}],
+            "learned": learned}
+
+
+RUNS = {"cpu": [stored_run("BASE-DOT", 0), stored_run("BASE-DOT", 1), stored_run("PE-MORLET", 0),
+                stored_run("PE-MORLET-FREE", 0, admissibility="none", centre=[0.5 * i for i in range(8)])],
+        "cpu-short": [stored_run("PE-SINCOS", 0, preset="cpu-short")]}
+
+
+# --- what the explorer offers ---------------------------------------------------------------------
+
+def test_initial_points_are_the_released_initialisation_at_the_papers_128_pairs():
+    points = explorer.initial_points()
+    omega, sigma = initial_morlet_parameters(128)
+    assert [p.omega for p in points] == omega.tolist() and [p.sigma for p in points] == sigma.tolist()
+    assert [i for i, p in enumerate(points) if p.in_menu] == [0, 64, 127]
+    assert {(p.centre, p.admissibility) for p in points} == {(0.0, "published")}
+
+
+def test_paper_points_are_the_pairs_the_paper_reports():
+    points = explorer.paper_points()
+    assert [(p.omega, p.sigma) for p in points] == list(PAPER_REPORTED_PAIRS.values())
+    assert [p.label for p in points] == ["paper pair 0", "paper pair 64", "paper pair 127"]
+    assert all(p.in_menu for p in points)
+
+
+def test_learned_points_are_a_runs_raw_values_with_its_centre_and_bound():
+    run = RUNS["cpu"][3]
+    points = explorer.learned_points(run)
+    assert [p.omega for p in points] == run["learned"]["morlet"]["omega_raw"]
+    assert [p.sigma for p in points] == run["learned"]["morlet"]["sigma_raw"]
+    assert [p.centre for p in points] == run["learned"]["morlet"]["centre"]
+    assert {p.admissibility for p in points} == {"none"}
+    assert [i for i, p in enumerate(points) if p.in_menu] == [0, 4, 7]  # first, middle, last pair
+    assert points[0].label == "cpu PE-MORLET-FREE seed 0, pair 0"
+    assert {p.centre for p in explorer.learned_points(RUNS["cpu"][2])} == {0.0}  # published: no centre
+    assert explorer.learned_points(RUNS["cpu"][0]) == []  # BASE-DOT learns no MoPE pair
+
+
+def test_all_points_are_initial_then_paper_then_every_learned_pair():
+    points = explorer.all_points(RUNS)
+    assert len(points) == 128 + 3 + 2 * 8
+    assert points[:131] == explorer.initial_points() + explorer.paper_points()
+
+
+def test_an_empty_store_gives_no_runs_and_both_figures_still_build(store):
+    runs = explorer.stored_runs()
+    assert runs == {}
+    assert explorer.all_points(runs) == explorer.initial_points() + explorer.paper_points()
+    assert "No stored run" in explorer.embed(explorer.loss_curves(runs, "cpu"))
+    assert 'data-root-id' in explorer.embed(explorer.explorer(explorer.all_points(runs)))
+
+
+def test_sliders_span_every_point_on_a_log_scale():
+    points = explorer.all_points(RUNS) + [explorer.ParameterPoint("far", "far", 1e-5, 3e6)]
+    layout = explorer.explorer(points)
+    omega, sigma = layout.select_one({"name": "omega"}), layout.select_one({"name": "sigma"})
+    for slider, values, span in ((omega, [p.omega for p in points], explorer.OMEGA_SPAN),
+                                 (sigma, [p.sigma for p in points], explorer.SIGMA_SPAN)):
+        assert slider.start <= math.log10(min(values)) and math.log10(max(values)) <= slider.end
+        assert slider.start <= math.log10(span[0]) and math.log10(span[1]) <= slider.end
+    assert (omega.start, sigma.end) == (-5.0, 6.5)  # widened to the far point, to a tenth of a decade
+    assert omega.value == 0.0 and sigma.value == pytest.approx(math.log10(5))  # starts at initial pair 0
+
+
+def test_the_jump_menu_offers_initial_paper_and_learned_pairs_by_group():
+    points = explorer.all_points(RUNS)
+    menu = explorer.explorer(points).select_one({"name": "jump"})
+    assert list(menu.options) == ["initial (128 pairs, released code)", "paper (Section 6.3, EGA-MORLET)",
+                                  "cpu PE-MORLET seed 0", "cpu PE-MORLET-FREE seed 0"]
+    labels = {label: points[int(index)].label for group in menu.options.values() for index, label in group}
+    assert all(label == point for label, point in labels.items())
+    assert len(labels) == 3 + 3 + 2 * 3
+
+
+# --- the loss curves ------------------------------------------------------------------------------
+
+def test_loss_rows_hold_every_recorded_loss_from_step_1():
+    rows = explorer.loss_rows(RUNS)
+    assert rows["preset"] == ["cpu"] * 4 + ["cpu-short"]
+    assert rows["train_step"][0].tolist() == [10, 20, 30]  # step 0 cannot sit on a log axis
+    assert rows["train_loss"][0].tolist() == pytest.approx([3.68, 3.21, 2.90])
+    assert rows["val_step"][0].tolist() == [30] and rows["val_loss"][0].tolist() == pytest.approx([2.93])
+    assert rows["colour"][0] == rows["colour"][1] != rows["colour"][2]  # one colour per model
+
+
+def test_loss_curves_start_on_the_chosen_preset_comparing_base_dot_and_mope():
+    layout = explorer.loss_curves(RUNS, "cpu")
+    variants = layout.select_one({"name": "variants"})
+    assert layout.select_one({"name": "loss_preset"}).value == "cpu"
+    assert layout.select_one({"name": "loss_preset"}).options == ["cpu", "cpu-short"]
+    assert [variants.labels[i] for i in variants.active] == ["BASE-DOT", "PE-MORLET"]
+    assert explorer.loss_curves(RUNS, "paper").select_one({"name": "loss_preset"}).value == "cpu"  # no paper runs
+    hovers = sorted(tuple(label for label, _ in tool.tooltips) for tool in layout.select({"type": HoverTool}))
+    assert hovers == [("model", "seed", "step", "training loss"), ("model", "seed", "step", "validation loss")]
+    assert layout.select_one({"name": "loss_steps"}) is not None  # a log axis: x_axis_type="log"
+
+
+# --- offline, and the page weight -----------------------------------------------------------------
+
+class ExternalResources(HTMLParser):
+    """The elements of an HTML text that would make the browser fetch something (script code is not parsed)."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in ("link", "iframe", "img") or (tag == "script" and "src" in attrs):
+            self.found.append((tag, attrs))
+
+
+def test_bokehjs_and_both_figures_are_carried_inline():
+    code = explorer.bokehjs()
+    assert "BEGIN bokeh.min.js" in code and "BEGIN bokeh-widgets.min.js" in code
+    parser = ExternalResources()
+    parser.feed(code + explorer.embed(explorer.explorer(explorer.all_points(RUNS)))
+                + explorer.embed(explorer.loss_curves(RUNS, "cpu")))
+    assert parser.found == []
+
+
+def test_the_weight_statement_counts_the_bytes_of_each_part():
+    statement = explorer.weight_statement({"library": "é" * 600_000, "figure": "x" * 50_000})
+    assert "add 1.25 MB to this page" in statement  # UTF-8 bytes: é takes two
+    assert "library 1,200 kB" in statement and "figure 50 kB" in statement
+    assert re.search(r"\(0\.00 MB gzip-compressed", statement)
+
+
+# --- the chapter, the build and CI ----------------------------------------------------------------
+
+def test_the_chapter_follows_the_encodings_and_ci_checks_it_in_chromium_after_the_book_build():
+    toc = (ROOT / "_toc.yml").read_text()
+    assert toc.index("notebooks/02_encodings") < toc.index("notebooks/06_explorer") < toc.index("notebooks/03")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.index("make book") < ci.index("scripts/check_explorer.py _build/html")
+    assert "chromium-driver" in ci
+    extras = dict(re.findall(r"^(book|test) = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(), re.M | re.S))
+    assert '"bokeh' in extras["book"] and '"bokeh' in extras["test"] and '"selenium' in extras["test"]
+
+
+# --- in a real browser ----------------------------------------------------------------------------
+
+def load_checker():
+    spec = importlib.util.spec_from_file_location("check_explorer", ROOT / "scripts" / "check_explorer.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CHECKER = load_checker()
+needs_chromium = pytest.mark.skipif(
+    not (CHECKER.find_executable(CHECKER.BROWSERS) and CHECKER.find_executable(("chromedriver",))),
+    reason="no Chromium and chromedriver on this machine")
+
+
+def write_page(path: Path, runs, statement: bool = True) -> Path:
+    figures = {"BokehJS": explorer.bokehjs(), "the explorer": explorer.embed(explorer.explorer(explorer.all_points(runs))),
+               "the loss curves": explorer.embed(explorer.loss_curves(runs, "cpu"))}
+    text = f"<p>{explorer.weight_statement(figures)}</p>" if statement else ""
+    path.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>explorer</title></head>"
+                    f"<body><main>{''.join(figures.values())}{text}</main></body></html>", encoding="utf-8")
+    return path
+
+
+@needs_chromium
+@pytest.mark.parametrize("runs", [RUNS, {}], ids=["with runs", "empty store"])
+def test_the_page_passes_the_browser_check(tmp_path, capsys, runs):
+    assert CHECKER.main([str(write_page(tmp_path / "page.html", runs))]) == 0
+    out = capsys.readouterr().out
+    assert "sigma dragged to the left end" in out
+    assert re.search(r"passed in [0-9.]+ s$", out.rstrip())
+    assert ("unticking a model removed its curves" in out) == bool(runs)
+
+
+@needs_chromium
+def test_the_browser_check_fails_a_page_whose_formula_departs_from_morlet_positions(tmp_path, capsys, monkeypatch):
+    # one float32 rounding dropped (the phase omega * b kept in float64): at omega ~ 2, sigma ~ 1e4 the
+    # channels move by ~1e-5
+    broken = explorer.REDRAW_JS.replace("const phase = f(omega * b);", "const phase = omega * b;")
+    assert broken != explorer.REDRAW_JS
+    monkeypatch.setattr(explorer, "REDRAW_JS", broken)
+    assert CHECKER.main([str(write_page(tmp_path / "page.html", RUNS, statement=False))]) == 1
+    out = capsys.readouterr().out
+    assert "omega dragged to 90% of its track: the drawn numbers differ from MorletPositions" in out
+    assert "does not state its weight" in out
