@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import mope.suite
+from interruptions import Interrupted, stop_at
 from mope.cli import main
 from mope.errors import ConfigError, UserError
 from mope.presets import get_preset
@@ -19,17 +20,6 @@ from mope.results import expected_hash, load_result, result_path, scan, write_re
 from mope.suite import ensure_results
 from mope.training import checkpoint_path, train
 from mope.variants import variant_config
-
-
-class Interrupted(Exception):
-    pass
-
-
-def stop_at(step_to_fail):
-    def on_step(step):
-        if step == step_to_fail:
-            raise Interrupted
-    return on_step
 
 
 def fake_result(preset, variant, seed, val, changes=None):

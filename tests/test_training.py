@@ -4,21 +4,11 @@ import json
 import pytest
 import torch
 
+from interruptions import Interrupted, stop_at
 from mope.data import CharDataset
 from mope.model import GPT
 from mope.results import load_result, result_path
 from mope.training import NonFiniteLoss, checkpoint_path, train
-
-
-class Interrupted(Exception):
-    pass
-
-
-def _stop_at(step_to_fail):
-    def on_step(step):
-        if step == step_to_fail:
-            raise Interrupted
-    return on_step
 
 
 def test_every_variant_sees_the_same_batches(tiny, store, monkeypatch):
@@ -51,7 +41,7 @@ def test_resumed_run_equals_uninterrupted_run(tiny, store):
                                           progress=False)["train_curve"]))
 
     with pytest.raises(Interrupted):  # killed during step 7: the last checkpoint holds steps 0..5
-        train("PE-MORLET", tiny, 0, on_step=_stop_at(7), progress=False)
+        train("PE-MORLET", tiny, 0, on_step=stop_at(7), progress=False)
     checkpoint = checkpoint_path(tiny, "PE-MORLET", 0)
     assert checkpoint.is_file() and load_result(tiny, "PE-MORLET", 0) is None
     steps = []
@@ -64,7 +54,7 @@ def test_resumed_run_equals_uninterrupted_run(tiny, store):
 
 def test_checkpoint_of_another_configuration_is_neither_resumed_nor_touched(tiny, store):
     with pytest.raises(Interrupted):
-        train("BASE-DOT", tiny, 0, on_step=_stop_at(4), progress=False)
+        train("BASE-DOT", tiny, 0, on_step=stop_at(4), progress=False)
     interrupted = checkpoint_path(tiny, "BASE-DOT", 0)
     before = interrupted.read_bytes()
     steps = []
