@@ -101,12 +101,23 @@ def describe_device(device: torch.device) -> str:
     return f"cpu: {_cpu_name()}, {threads} thread{'s' if threads > 1 else ''}"
 
 
-def _git(*args: str) -> str | None:
+def _git(*args: str, cwd: Path = REPO_ROOT) -> str | None:
     try:
-        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
                               check=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
+
+
+def source_state(root: Path = REPO_ROOT) -> tuple[str, bool]:
+    """(commit, dirty) of the checkout that runs the code; ``dirty`` is True when anything but the
+    results store differs from the commit (stored runs are outputs: a finished run must not make the
+    next one look as if it ran uncommitted code). Outside a git checkout: ("unknown", True)."""
+    commit = _git("rev-parse", "HEAD", cwd=root)
+    status = _git("status", "--porcelain", "--", ".", ":(exclude)results", cwd=root)
+    if commit is None or status is None:
+        return "unknown", True
+    return commit, bool(status)
 
 
 def _autocast(device: torch.device, cfg: TrainConfig):
@@ -373,12 +384,12 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
         twin.load_state_dict(raw.state_dict())
         causal_stats = full_split_loss(twin, data, "val", cfg.block_size, device, cfg, world)
 
-    commit, status = _git("rev-parse", "HEAD"), _git("status", "--porcelain")
+    commit, dirty = source_state()
     result = {
         "schema": SCHEMA, "variant": variant, "preset": cfg.name, "seed": seed,
         "config": {"model": model_cfg.to_dict(), "train": cfg.to_dict()}, "config_hash": wanted_hash,
         "provenance": {
-            "git_commit": commit or "unknown", "git_dirty": bool(status) if status is not None else True,
+            "git_commit": commit, "git_dirty": dirty,
             "torch": torch.__version__, "python": platform.python_version(), "device": describe_device(device),
             "started": started, "finished": _now(),
             "wall_time_s": earlier_wall + time.perf_counter() - clock,

@@ -1,5 +1,6 @@
 """Training: identical batches for every model, bit-exact resumption, stale checkpoints, NaN stops."""
 import json
+import subprocess
 
 import pytest
 import torch
@@ -113,3 +114,21 @@ def test_paper_schedule_and_preset_errors():
         get_preset("laptop")
     with pytest.raises(ValueError, match="valid choices: bf16, fp16"):
         paper.replace(autocast="fp32")
+
+
+def test_provenance_counts_code_changes_as_dirty_but_not_stored_results(tmp_path):
+    from mope.training import source_state
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "model.py").write_text("weights = 1\n")
+    git("add", "model.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "code")
+    (tmp_path / "results" / "cpu" / "NOPE").mkdir(parents=True)
+    (tmp_path / "results" / "cpu" / "NOPE" / "seed0.json").write_text("{}")  # a run finished before this one
+    commit, dirty = source_state(tmp_path)
+    assert len(commit) == 40 and not dirty
+    (tmp_path / "model.py").write_text("weights = 2\n")
+    assert source_state(tmp_path)[1]
