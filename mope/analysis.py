@@ -17,8 +17,9 @@ after averaging over $b$, and which envelope appears depends on the average take
   (:func:`gaussian_density_kernel`);
 * over the integer positions $b = 0..T-1-|\tau|$ a model actually sees: :func:`averaged_kernel`.
 
-The weight-decay arithmetic of IMPLEMENTATION.md (flaw 2) is :func:`decay_factor`,
-:func:`decay_only_prediction` and, with torch's own AdamW, :func:`decay_only_adamw`.
+The weight-decay arithmetic of the released training (AdamW's decay on every parameter) is
+:func:`decay_factor`, :func:`decay_only_prediction` and, with torch's own AdamW, :func:`decay_only_adamw`.
+:func:`future_token_sensitivity` probes whether a model's outputs depend on later tokens.
 """
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ def alias_frequency(omega) -> np.ndarray:
     return np.where(folded > math.pi, 2 * math.pi - folded, folded)
 
 
-# --- weight decay (IMPLEMENTATION.md, flaw 2) -------------------------------------------------------
+# --- weight decay on MoPE's log-parameters, as released --------------------------------------------
 
 def _schedule(preset):
     from mope.presets import get_preset  # the training schedule, one definition for the whole package
@@ -119,16 +120,18 @@ def effective_parameters(log_omega, log_sigma, admissibility: str = "published")
     return omega.double().numpy(), sigma.double().numpy()
 
 
-def decay_only_prediction(omega0, sigma0, preset="paper") -> tuple[np.ndarray, np.ndarray]:
+def decay_only_prediction(omega0, sigma0, preset="paper", admissibility: str = "published",
+                          factor: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Where weight decay alone (zero loss gradient) takes MoPE pairs that start at ``(omega0, sigma0)``.
 
     Decay acts on the stored $\log\omega$, $\log\sigma$: $\log\sigma_\text{final} = f\cdot\log\sigma_0$ with
-    $f$ = :func:`decay_factor`; the forward then clamps and projects ($\omega \leftarrow 5/\sigma$ when
+    $f$ = :func:`decay_factor` of ``preset`` (or ``factor``, e.g. 1 for parameters exempt from decay); the
+    forward then clamps and, unless ``admissibility="none"``, projects ($\omega \leftarrow 5/\sigma$ when
     $\omega\sigma < 5$). Returns the effective (omega, sigma).
     """
-    f = decay_factor(preset)
+    f = decay_factor(preset) if factor is None else factor
     return effective_parameters(f * np.log(np.asarray(omega0, dtype=float)),
-                                f * np.log(np.asarray(sigma0, dtype=float)))
+                                f * np.log(np.asarray(sigma0, dtype=float)), admissibility)
 
 
 def decay_only_adamw(n_embd: int = 256, preset="paper") -> tuple[np.ndarray, np.ndarray]:
@@ -180,3 +183,26 @@ def input_scale(model) -> dict[str, float]:
         if model.pos is not None:
             position = model.pos(model.config.block_size).pow(2).mean().sqrt().item()
     return {"token": token, "position": position}
+
+
+def future_token_sensitivity(variant: str, shape, position: int, offset: int = 5, seed: int = 0,
+                             length: int | None = None, trials: int = 4) -> np.ndarray:
+    """The largest absolute change of the logits (over the vocabulary and ``trials`` random sequences)
+    at every position when the token at ``position + offset`` is replaced, in a freshly initialised
+    ``variant``. A causal model gives exactly 0 before ``position + offset``."""
+    from mope.variants import build_model
+
+    model = build_model(variant, shape, seed=seed).eval()
+    length = length or shape.block_size
+    generator = torch.Generator().manual_seed(seed)
+    worst = np.zeros(length)
+    with torch.no_grad():
+        for _ in range(trials):
+            idx = torch.randint(shape.vocab_size, (1, length), generator=generator)
+            changed = idx.clone()
+            changed[0, position + offset] = (idx[0, position + offset] + 1 + torch.randint(
+                shape.vocab_size - 1, (1,), generator=generator)) % shape.vocab_size
+            before, _ = model(idx)
+            after, _ = model(changed)
+            worst = np.maximum(worst, (before - after).abs().amax(-1)[0].double().numpy())
+    return worst

@@ -1,0 +1,155 @@
+r"""Estimates over seeds: the numbers every table, figure and verdict of the reproduction chapters
+is built from.
+
+This module owns three things and nothing else:
+
+* **reading runs**: result dictionaries of :mod:`mope.results` grouped by variant, and a variant's
+  final numbers seed by seed (:func:`by_variant`, :func:`final_values`, :func:`context_values`);
+* **pairing by seed**: a difference between two models is taken seed by seed, because every model
+  of seed $s$ saw the same training and evaluation batches (:func:`paired`, :func:`per_seed`, and
+  over the evaluations of training, :func:`gap_curve`);
+* **the estimate** of such a per-seed quantity: mean, sample sd, n, and the 95% confidence interval
+  of the mean, $\bar x \pm t_{0.975,\,n-1}\,s/\sqrt n$ (:class:`Estimate`). With one seed there is no
+  spread and no interval; with none, no mean.
+
+Verdicts are :mod:`mope.claims`; formatting for the book is :mod:`mope.tables`.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+RESOLUTION = 1e-3  # nats: numbers are shown to this precision, and no spread is taken below it
+DASH = "—"
+
+# Two-sided 95% quantiles of Student's t by degrees of freedom (n - 1); the normal 1.96 beyond 30.
+_T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+          2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+          2.045, 2.042)
+
+
+def t_quantile(degrees_of_freedom: int) -> float:
+    """Student's t quantile 0.975 (a two-sided 95% interval) for ``degrees_of_freedom`` >= 1."""
+    if degrees_of_freedom < 1:
+        raise ValueError(f"a t interval needs at least 1 degree of freedom, got {degrees_of_freedom}")
+    return _T_975[degrees_of_freedom - 1] if degrees_of_freedom <= len(_T_975) else 1.96
+
+
+# --- reading runs -----------------------------------------------------------------------------------
+
+def by_variant(runs: Iterable[dict]) -> dict[str, list[dict]]:
+    """{variant: its runs, sorted by seed}."""
+    grouped: dict[str, list[dict]] = {}
+    for run in runs:
+        grouped.setdefault(run["variant"], []).append(run)
+    return {variant: sorted(group, key=lambda r: r["seed"]) for variant, group in grouped.items()}
+
+
+def final_values(runs: Iterable[dict], variant: str, key: str = "val_loss") -> dict[int, float]:
+    """{seed: final[key]} of one variant; a missing or null entry is left out."""
+    values = {}
+    for run in runs:
+        if run["variant"] == variant and run["final"].get(key) is not None:
+            values[run["seed"]] = float(run["final"][key])
+    return values
+
+
+def context_values(runs: Iterable[dict], variant: str, context: str) -> dict[int, float]:
+    """{seed: whole-validation loss at ``context`` ("1x", "2x", "4x") times the training context}."""
+    values = {}
+    for run in runs:
+        by_context = run["final"].get("val_loss_full_by_context") or {}
+        if run["variant"] == variant and by_context.get(context) is not None:
+            values[run["seed"]] = float(by_context[context])
+    return values
+
+
+def history(runs: Iterable[dict], variant: str) -> dict[int, dict[int, float]]:
+    """{seed: {step: random-batch validation loss}} from the stored evaluation histories."""
+    return {r["seed"]: {h["step"]: h["val_loss"] for h in r["history"] if h.get("val_loss") is not None}
+            for r in by_variant(runs).get(variant, [])}
+
+
+def gap_curve(runs: Iterable[dict], variant: str, baseline: str = "BASE-DOT") -> dict[int, list[float]]:
+    """{step: per-seed L(baseline) − L(variant)} at every evaluation both runs of a seed made."""
+    runs = list(runs)
+    base, other = history(runs, baseline), history(runs, variant)
+    gaps: dict[int, list[float]] = {}
+    for seed in sorted(set(base) & set(other)):
+        for step in sorted(set(base[seed]) & set(other[seed])):
+            gaps.setdefault(step, []).append(base[seed][step] - other[seed][step])
+    return gaps
+
+
+# --- the estimate -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Estimate:
+    """A per-seed quantity ``values`` {seed: x} summarised over seeds.
+
+    ``resolution`` is the smallest spread taken seriously (two seeds can agree to the fifth decimal by
+    chance): the interval uses ``max(sd, resolution)``.
+    """
+
+    values: Mapping[int, float] = field(default_factory=dict)
+    resolution: float = RESOLUTION
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+    @property
+    def mean(self) -> float | None:
+        return statistics.fmean(self.values.values()) if self.values else None
+
+    @property
+    def sd(self) -> float | None:
+        """Sample standard deviation over seeds (None below two seeds)."""
+        return statistics.stdev(self.values.values()) if self.n > 1 else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """95% confidence interval of the mean over seeds (None below two seeds)."""
+        if self.n < 2:
+            return None
+        half = t_quantile(self.n - 1) * max(self.sd, self.resolution) / math.sqrt(self.n)
+        return self.mean - half, self.mean + half
+
+    def format(self, decimals: int = 3, signed: bool = False) -> str:
+        """"+0.016 ± 0.006 (n=3)", "+0.016 (n=1)", or a dash when there is nothing."""
+        if not self.n:
+            return DASH
+        sign = "+" if signed else ""
+        spread = f" ± {self.sd:.{decimals}f}" if self.n > 1 else ""
+        return f"{self.mean:{sign}.{decimals}f}{spread} (n={self.n})"
+
+
+def per_seed(function: Callable[..., float], *value_maps: Mapping[int, float],
+             resolution: float = RESOLUTION) -> Estimate:
+    """``function(a[s], b[s], ...)`` for every seed ``s`` that every map has."""
+    seeds = sorted(set.intersection(*(set(m) for m in value_maps))) if value_maps else []
+    return Estimate({s: float(function(*(m[s] for m in value_maps))) for s in seeds}, resolution)
+
+
+def estimate(values: Mapping[int, float] | Iterable[float], resolution: float = RESOLUTION) -> Estimate:
+    """An :class:`Estimate` of {seed: x} (or of a plain list, numbered from 0)."""
+    if not isinstance(values, Mapping):
+        values = dict(enumerate(values))
+    return Estimate({int(k): float(v) for k, v in values.items()}, resolution)
+
+
+def loss(runs: Iterable[dict], variant: str, key: str = "val_loss") -> Estimate:
+    return Estimate(final_values(runs, variant, key))
+
+
+def paired(runs: Iterable[dict], first: str, second: str, key: str = "val_loss") -> Estimate:
+    """L(first) − L(second) seed by seed, over the seeds both have: positive = ``second`` is better."""
+    runs = list(runs)
+    return per_seed(lambda a, b: a - b, final_values(runs, first, key), final_values(runs, second, key))
+
+
+def improvement(runs: Iterable[dict], variant: str, baseline: str = "BASE-DOT", key: str = "val_loss") -> Estimate:
+    """The paper's Δ, seed by seed: L(baseline) − L(variant) (positive = better than the baseline)."""
+    return paired(runs, baseline, variant, key)

@@ -1,0 +1,256 @@
+r"""The figures of the reproduction chapters, drawn from stored runs (the figures that need no run are
+:mod:`mope.plots`).
+
+This module owns how a results figure looks in the book: at most two panels side by side (more are
+stacked), 6.9 inches wide, the width of the text column at 100 dpi, so that text set at 9 pt is shown
+at 9 pt; axis ranges chosen so that the differences the chapter discusses are visible (a model far off
+the others is named at the edge of the panel instead of setting the scale). It draws only what the
+runs stored; a preset without runs gets a panel that says so.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
+
+import numpy as np
+
+from mope import learned
+from mope.estimates import gap_curve, history
+from mope.positional.morlet import ADMISSIBILITY_BOUND
+
+COLUMN_WIDTH = 6.9  # inches: the book's text column at 100 dpi
+BOOK_STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": 9,
+              "ytick.labelsize": 9, "legend.fontsize": 9, "figure.dpi": 100, "savefig.dpi": 100}
+FAR_OFF = 2.0  # a curve whose final gap exceeds this many times the next largest is named, not scaled to
+
+
+@contextmanager
+def book_style():
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context(BOOK_STYLE):
+        yield
+
+
+def panels(count: int, height: float = 2.9):
+    """``count`` panels: side by side up to two, stacked beyond; one figure the width of the column."""
+    import matplotlib.pyplot as plt
+
+    columns = 1 if count > 2 else count
+    rows = 1 if count <= 2 else count
+    fig, axes = plt.subplots(rows, columns, figsize=(COLUMN_WIDTH, height * rows), squeeze=False,
+                             constrained_layout=True)
+    return fig, list(axes.flat)
+
+
+VARIANT_COLOURS = {  # distinct within every group a figure draws together
+    "BASE-DOT": "0.2", "PE-SINCOS": "tab:orange", "PE-ROPE": "tab:green", "PE-MORLET": "tab:red",
+    "EGA-1": "tab:blue", "EGA-MORLET": "tab:purple", "NOPE": "tab:gray", "PE-SINCOS-SCALED": "tab:brown",
+    "ROPE-ONLY": "tab:olive", "ALIBI": "tab:cyan", "EGA-1-CAUSAL": "tab:pink", "EGA-MORLET-CAUSAL": "indigo",
+    "PE-MORLET-NODECAY": "darkgoldenrod", "PE-MORLET-FREE": "teal", "PE-MORLET-CENTRED": "salmon",
+    "MORLET-ROPE": "darkgreen", "MORLET-ROPE-REL": "limegreen",
+}
+
+
+def colour(variant: str) -> str:
+    """One colour per variant across every figure of the book."""
+    return VARIANT_COLOURS.get(variant, "k")
+
+
+def legend_below(fig, axes) -> None:
+    handles, labels = {}, []
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label not in handles:
+                handles[label] = handle
+                labels.append(label)
+    if labels:
+        columns = 4 if max(map(len, labels)) <= 18 else 2
+        fig.legend([handles[label] for label in labels], labels, loc="outside lower center",
+                   ncol=min(len(labels), columns), frameon=False)
+
+
+def plain_log_ticks(ax, candidates=(0.2, 0.3, 0.5, 1, 1.5, 2, 3, 4, 5, 7, 10, 20, 50)) -> None:
+    """Label log axes with plain numbers that fall inside them (a range under one decade has no 10^k tick)."""
+    from matplotlib.ticker import NullFormatter, NullLocator
+
+    for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        ticks = [t for t in candidates if limits[0] <= t <= limits[1]]
+        axis.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
+        axis.set_minor_locator(NullLocator())
+        axis.set_minor_formatter(NullFormatter())
+
+
+def _empty(ax, what: str) -> None:
+    ax.text(0.5, 0.5, f"no runs stored for {what}", ha="center", va="center", transform=ax.transAxes)
+    ax.tick_params(left=False, bottom=False, labelleft=False, labelbottom=False)  # shared axes keep theirs
+    ax.set_ylabel("")
+
+
+def label_y(axes, label: str) -> None:
+    """``label`` on the first panel of each row (the others share or repeat its axis)."""
+    for ax in axes:
+        if ax.get_subplotspec().is_first_col():
+            ax.set_ylabel(label)
+
+
+# --- reproducing Table 2 ------------------------------------------------------------------------------
+
+def far_off(finals: Mapping[str, float], ratio: float = FAR_OFF) -> set[str]:
+    """The curve whose final value is ``ratio`` times further from 0 than every other one's (and than
+    0.05 nats): drawn to scale, it would flatten the rest."""
+    ordered = sorted(finals, key=lambda v: abs(finals[v]), reverse=True)
+    if len(ordered) < 2 or abs(finals[ordered[0]]) <= ratio * max(abs(finals[ordered[1]]), 0.05):
+        return set()
+    return {ordered[0]}
+
+
+def plot_gap_to_baseline(runs: Mapping[str, list[dict]], variants: Sequence[str], baseline: str = "BASE-DOT",
+                         paper_delta: Mapping[str, float] | None = None):
+    """Each model's Δ = L(baseline) − L(model) at every evaluation (mean over seeds, band ± 1 sd), one
+    panel per preset; the paper's final Δ as a mark at the right edge."""
+    with book_style():
+        fig, axes = panels(len(runs))
+        for ax, (preset, preset_runs) in zip(axes, runs.items()):
+            curves = {v: gap_curve(preset_runs, v, baseline) for v in variants}
+            curves = {v: c for v, c in curves.items() if c}
+            if not curves:
+                _empty(ax, f"preset {preset!r}")
+                continue
+            finals = {v: float(np.mean(c[max(c)])) for v, c in curves.items()}
+            hidden = far_off(finals)
+            last = max(max(c) for c in curves.values())
+            seeds = sorted({len(c[max(c)]) for c in curves.values()})
+            for name, curve in curves.items():
+                if name in hidden:
+                    continue
+                steps = np.array(sorted(curve))
+                mean = np.array([np.mean(curve[s]) for s in steps])
+                sd = np.array([np.std(curve[s], ddof=1) if len(curve[s]) > 1 else 0.0 for s in steps])
+                ax.plot(steps, mean, marker="o", ms=3, color=colour(name), label=name)
+                ax.fill_between(steps, mean - sd, mean + sd, color=colour(name), alpha=0.2, lw=0)
+                if paper_delta and name in paper_delta:
+                    ax.plot([last * 1.04], [paper_delta[name]], marker="<", color=colour(name), ms=6, clip_on=False,
+                            ls="none")
+            if paper_delta:
+                ax.plot([], [], marker="<", color="0.3", ls="none", label="paper's Δ (at 5,000 steps)")
+            ax.axhline(0, color="k", lw=0.8)
+            n = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}–{seeds[-1]}"
+            title = f"preset {preset!r} (n = {n} seed{'s' if seeds[-1] > 1 else ''})"
+            if hidden:
+                title += "\noff scale: " + ", ".join(f"{v} ({finals[v]:+.2f} at the end)" for v in hidden)
+            ax.set(title=title, xlabel="step", xlim=(0, last * 1.08))
+            ax.grid(alpha=0.3)
+        label_y(axes, f"L({baseline}) − L(model), nats")
+        legend_below(fig, axes)
+    return fig
+
+
+def plot_validation_curves(runs: Mapping[str, list[dict]], variants: Sequence[str]):
+    """Random-batch validation loss at every evaluation, mean over seeds with the min–max band, per preset."""
+    with book_style():
+        fig, axes = panels(len(runs))
+        for ax, (preset, preset_runs) in zip(axes, runs.items()):
+            drawn = False
+            for name in variants:
+                seeds = history(preset_runs, name)
+                if not seeds:
+                    continue
+                steps = sorted(set.intersection(*(set(h) for h in seeds.values())))
+                values = np.array([[h[s] for s in steps] for h in seeds.values()])
+                ax.plot(steps, values.mean(axis=0), color=colour(name), label=name)
+                ax.fill_between(steps, values.min(axis=0), values.max(axis=0), color=colour(name), alpha=0.2, lw=0)
+                drawn = True
+            if not drawn:
+                _empty(ax, f"preset {preset!r}")
+                continue
+            ax.set(title=f"preset {preset!r}", xlabel="step")
+            ax.grid(alpha=0.3)
+        label_y(axes, "validation loss (nats/char)")
+        legend_below(fig, axes)
+    return fig
+
+
+# --- what MoPE learns ---------------------------------------------------------------------------------
+
+def plot_uncertainty_plane(runs: list[dict], variant: str, reference: Mapping[str, np.ndarray]):
+    """Left: every learned pair of every seed in the (σ, ω) plane, with ωσ = 5, the initial and the
+    decay-only pairs. Right: σ_i against the pair index, learned (each seed), initial and decay-only."""
+    with book_style():
+        fig, (plane, sigma_axis) = panels(2)
+        found = learned.morlet_runs(runs, variant)
+        if not found:
+            _empty(plane, variant)
+            _empty(sigma_axis, variant)
+            return fig
+        first = next(iter(found.values()))
+        pairs = np.arange(len(first["sigma"]))
+        grid = np.linspace(min(min(a["sigma"].min() for a in found.values()), reference["sigma"].min()) * 0.9,
+                           first["sigma_init"].max() * 1.05, 200)
+        plane.plot(grid, ADMISSIBILITY_BOUND / grid, "k-", lw=1, label="ωσ = 5")
+        plane.plot(first["sigma_init"], first["omega_init"], "--", color="tab:blue", label="initial")
+        plane.plot(reference["sigma"], reference["omega"], ":", color="k", lw=2, label="decay alone")
+        sigma_axis.plot(pairs, first["sigma_init"], "--", color="tab:blue")
+        sigma_axis.plot(pairs, reference["sigma"], ":", color="k", lw=2)
+        for k, (seed, arrays) in enumerate(sorted(found.items())):
+            label = "learned (each seed)" if k == 0 else None
+            plane.scatter(arrays["sigma"], arrays["omega"], s=8, color="tab:red", alpha=0.6, label=label)
+            sigma_axis.plot(pairs, arrays["sigma"], color="tab:red", lw=1, alpha=0.7)
+        plane.set(xlabel="σ (tokens)", ylabel="ω (rad/token)", title=f"{variant}: the (σ, ω) plane")
+        sigma_axis.set(xlabel="pair index i", ylabel="σ_i (tokens)", title="σ_i: learned, initial, decay alone")
+        for ax in (plane, sigma_axis):
+            ax.grid(alpha=0.3)
+        legend_below(fig, [plane])
+    return fig
+
+
+def plot_boundary(runs: list[dict], variants: Sequence[str], free_reference: tuple[str, float] | None = None):
+    """Left: every learned pair on log–log axes against ω = 5/σ. Right: ωσ of every pair against its index.
+    ``free_reference`` (variant, level): the ωσ weight decay alone leaves a variant without the bound at,
+    drawn as a dashed curve in both panels."""
+    with book_style():
+        fig, (loglog, product_axis) = panels(2, height=3.2)
+        sigmas = []
+        for name in variants:
+            found = learned.morlet_runs(runs, name)
+            for k, arrays in enumerate(found.values()):
+                label = f"{name} (n={len(found)})" if k == 0 else None
+                loglog.scatter(arrays["sigma"], arrays["omega"], s=6, alpha=0.5, color=colour(name), label=label)
+                product_axis.plot(arrays["omega"] * arrays["sigma"], lw=0.8, alpha=0.7, color=colour(name))
+                sigmas.append(arrays["sigma"])
+        if not sigmas:
+            _empty(loglog, "these MoPE variants")
+            _empty(product_axis, "these MoPE variants")
+            return fig
+        grid = np.geomspace(min(s.min() for s in sigmas) / 1.3, max(s.max() for s in sigmas) * 1.3, 100)
+        loglog.plot(grid, ADMISSIBILITY_BOUND / grid, "k-", lw=1, label="ω = 5/σ")
+        product_axis.axhline(ADMISSIBILITY_BOUND, color="k", lw=1)
+        if free_reference is not None:
+            name, level = free_reference
+            loglog.plot(grid, level / grid, "--", color=colour(name), lw=1.2,
+                        label=f"{name}, decay alone: ωσ = {level:.2f}")
+            product_axis.axhline(level, color=colour(name), ls="--", lw=1.2)
+        loglog.set(xscale="log", yscale="log", xlabel="σ (tokens)", ylabel="ω (rad/token)", title="learned pairs")
+        plain_log_ticks(loglog)
+        product_axis.set(xlabel="pair index i", ylabel="ω_i σ_i", title="ωσ per pair (every seed)")
+        for ax in (loglog, product_axis):
+            ax.grid(alpha=0.3, which="both")
+        legend_below(fig, [loglog])
+    return fig
+
+
+# --- stress tests -------------------------------------------------------------------------------------
+
+def plot_future_token_effect(effects: Mapping[str, np.ndarray], changed_at: int, floor: float = 1e-12):
+    """Largest change of the logits at every position when the token at ``changed_at`` is replaced."""
+    with book_style():
+        fig, (ax,) = panels(1, height=2.8)
+        for name, effect in effects.items():
+            ax.semilogy(np.arange(len(effect)), np.maximum(effect, floor), marker=".", color=colour(name), label=name)
+        ax.axvline(changed_at, color="grey", lw=0.8)
+        ax.annotate(f"token changed at {changed_at}", (changed_at, floor * 1e3), xytext=(4, 0),
+                    textcoords="offset points")
+        ax.set(xlabel="position i", ylabel=f"largest |Δ logit| ({floor:g} = none)")
+        ax.grid(alpha=0.3)
+        legend_below(fig, [ax])
+    return fig

@@ -1,0 +1,375 @@
+r"""The tables of the reproduction chapters (Table 2, learned parameters, stress tests) and of the
+variants page, as MyST Markdown for reading.
+
+This module owns the layout of every results table: numbers to 0.001 nats (the resolution below which
+no difference is read), a dash where there is nothing ("—": not run, or not reported by the paper),
+verdicts as a word in bold with a short note under it, presets side by side (the chapter's main preset
+first), and no provenance (that is the reproducibility page, :mod:`mope.provenance`). The numbers come
+from :mod:`mope.estimates` and :mod:`mope.learned`, the verdict words from the rules of
+:mod:`mope.claims`.
+
+A chapter displays a table with ``display(Markdown(...))`` in a notebook whose outputs are rendered as
+MyST (``mystnb: render_markdown_format: myst``), so that links and line breaks in cells work.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from mope import learned
+from mope.claims import INDICATIVE, Finding, interaction_excess, verdict_ordering, verdict_size
+from mope.estimates import (DASH, Estimate, by_variant, context_values, final_values, gap_curve, improvement, loss,
+                             paired, per_seed)
+from mope.variants import TABLE_2, VARIANTS
+
+Runs = Mapping[str, list[dict]]  # {preset: its current runs}, the chapter's main preset first
+
+PAPER_ENCODING = {
+    "BASE-DOT": "learned embedding", "PE-SINCOS": "sin/cos (fixed)", "PE-ROPE": "RoPE (relative)",
+    "PE-MORLET": "MoPE (absolute)", "EGA-1": "learned emb + EGA", "EGA-MORLET": "MoPE + EGA",
+}
+PAPER_DELTA = {"PE-SINCOS": -0.112, "PE-ROPE": 0.011, "PE-MORLET": -0.032, "EGA-1": 0.092, "EGA-MORLET": 0.119}
+# Table 3 of the paper (EGA-MORLET, 128 pairs): (pairs, omega, sigma, period, 95%-radius ranges)
+PAPER_TABLE_3 = [
+    ("0–31", (1.112, 1.470), (3.40, 4.50), (4.3, 5.7), (6.8, 9.0)),
+    ("32–63", (1.515, 1.926), (2.60, 3.30), (3.3, 4.1), (5.2, 6.6)),
+    ("64–95", (1.972, 2.619), (1.91, 2.54), (2.4, 3.2), (3.8, 5.1)),
+    ("96–127", (2.599, 3.346), (1.49, 1.92), (1.9, 2.4), (3.0, 3.8)),
+]
+CONTEXTS = ("1x", "2x", "4x")
+DASH_NOTE = "A dash: not run in that preset, or not reported by the paper."
+
+
+# --- Markdown -----------------------------------------------------------------------------------------
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], note: str = "") -> str:
+    """A MyST table; ``note`` (e.g. what a dash means) goes under it."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell).replace("|", "\\|").replace("\n", "<br>") for cell in row) + " |"
+              for row in rows]
+    return "\n".join(lines) + (f"\n\n{note}" if note else "")
+
+
+def number(value: float | None, decimals: int = 3, signed: bool = False) -> str:
+    return DASH if value is None else f"{value:{'+' if signed else ''}.{decimals}f}"
+
+
+def verdict_cell(finding: Finding, *first_lines: str, label: str = "") -> str:
+    """``first_lines`` (e.g. the loss), then the estimate (after ``label``) and the verdict word with its note."""
+    if not finding.estimate.n:
+        return "<br>".join([*first_lines, DASH]) if first_lines else DASH
+    note = f", {finding.note}" if finding.note else ""
+    return "<br>".join([*first_lines, label + finding.estimate.format(signed=True), f"**{finding.verdict}**{note}"])
+
+
+def outcome(estimate: Estimate, positive: str, negative: str) -> Finding:
+    """The ordering rule read as an outcome: ``positive`` when the effect is clearly > 0, ``negative`` when < 0."""
+    if estimate.n == 1:
+        return Finding(estimate, INDICATIVE, f"one seed: {positive if estimate.mean > 0 else negative}")
+    finding = verdict_ordering(estimate)
+    words = {"supported": positive, "contradicted": negative}
+    return Finding(estimate, words.get(finding.verdict, finding.verdict), finding.note)
+
+
+def preset_header(presets: Sequence[str]) -> list[str]:
+    return [f"`{p}`" for p in presets]
+
+
+# --- reproducing Table 2 ------------------------------------------------------------------------------
+
+def table_2(runs: Runs) -> str:
+    """Table 2 beside ours: per preset our loss, our Δ over BASE-DOT (seed by seed) and its verdict
+    against the paper's Δ by the size rule."""
+    rows = []
+    for name in TABLE_2:
+        row = [name, PAPER_ENCODING[name], number(VARIANTS[name].paper_val), number(PAPER_DELTA.get(name), signed=True)]
+        for preset_runs in runs.values():
+            ours = loss(preset_runs, name)
+            if name == "BASE-DOT":
+                row.append(f"L = {ours.format()}<br>reference" if ours.n else DASH)
+            else:
+                finding = verdict_size(improvement(preset_runs, name), PAPER_DELTA[name])
+                row.append(verdict_cell(finding, f"L = {ours.format()}", label="Δ = ") if ours.n else DASH)
+        rows.append(row)
+    header = ["model", "encoding (paper)", "paper val", "paper Δ", *preset_header(runs)]
+    return markdown_table(header, rows, DASH_NOTE)
+
+
+def plateau_table(runs: Runs, plateaus: Mapping[str, float], variants: Sequence[str] = TABLE_2) -> str:
+    """Whole-validation loss per preset, and the stage it reached: unigram, between, or below bigram."""
+    def stage(value: float) -> str:
+        if value >= plateaus["unigram"] - 0.05:
+            return "unigram plateau"
+        return "between unigram and bigram" if value >= plateaus["bigram"] else "below bigram"
+
+    rows = []
+    for name in variants:
+        row = [name]
+        for preset_runs in runs.values():
+            whole = loss(preset_runs, name, "val_loss_full")
+            row.append(f"{whole.format()}<br>{stage(whole.mean)}" if whole.n else DASH)
+        rows.append(row)
+    return markdown_table(["model", *preset_header(runs)], rows, DASH_NOTE)
+
+
+def gap_trend_table(runs: Runs, variants: Sequence[str], baseline: str = "BASE-DOT") -> str:
+    """Δ = L(baseline) − L(model) at the evaluation half-way through training and at the last one (mean
+    over the seeds that have both runs), per preset: which gaps close and which open as training goes on."""
+    rows = []
+    for name in variants:
+        row = [name]
+        for preset_runs in runs.values():
+            curve = gap_curve(preset_runs, name, baseline)
+            if not curve:
+                row.append(DASH)
+                continue
+            steps = sorted(curve)
+            middle = min(steps, key=lambda s: abs(s - steps[-1] / 2))
+            row.append(f"{np.mean(curve[middle]):+.3f} → {np.mean(curve[steps[-1]]):+.3f}<br>"
+                       f"(steps {middle:,} → {steps[-1]:,}, n={len(curve[steps[-1]])})")
+        rows.append(row)
+    return markdown_table(["model", *preset_header(runs)], rows, DASH_NOTE)
+
+
+def comparison_table(runs: Runs, questions: Mapping[tuple[str, str], str], key: str = "val_loss") -> str:
+    """One row per (variant, baseline): Δ = L(baseline) − L(variant) seed by seed (positive = the variant
+    is better), per preset, with the outcome by the ordering rule."""
+    rows = []
+    for (variant, baseline), question in questions.items():
+        row = [question, f"{variant} vs {baseline}"]
+        for preset_runs in runs.values():
+            delta = paired(preset_runs, baseline, variant, key)
+            row.append(verdict_cell(outcome(delta, f"{variant} better", f"{baseline} better")))
+        rows.append(row)
+    return markdown_table(["question", "Δ = L(second) − L(first)", *preset_header(runs)], rows, DASH_NOTE)
+
+
+# --- what MoPE learns ---------------------------------------------------------------------------------
+
+TABLE_4 = [  # component, paper val, paper Δ, variant (None: a derived row)
+    ("BASE-DOT", 1.4742, None, "BASE-DOT"), ("EGA-1 only", 1.3821, 0.092, "EGA-1"),
+    ("MoPE only", 1.5060, -0.032, "PE-MORLET"), ("Sum (expected if independent)", None, 0.060, None),
+    ("EGA-MORLET (actual)", 1.3550, 0.119, "EGA-MORLET"), ("Interaction benefit excess", None, 0.059, None),
+]
+
+
+def table_4(runs: Runs, key: str = "val_loss") -> str:
+    """Table 4 of the paper beside ours: each Δ seed by seed, judged by the size rule against the paper's."""
+    rows = []
+    for component, paper_val, paper_delta, variant in TABLE_4:
+        row = [component, number(paper_val), number(paper_delta, signed=True)]
+        for preset_runs in runs.values():
+            if variant == "BASE-DOT":
+                ours = loss(preset_runs, variant, key)
+                row.append(f"L = {ours.format()}<br>reference" if ours.n else DASH)
+                continue
+            if variant is not None:
+                delta, first = improvement(preset_runs, variant, key=key), f"L = {loss(preset_runs, variant, key).format()}"
+            elif component.startswith("Sum"):
+                gate, pe = improvement(preset_runs, "EGA-1", key=key), improvement(preset_runs, "PE-MORLET", key=key)
+                delta, first = per_seed(lambda a, b: a + b, gate.values, pe.values), ""
+            else:
+                delta, first = interaction_excess(preset_runs, key), ""
+            finding = verdict_size(delta, paper_delta)
+            row.append(verdict_cell(finding, *([first] if first else []), label="Δ = ") if delta.n else DASH)
+        rows.append(row)
+    return markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows, DASH_NOTE)
+
+
+def boundary_table(runs: Runs, cfgs: Mapping[str, object], variants: Sequence[str] = learned.MORLET_VARIANTS) -> str:
+    """Per preset and MoPE variant: the pairs on ωσ = 5, the spread of ωσ, where weight decay alone would
+    leave the stored ωσ (that preset's schedule, that variant's settings), and the pairs the data pushed
+    below that."""
+    rows = []
+    for preset, preset_runs in runs.items():
+        for name in variants:
+            found = learned.morlet_runs(preset_runs, name)
+            reference = learned.decay_only_reference(name, cfgs[preset])
+            decay_only = f"{np.median(reference['stored_product']):.3f}"
+            if not found:
+                rows.append([f"`{preset}`", name, "0", DASH, DASH, decay_only, DASH])
+                continue
+            arrays = list(found.values())
+            product = np.concatenate([a["omega"] * a["sigma"] for a in arrays])
+            per_seed_share = lambda f: ", ".join(f"{f(a):.0%}" for a in arrays)  # noqa: E731
+            rows.append([
+                f"`{preset}`", name, str(len(arrays)),
+                per_seed_share(lambda a: learned.on_boundary(a["omega"], a["sigma"]).mean()),
+                f"{np.median(product):.3f} [{product.min():.3f}, {product.max():.3f}]", decay_only,
+                per_seed_share(lambda a: learned.below_decay_only(a, reference)),
+            ])
+    header = ["preset", "variant", "seeds", "pairs on ωσ = 5 (per seed)", "ωσ used: median [min, max]",
+              "stored ωσ after decay alone", "pairs the data pushed below it (per seed)"]
+    return markdown_table(header, rows, "A dash: not run in that preset.")
+
+
+def quartile_rows(omega: np.ndarray, sigma: np.ndarray, groups: int = 4) -> list[list[str]]:
+    """Table 3 of the paper for any number of pairs: ranges over contiguous blocks of pair index."""
+    rows = []
+    for block in np.array_split(np.arange(len(omega)), groups):
+        o, s = omega[block], sigma[block]
+        period, radius = 2 * np.pi / o, 2 * s
+        rows.append([f"{block[0]}–{block[-1]}", f"{o.min():.3f}–{o.max():.3f}", f"{s.min():.2f}–{s.max():.2f}",
+                     f"{period.min():.1f}–{period.max():.1f}", f"±{radius.min():.1f}–{radius.max():.1f}"])
+    return rows
+
+
+TABLE_3_HEADER = ["pairs", "ω range", "σ range", "period 2π/ω (tokens)", "95%-radius 2σ (tokens)"]
+
+
+def table_3(sources: Mapping[str, tuple[np.ndarray, np.ndarray] | None]) -> str:
+    """Table 3 of the paper, then the same quartiles of each ``sources`` entry {title: (omega, sigma)}."""
+    rows = [["**paper** (EGA-MORLET, 128 pairs)", "", "", "", ""]]
+    rows += [[dims, f"{o[0]:.3f}–{o[1]:.3f}", f"{s[0]:.2f}–{s[1]:.2f}", f"{p[0]:.1f}–{p[1]:.1f}",
+              f"±{r[0]:.1f}–{r[1]:.1f}"] for dims, o, s, p, r in PAPER_TABLE_3]
+    for title, arrays in sources.items():
+        rows.append([f"**{title}**", "", "", "", ""])
+        rows += quartile_rows(*arrays) if arrays is not None else [[DASH, DASH, DASH, DASH, DASH]]
+    return markdown_table(TABLE_3_HEADER, rows, "A dash: not run in that preset.")
+
+
+def prediction_table(runs: list[dict], variant: str, reference: Mapping[str, np.ndarray],
+                     pairs: Sequence[int] | None = None) -> str:
+    """Learned σ (mean ± sd over seeds) against its initial and decay-only values at a few pairs, and over
+    all pairs the largest relative distance of each to the learned values."""
+    pooled = learned.pooled_morlet(runs, variant)
+    if pooled is None:
+        return f"{variant}: not run."
+    n = len(pooled["sigma"])
+    pairs = sorted({0, n // 2, n - 1}) if pairs is None else pairs
+    spread = pooled["sigma_sd"]
+    rows = [[str(i), f"{pooled['sigma_init'][i]:.3f}", f"{reference['sigma'][i]:.3f}",
+             f"{pooled['sigma'][i]:.3f}" + (f" ± {spread[i]:.3f}" if spread is not None else "")] for i in pairs]
+    distance = lambda other: f"{np.max(np.abs(other / pooled['sigma'] - 1)):.1%}"  # noqa: E731
+    rows.append([f"all {n}: largest distance to learned", distance(pooled["sigma_init"]), distance(reference["sigma"]),
+                 f"(n={pooled['seeds']})"])
+    return markdown_table(["pair", "initial σ", "decay-only σ", "learned σ"], rows)
+
+
+# --- stress tests -------------------------------------------------------------------------------------
+
+def causal_gate_table(runs: Runs, gates: Sequence[tuple[str, str, str]] = (
+        ("EGA-1", "EGA-1-CAUSAL", "BASE-DOT"), ("EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET"))) -> str:
+    """Whole-validation gain over the gate-less model, seed by seed: the published gate, the same weights
+    evaluated with causal statistics, the gate retrained causally (with the ordering rule's outcome)."""
+    rows = []
+    for gate, causal, base in gates:
+        for preset, preset_runs in runs.items():
+            published = improvement(preset_runs, gate, base, "val_loss_full")
+            same_weights = per_seed(lambda b, g: b - g, final_values(preset_runs, base, "val_loss_full"),
+                                    final_values(preset_runs, gate, "val_loss_full_causal_stats"))
+            retrained = improvement(preset_runs, causal, base, "val_loss_full")
+            rows.append([gate, f"`{preset}`", base, published.format(signed=True), same_weights.format(signed=True),
+                         verdict_cell(outcome(retrained, "still helps", "hurts")),
+                         surviving_share(published, retrained)])
+    header = ["gate", "preset", "gain over", "published gate", "same weights, causal statistics",
+              "causal gate, retrained", "retrained / published"]
+    return markdown_table(header, rows, "A dash: not run in that preset.")
+
+
+def surviving_share(published: Estimate, retrained: Estimate) -> str:
+    """Mean retrained gain over mean published gain, when the published gain is clearly positive."""
+    if not published.n or not retrained.n:
+        return DASH
+    if verdict_ordering(published).verdict not in ("supported", INDICATIVE) or published.mean <= 0:
+        return "no published gain"
+    return f"{retrained.mean / published.mean:.0%}"
+
+
+def extrapolation_table(runs: Runs, variants: Sequence[str]) -> str:
+    """Whole-validation loss at 1×, 2×, 4× the training context, and the change from 1× to 4× seed by seed."""
+    rows = []
+    for name in variants:
+        for preset, preset_runs in runs.items():
+            group = by_variant(preset_runs).get(name, [])
+            if not group:
+                continue
+            if all((r["final"].get("val_loss_full_by_context") or {}).get("2x") is None for r in group):
+                rows.append([name, f"`{preset}`", loss(preset_runs, name, "val_loss_full").format(), "n/a", "n/a",
+                             "cannot run past its training context (its position table has T rows)"])
+                continue
+            by_context = {c: Estimate(context_values(preset_runs, name, c)) for c in CONTEXTS}
+            growth = per_seed(lambda long, short: long - short, by_context["4x"].values, by_context["1x"].values)
+            rows.append([name, f"`{preset}`", *(by_context[c].format() for c in CONTEXTS),
+                         verdict_cell(outcome(growth, "rises", "falls"))])
+    if not rows:
+        return "None of these models is stored in the presets shown."
+    return markdown_table(["model", "preset", "1×", "2×", "4×", "4× − 1×"], rows,
+                          "Only models with stored runs are listed.")
+
+
+def reach_table(runs: Runs, block_sizes: Mapping[str, int],
+                variants: Sequence[str] = ("PE-MORLET", "EGA-MORLET")) -> str:
+    """How far into the window MoPE's envelope reaches: beyond 3.03σ it is below 1% of its peak."""
+    rows = []
+    for preset, preset_runs in runs.items():
+        for name in variants:
+            found = learned.morlet_runs(preset_runs, name)
+            if not found:
+                continue
+            largest = max(float(a["sigma"].max()) for a in found.values())
+            reach = largest * np.sqrt(2 * np.log(100))
+            window = block_sizes[preset]
+            rows.append([name, f"`{preset}`", f"{largest:.2f}", f"{reach:.1f}", str(window),
+                         f"{max(0.0, 1 - reach / window):.0%}"])
+    if not rows:
+        return "No MoPE model is stored in the presets shown."
+    return markdown_table(["model", "preset", "largest σ (tokens)", "envelope < 1% beyond position", "window T",
+                           "share of the window without position signal"], rows)
+
+
+# --- the variants page --------------------------------------------------------------------------------
+
+ABSOLUTE_WORDS = {"learned": "learned table", "sincos": "sin/cos", "sincos_scaled": "sin/cos × 0.02",
+                  "morlet": "MoPE", "none": DASH}
+ATTENTION_WORDS = {"none": DASH, "rope": "RoPE", "alibi": "ALiBi", "morlet_rope": "RoPE × Gaussian of position",
+                   "morlet_rope_relative": "RoPE × Gaussian of offset"}
+GATE_WORDS = {"none": DASH, "ega": "EGA-1 (window statistics)", "ega_causal": "EGA-1 (prefix statistics)"}
+
+
+def input_positions(config) -> str:
+    """The position vector added at the input, in words, with MoPE's options."""
+    words = ABSOLUTE_WORDS[config.absolute]
+    if config.absolute == "morlet":
+        options = [text for flag, text in ((config.admissibility == "none", "no ωσ ≥ 5 bound"),
+                                           (not config.decay_positional, "no decay on log ω, log σ"),
+                                           (config.morlet_centre, "learned centres")) if flag]
+        words += f" ({', '.join(options)})" if options else ""
+    return words
+
+
+def variants_table() -> str:
+    """Every registered variant: where it puts positions, its gate, whether it is causal, its size at the
+    paper's shape, and what it is for."""
+    from mope.presets import get_preset
+    from mope.variants import build_model, variant_config
+
+    shape = get_preset("paper").shape()
+    rows = []
+    for name, variant in VARIANTS.items():
+        config = variant_config(name, shape)
+        model = build_model(name, shape)
+        rows.append([f"**{name}**", "Table 2" if variant.in_table_2 else "control", input_positions(config),
+                     ATTENTION_WORDS[config.attention_positions], GATE_WORDS[config.gate],
+                     "yes" if variant.causal else "**no**", f"{model.num_parameters():,}", variant.description])
+        del model
+    header = ["variant", "in", "input positions", "attention positions", "gate", "causal", "parameters",
+              "purpose"]
+    return markdown_table(header, rows)
+
+
+def parameter_breakdown(variants: Sequence[str] = TABLE_2) -> str:
+    """Parameters at the paper's shape: all, positional (``pos.``) and EGA gate."""
+    from mope.presets import get_preset
+    from mope.variants import build_model
+
+    rows = []
+    for name in variants:
+        model = build_model(name, get_preset("paper").shape())
+        positional = sum(p.numel() for n, p in model.named_parameters() if n.startswith("pos."))
+        gate = sum(p.numel() for n, p in model.named_parameters() if ".gate." in n)
+        rows.append([name, f"{model.num_parameters():,}", f"{positional:,}", f"{gate:,}"])
+        del model
+    return markdown_table(["model", "parameters", "positional", "EGA gate"], rows)
+

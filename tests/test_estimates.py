@@ -1,0 +1,44 @@
+"""mope.estimates: per-seed quantities, paired by seed, summarised as mean, sd, n and a 95% interval."""
+import math
+
+import pytest
+
+from mope.estimates import DASH, Estimate, estimate, improvement, paired, per_seed, t_quantile
+from synthetic_runs import run
+
+
+def test_mean_sd_and_interval_over_seeds():
+    three = estimate({0: 0.10, 1: 0.12, 2: 0.14})
+    assert three.n == 3 and three.mean == pytest.approx(0.12) and three.sd == pytest.approx(0.02)
+    half = 4.303 * 0.02 / math.sqrt(3)
+    assert three.interval == pytest.approx((0.12 - half, 0.12 + half))
+
+
+def test_one_seed_has_a_mean_but_no_spread_or_interval_and_none_has_nothing():
+    one = estimate([0.3])
+    assert one.mean == 0.3 and one.sd is None and one.interval is None
+    assert Estimate().mean is None and Estimate().format() == DASH
+
+
+def test_the_spread_is_never_taken_below_the_resolution():
+    same = estimate({0: 0.5, 1: 0.5})
+    assert same.sd == 0 and same.interval == pytest.approx((0.5 - 12.706 * 1e-3 / math.sqrt(2),
+                                                            0.5 + 12.706 * 1e-3 / math.sqrt(2)))
+
+
+def test_t_quantiles():
+    assert t_quantile(1) == 12.706 and t_quantile(2) == 4.303 and t_quantile(100) == 1.96
+    with pytest.raises(ValueError):
+        t_quantile(0)
+
+
+def test_format_shows_sign_spread_and_n():
+    assert estimate({0: 0.016, 1: 0.010, 2: 0.022}).format(signed=True) == "+0.016 ± 0.006 (n=3)"
+    assert estimate([-0.1]).format(signed=True) == "-0.100 (n=1)"
+
+
+def test_differences_are_paired_on_the_seeds_both_models_have():
+    runs = [run("A", 0, 2.0), run("A", 1, 2.1), run("B", 0, 1.5), run("B", 2, 9.0)]
+    assert paired(runs, "A", "B").values == {0: pytest.approx(0.5)}
+    assert improvement(runs, "B", baseline="A").values == {0: pytest.approx(0.5)}
+    assert per_seed(lambda a, b, c: a + b + c, {0: 1, 1: 2}, {0: 1}, {0: 1, 2: 5}).values == {0: 3.0}

@@ -1,0 +1,72 @@
+"""mope.figures: results figures that fit the text column, are paired by seed, and survive missing runs."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from mope import figures, learned  # noqa: E402
+from mope.estimates import gap_curve  # noqa: E402
+from synthetic_runs import decayed_morlet, run  # noqa: E402
+
+
+def history(values):
+    return [{"step": 10 * i, "lr": 0.0, "train_loss": v, "val_loss": v} for i, v in enumerate(values)]
+
+
+def test_gap_curve_is_paired_by_seed_and_step():
+    runs = [run("BASE-DOT", 0, 2.0, history=history([4.0, 2.5, 2.0])),
+            run("BASE-DOT", 1, 2.0, history=history([4.0, 2.6, 2.1])),
+            run("EGA-1", 0, 1.9, history=history([4.0, 2.4, 1.9])),
+            run("EGA-1", 2, 1.0, history=history([1.0, 1.0, 1.0]))]  # seed 2 has no baseline
+    gaps = gap_curve(runs, "EGA-1")
+    assert gaps == {0: [0.0], 10: [pytest.approx(0.1)], 20: [pytest.approx(0.1)]}
+
+
+def test_a_curve_far_off_the_others_is_named_not_scaled_to():
+    assert figures.far_off({"PE-SINCOS": -0.79, "PE-ROPE": 0.36, "NOPE": -0.02}) == {"PE-SINCOS"}
+    assert figures.far_off({"PE-SINCOS": -0.05, "PE-ROPE": 0.04}) == set()
+    assert figures.far_off({"A": 0.05, "B": 0.001}) == set()  # both within a few hundredths of 0
+
+
+def check_fits_the_column(fig, max_columns=2):
+    width, _ = fig.get_size_inches()
+    assert width <= figures.COLUMN_WIDTH
+    columns = {round(ax.get_position().x0, 2) for ax in fig.axes}
+    assert len(columns) <= max_columns
+    for text in fig.findobj(matplotlib.text.Text):
+        if text.get_text():
+            assert text.get_fontsize() >= 9, text.get_text()
+
+
+@pytest.mark.parametrize("presets", [1, 2, 3])
+def test_gap_figure_fits_the_column_for_any_number_of_presets(presets):
+    runs = {f"p{i}": [run("BASE-DOT", 0, 2.0, history=history([4.0, 2.0])),
+                      run("PE-ROPE", 0, 1.9, history=history([4.0, 1.9]))] for i in range(presets)}
+    check_fits_the_column(figures.plot_gap_to_baseline(runs, ["PE-ROPE"], paper_delta={"PE-ROPE": 0.011}))
+
+
+def test_figures_say_when_nothing_is_stored():
+    fig = figures.plot_gap_to_baseline({"cpu": []}, ["PE-ROPE"])
+    assert any("no runs stored for preset 'cpu'" in t.get_text() for t in fig.findobj(matplotlib.text.Text))
+    check_fits_the_column(figures.plot_validation_curves({"cpu": [], "cpu-short": []}, ["BASE-DOT"]))
+    reference = learned.decay_only_reference("EGA-MORLET", "cpu")
+    check_fits_the_column(figures.plot_uncertainty_plane([], "EGA-MORLET", reference))
+    check_fits_the_column(figures.plot_boundary([], learned.MORLET_VARIANTS))
+
+
+def test_boundary_figure_draws_the_decay_only_level_of_the_unbounded_variant():
+    runs = [run("PE-MORLET-FREE", s, 1.5, learned=decayed_morlet(64, 0.95, "none")) for s in (0, 1)]
+    fig = figures.plot_boundary(runs, learned.MORLET_VARIANTS, free_reference=("PE-MORLET-FREE", 4.805))
+    check_fits_the_column(fig)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "PE-MORLET-FREE, decay alone: ωσ = 4.80" in labels and "PE-MORLET-FREE (n=2)" in labels
+
+
+def test_every_variant_has_its_own_colour():
+    from mope.variants import VARIANTS
+
+    assert set(figures.VARIANT_COLOURS) == set(VARIANTS)
+    assert len(set(figures.VARIANT_COLOURS.values())) == len(VARIANTS)
+    assert np.all([figures.colour(v) != "k" for v in VARIANTS])

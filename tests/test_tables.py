@@ -1,0 +1,93 @@
+"""mope.tables: tables for reading — fixed decimals, a dash for what is missing, verdict word and note, presets
+side by side, no provenance."""
+import re
+
+import pytest
+
+from mope import tables
+from mope.presets import get_preset
+from mope.variants import TABLE_2, VARIANTS
+from synthetic_runs import decayed_morlet, run
+
+
+def rows_of(markdown: str) -> dict[str, list[str]]:
+    lines = [line for line in markdown.splitlines() if line.startswith("| ")]
+    return {cells[0]: cells for cells in ([c.strip() for c in line.strip("|").split(" | ")] for line in lines[1:])}
+
+
+def test_markdown_table_escapes_pipes_and_breaks_lines():
+    table = tables.markdown_table(["a", "b"], [["|x|", "one\ntwo"]], "note")
+    assert table.splitlines() == ["| a | b |", "|---|---|", "| \\|x\\| | one<br>two |", "", "note"]
+
+
+def test_table_2_side_by_side_with_dashes_and_no_nan():
+    runs = {"cpu": [run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)]
+            + [run("EGA-1", s, 1.484 + 0.002 * s) for s in range(3)],
+            "cpu-short": []}
+    table = tables.table_2(runs)
+    assert "nan" not in table.lower() and "None" not in table
+    rows = rows_of(table)
+    assert rows["BASE-DOT"][2:] == ["1.474", "—", "L = 1.501 ± 0.001 (n=3)<br>reference", "—"]
+    ega = rows["EGA-1"]
+    assert ega[3] == "+0.092" and ega[5] == "—"
+    assert ega[4] == "L = 1.486 ± 0.002 (n=3)<br>Δ = +0.015 ± 0.001 (n=3)<br>**direction holds**, 6.1× smaller"
+    assert set(rows) == {"model", *TABLE_2} - {"model"}
+
+
+def test_table_4_judges_each_delta_against_the_paper_and_has_no_nan():
+    values = {"BASE-DOT": 1.50, "EGA-1": 1.40, "PE-MORLET": 1.55, "EGA-MORLET": 1.38}
+    runs = {"cpu": [run(v, s, x + 0.001 * s * (v == "EGA-1")) for v, x in values.items() for s in (0, 1, 2)]}
+    rows = rows_of(tables.table_4(runs))
+    assert [r for r in rows] == [row[0] for row in tables.TABLE_4]
+    assert rows["Sum (expected if independent)"][3].startswith("Δ = +0.049")
+    assert rows["Interaction benefit excess"][3].startswith("Δ = +0.071")  # 1.40 + 1.55 - 1.50 - 1.38
+    assert "nan" not in tables.table_4(runs).lower()
+
+
+def test_comparison_outcomes_name_the_better_model():
+    runs = {"cpu": [run("NOPE", s, 1.60) for s in range(3)] + [run("PE-MORLET", s, 1.55 + 0.001 * s) for s in range(3)]}
+    cell = rows_of(tables.comparison_table(runs, {("PE-MORLET", "NOPE"): "does MoPE beat no PE?"}))[
+        "does MoPE beat no PE?"][2]
+    assert cell.endswith("**PE-MORLET better**")
+
+
+def test_boundary_table_shows_the_decay_only_reference_of_each_preset():
+    runs = {"cpu-short": [run("PE-MORLET-FREE", s, 1.5, learned=decayed_morlet(64, 0.95, "none")) for s in (0, 1)]}
+    table = tables.boundary_table(runs, {"cpu-short": get_preset("cpu-short")})
+    free = next(line for line in table.splitlines() if "PE-MORLET-FREE" in line)
+    assert "| 4.805 |" in free and free.endswith("| 100%, 100% |")  # 5^0.95 < 5^0.975: pushed below decay alone
+    nodecay = next(line for line in table.splitlines() if "PE-MORLET-NODECAY" in line)
+    assert "| 0 |" in nodecay and "| 5.000 |" in nodecay
+
+
+def test_extrapolation_table_marks_the_learned_table_as_not_extendable():
+    context = {"1x": 1.5, "2x": 1.6, "4x": 1.7}
+    runs = {"cpu": [run("BASE-DOT", 0, 1.5, by_context={"1x": 1.5, "2x": None, "4x": None}),
+                    run("NOPE", 0, 1.5, by_context=context), run("NOPE", 1, 1.5, by_context=context)]}
+    rows = [line for line in tables.extrapolation_table(runs, ["BASE-DOT", "NOPE", "ALIBI"]).splitlines()]
+    assert any("BASE-DOT" in line and "n/a" in line for line in rows)
+    assert any("NOPE" in line and "**rises**" in line for line in rows)
+    assert not any("ALIBI" in line for line in rows)
+
+
+def test_variants_table_lists_every_registered_variant_once():
+    table = tables.variants_table()
+    names = re.findall(r"^\| \*\*([A-Z0-9-]+)\*\*", table, flags=re.M)
+    assert names == list(VARIANTS)
+    base = next(line for line in table.splitlines() if line.startswith("| **BASE-DOT**"))
+    assert "4,816,640" in base  # the released code's count
+    ega = next(line for line in table.splitlines() if line.startswith("| **EGA-1**"))
+    assert "| **no** |" in ega and "window statistics" in ega
+    free = next(line for line in table.splitlines() if line.startswith("| **PE-MORLET-FREE**"))
+    assert "MoPE (no ωσ ≥ 5 bound)" in free
+
+
+@pytest.mark.parametrize("published, retrained, expected", [
+    ({0: 0.09, 1: 0.092}, {0: 0.03, 1: 0.031}, "34%"),
+    ({0: 0.0001, 1: -0.0001}, {0: 0.03, 1: 0.031}, "no published gain"),
+    ({}, {0: 0.03}, "—"),
+])
+def test_surviving_share(published, retrained, expected):
+    from mope.estimates import estimate
+
+    assert tables.surviving_share(estimate(published), estimate(retrained)) == expected
