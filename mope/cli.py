@@ -3,6 +3,7 @@
     python -m mope train EGA-1 --preset cpu --seed 0
     python -m mope suite --preset cpu --seeds 0 1 2 [--variants BASE-DOT EGA-1] [--jobs 2]
     python -m mope table --preset cpu
+    python -m mope claims --preset cpu [--json]
 
 Results go to ``results/`` (or ``--results-dir`` / ``$MOPE_RESULTS_DIR``), checkpoints to the
 gitignored ``checkpoints/`` (or ``$MOPE_CHECKPOINT_DIR``). ``suite`` skips what is stored with the
@@ -91,6 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     table = commands.add_parser("table", help="print Table 2 (paper vs. ours) from the stored results")
     _add_common(table)
+
+    claims = commands.add_parser("claims", help="the paper's claims with our verdicts on the stored runs (as the book shows them)")
+    claims.add_argument("--json", action="store_true",
+                        help="a JSON list, one object per claim: claim, section, kind, paper, ours, sd, n, verdict")
+    _add_common(claims)
     return parser
 
 
@@ -151,6 +157,12 @@ def run(args, parser: argparse.ArgumentParser) -> None:
         ensure_results(preset, args.variants, args.seeds, jobs=args.jobs, root=args.results_dir,
                        data_path=args.data, progress=not args.no_progress)
         _print_table(preset, args.results_dir)
+    elif args.command == "claims":
+        from mope.claims import claims_report
+
+        if args.results_dir:
+            os.environ["MOPE_RESULTS_DIR"] = args.results_dir  # claims read the store through its default root
+        print(claims_report(preset.name, args.json))
     elif not _print_table(preset, args.results_dir):
         parser.error(f"no current stored results for preset {preset.name!r}; "
                      f"run `python -m mope suite --preset {preset.name}`")

@@ -50,3 +50,19 @@ def test_table_without_results_says_how_to_make_them(store, capsys):
     with pytest.raises(SystemExit):
         main(["table", "--preset", "smoke"])
     assert "python -m mope suite --preset smoke" in capsys.readouterr().err
+
+
+def test_claims_json_has_one_object_per_claim_with_the_documented_fields(store, capsys):
+    main(["claims", "--preset", "smoke", "--json"])
+    claims = json.loads(capsys.readouterr().out)
+    assert len(claims) >= 10
+    assert all(set(c) == {"claim", "section", "kind", "paper", "ours", "sd", "n", "verdict"} for c in claims)
+    assert {c["kind"] for c in claims} <= {"ordering", "size", "mechanism"}
+    assert all(c["verdict"] == "not run" and c["n"] == 0 for c in claims)  # an empty store judges nothing
+
+
+def test_claims_table_states_the_rule(store, capsys):
+    main(["claims", "--preset", "smoke"])
+    out = capsys.readouterr().out
+    assert out.startswith("The paper's claims against preset 'smoke' (0 current runs)")
+    assert "One seed gives no interval and no verdict" in out
