@@ -20,11 +20,14 @@ TABLE_2="BASE-DOT PE-SINCOS PE-ROPE PE-MORLET EGA-1 EGA-MORLET"
 KEY_CONTROLS="EGA-1-CAUSAL EGA-MORLET-CAUSAL NOPE PE-MORLET-NODECAY PE-SINCOS-SCALED"
 OTHER_CONTROLS="ROPE-ONLY ALIBI PE-MORLET-FREE PE-MORLET-CENTRED MORLET-ROPE MORLET-ROPE-REL"
 
+# cpu-short comes early because it is cheap (~4 min a run) and its MoPE and EGA runs turned stale
+# when the initialisation and the gate's floor were made exactly as released; until they are
+# retrained the book's budget comparison has holes, while one seed of `cpu` controls is indicative only.
 STAGES=(
     "cpu|$TABLE_2|0"
-    "cpu|$KEY_CONTROLS|0"
     "cpu-short|$TABLE_2 NOPE EGA-1-CAUSAL PE-SINCOS-SCALED|0 1 2"
     "cpu-short|EGA-MORLET-CAUSAL PE-MORLET-NODECAY $OTHER_CONTROLS|0"
+    "cpu|$KEY_CONTROLS|0"
     "cpu|$TABLE_2|1 2"
     "cpu|$KEY_CONTROLS|1 2"
     "cpu|$OTHER_CONTROLS|0"
