@@ -5,6 +5,7 @@
 #
 #   bash scripts/cpu_suite.sh            # all stages, two runs side by side (one torch thread each)
 #   bash scripts/cpu_suite.sh --list     # print the stages only
+#   FIRST_STAGE=3 bash scripts/cpu_suite.sh   # start at the third stage (another checkout runs the first ones)
 #
 # Run it from a committed, clean checkout (a stored run records `git_dirty`; the book's numbers come
 # from clean runs only), e.g. a worktree of main: `git worktree add --detach ../runs main`, then in
@@ -15,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 JOBS="${JOBS:-2}"
+FIRST_STAGE="${FIRST_STAGE:-1}"
 
 TABLE_2="BASE-DOT PE-SINCOS PE-ROPE PE-MORLET EGA-1 EGA-MORLET"
 KEY_CONTROLS="EGA-1-CAUSAL EGA-MORLET-CAUSAL NOPE PE-MORLET-NODECAY PE-SINCOS-SCALED"
@@ -33,9 +35,10 @@ STAGES=(
     "cpu|$OTHER_CONTROLS|0"
 )
 
-for stage in "${STAGES[@]}"; do
-    IFS="|" read -r preset variants seeds <<< "$stage"
-    echo "== preset $preset, seeds $seeds: $variants"
+for index in "${!STAGES[@]}"; do
+    (( index + 1 >= FIRST_STAGE )) || continue
+    IFS="|" read -r preset variants seeds <<< "${STAGES[$index]}"
+    echo "== stage $((index + 1)): preset $preset, seeds $seeds: $variants"
     if [[ "${1:-}" == "--list" ]]; then continue; fi
     # shellcheck disable=SC2086  # word splitting of the lists is intended
     "$PYTHON" -m mope suite --preset "$preset" --jobs "$JOBS" --variants $variants --seeds $seeds --no-progress
