@@ -1,4 +1,7 @@
-"""Character-level TinyShakespeare (IMPLEMENTATION.md "Data"), located, verified and batched.
+"""Character-level TinyShakespeare, located, verified and batched.
+
+The file, vocabulary and split are those of the author's released code (the book's page "The released
+code", :ref:`released-data`); the batches are not (see below).
 
 Where the text comes from, first match wins:
 

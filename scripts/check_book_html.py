@@ -6,21 +6,32 @@
 Two passes over every ``*.html`` file of the build:
 
 1. **Static** (standard library only): every internal link (``href`` to a local file, with its
-   ``#anchor`` checked against the ``id``s of the target page) resolves, and every ``<img>`` source
-   is a file on disk that decodes as PNG / JPEG / GIF / SVG with a non-zero size.
+   ``#anchor`` checked against the ``id``s of the target page) resolves; every ``<img>`` source is a
+   file on disk that decodes as PNG / JPEG / GIF / SVG with a non-zero size; every script and
+   stylesheet is a file of the build, none from another host (the book must read offline).
 2. **Browser**: the build is served by ``http.server`` on 127.0.0.1 and every page is loaded in
    headless Chromium driven over the DevTools protocol (tornado's websocket client, which the
-   notebook kernel already depends on). A page passes when it loads without a network error, has a
-   title and a main article, and every ``<img>`` in the rendered DOM decodes with
-   ``naturalWidth > 0``. ``--screenshots DIR`` saves a PNG of the chosen pages.
+   notebook kernel already depends on). After the page's load event, its images decoded and MathJax
+   done, a page passes when
+
+   - it has a title and a main article, and every ``<img>`` decodes with ``naturalWidth > 0``;
+   - every formula Sphinx marks as maths was rendered by MathJax, and no TeX is left in the text
+     (``$$``, ``\\(``, ``\\begin{``, ``\\omega``, ``$x^2$`` ... outside code);
+   - every image of the article sits in a ``<figure>`` with a non-empty caption and is shown at
+     (nearly) its natural width, so the text drawn in it is not shrunk to fit the column;
+   - no table cell's content is wider than the cell (clipped, or spilling into its neighbour);
+   - no path of the machine that built it (``/work/...``, ``/home/...``, ``file://``) appears in
+     its text or links.
+
+   ``--screenshots DIR`` saves a PNG of the chosen pages.
 
 Colab launch links must open a paired ``.ipynb`` that exists in the repository (Colab cannot read
 the jupytext Markdown sources).
 
-Requests to other hosts (MathJax's CDN, fonts) are refused inside the browser unless
-``--allow-external`` is given, so the check runs offline and never waits on a network.
-Exit status 0 only if nothing is broken; the last line is the summary
-("N pages, M figures, K internal links, 0 broken").
+Requests to other hosts are refused inside the browser unless ``--allow-external`` is given, so
+the check runs offline and never waits on a network. Every problem is printed, one line each, with
+the page it was found on. Exit status 0 only if nothing is broken; the last line is the summary
+("N pages, M figures, K internal links, F formulas rendered by MathJax, 0 broken").
 """
 from __future__ import annotations
 
@@ -58,6 +69,7 @@ class PageParser(HTMLParser):
         self.ids: set[str] = set()
         self.links: list[str] = []
         self.images: list[str] = []
+        self.assets: list[str] = []  # scripts and stylesheets the page loads
         self.redirect: str | None = None  # target of a <meta http-equiv="refresh"> page
 
     def handle_starttag(self, tag, attrs):
@@ -74,6 +86,10 @@ class PageParser(HTMLParser):
             self.links.append(attrs["href"])
         if tag == "img" and attrs.get("src"):
             self.images.append(attrs["src"])
+        if tag == "script" and attrs.get("src"):
+            self.assets.append(attrs["src"])
+        if tag == "link" and "stylesheet" in (attrs.get("rel") or "").lower().split() and attrs.get("href"):
+            self.assets.append(attrs["href"])
 
 
 @functools.lru_cache(maxsize=None)
@@ -162,6 +178,11 @@ def static_check(root: Path, pages: list[Path], repository: Path | None = None) 
             problem = image_problem((page.parent / unquote(urlsplit(src).path)).resolve())
             if problem:
                 problems.append(f"{name}: image {src!r}: {problem}")
+        for src in parsed.assets:
+            if src.startswith(EXTERNAL_SCHEMES) or src.startswith("//"):
+                problems.append(f"{name}: script or stylesheet from another host {src!r} (the book must read offline)")
+            elif not (page.parent / unquote(urlsplit(src).path)).resolve().is_file():
+                problems.append(f"{name}: script or stylesheet {src!r} is not in the build")
     return n_links, n_images, n_colab, problems
 
 
@@ -237,8 +258,9 @@ class DevTools:
                 self.events.append(data)
 
 
-# Run inside each page after its load event: make lazy images load now, decode them all, report.
-PAGE_PROBE = """
+# Run inside each page after its load event: make lazy images load now, decode them all, wait for
+# MathJax to typeset, then inspect what a reader sees in the page's article.
+PAGE_PROBE = r"""
 (async () => {
   const images = Array.from(document.images);
   images.forEach(img => { img.loading = "eager"; });
@@ -246,20 +268,84 @@ PAGE_PROBE = """
   await Promise.all(images.map(img => img.decode().then(
       () => { if (!(img.naturalWidth > 0)) broken.push(img.currentSrc || img.src); },
       () => broken.push(img.currentSrc || img.src))));
+
+  // MathJax loads deferred: wait for it to start, then for its first typesetting to finish.
+  if (document.querySelector("script[src*='mathjax' i]")) {
+    for (let i = 0; i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++) {
+      await new Promise(resolve => setTimeout(resolve, 50));
+    }
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  }
+
+  // the page's own content: Sphinx themes put it in an <article> inside <main>, after the buttons
+  const article = document.querySelector("article.bd-article") || document.querySelector("article")
+      || document.querySelector("main, [role=main]") || document.body;
+  const shortText = (text, n = 70) => text.replace(/\s+/g, " ").trim().slice(0, n);
+
+  // Maths: every element Sphinx marks as maths holds a MathJax rendering, and no TeX is left as text.
+  const unrendered = Array.from(article.querySelectorAll(".math"))
+      .filter(el => !el.querySelector("mjx-container")).map(el => shortText(el.textContent));
+  const prose = article.cloneNode(true);
+  prose.querySelectorAll("pre, code, kbd, samp, script, style, textarea, mjx-container, .highlight")
+      .forEach(el => el.remove());
+  const rawTex = [];
+  const texPattern = /\$\$|\\[()\[\]]|\\(?:begin|end)\{|\\[A-Za-z]{2,}|\$[^$\s][^$]{0,160}?[\\^_{][^$]{0,160}?\$/g;
+  for (const match of prose.textContent.matchAll(texPattern)) {
+    const at = match.index;
+    rawTex.push(shortText(prose.textContent.slice(Math.max(0, at - 30), at + 40)));
+  }
+
+  // Figures: every image of the article sits in a <figure> with a non-empty caption, and is shown at
+  // (nearly) its natural width, so that the text drawn in it keeps its size.
+  const uncaptioned = [], shrunk = [];
+  for (const img of article.querySelectorAll("img")) {
+    const name = (img.currentSrc || img.src).split("/").pop();
+    const caption = img.closest("figure") && img.closest("figure").querySelector("figcaption");
+    if (!caption || !caption.textContent.trim()) uncaptioned.push(name);
+    const intended = parseFloat(img.getAttribute("width")) || img.naturalWidth;
+    if (img.offsetParent !== null && img.clientWidth > 0 && img.clientWidth < 0.95 * intended) {
+      shrunk.push(`${name} (${intended} px shown at ${img.clientWidth} px)`);
+    }
+  }
+
+  // Tables: no cell whose content is wider than the cell (clipped, or spilling into its neighbour).
+  const cramped = [];
+  for (const cell of article.querySelectorAll("td, th")) {
+    if (cell.offsetParent !== null && cell.scrollWidth > cell.clientWidth + 1) {
+      cramped.push(`${shortText(cell.textContent, 40)} (${cell.scrollWidth} px in ${cell.clientWidth} px)`);
+    }
+  }
+
+  // Paths of the machine that built the book, anywhere in the page's text or links.
+  const page = document.body.cloneNode(true);
+  page.querySelectorAll("script, style, noscript").forEach(el => el.remove());
+  const attributes = Array.from(document.querySelectorAll("[href], [src]"))
+      .map(el => el.getAttribute("href") || el.getAttribute("src")).join(" ");
+  const pathPattern = /(?:file:\/\/|(?<![\w.~-])\/(?:work|home|root|tmp|Users|opt|usr|var|private|mnt|srv)\/)[^\s"'<>)]*|\b[A-Z]:\\Users\\[^\s"'<>]*/g;
+  const machinePaths = Array.from(new Set(((page.textContent + " " + attributes).match(pathPattern) || [])));
+
   return JSON.stringify({
     title: document.title,
     readyState: document.readyState,
     article: !!document.querySelector("main, article, [role=main]"),
     images: images.length,
     broken: broken,
+    formulas: article.querySelectorAll("mjx-container").length,
+    unrendered: unrendered,
+    rawTex: rawTex,
+    uncaptioned: uncaptioned,
+    shrunk: shrunk,
+    cramped: cramped,
+    machinePaths: machinePaths,
+    columnWidth: article.clientWidth,
   });
 })()
 """
 
 
 async def browser_check(browser: str, base_url: str, root: Path, pages: list[Path], screenshots: Path | None,
-                        screenshot_pages: set[str], allow_external: bool, timeout: float) -> tuple[int, list[str]]:
-    """(images seen in the rendered DOMs, problems)."""
+                        screenshot_pages: set[str], allow_external: bool, timeout: float) -> tuple[int, int, list[str]]:
+    """(images seen in the rendered DOMs, formulas rendered by MathJax, problems)."""
     profile = tempfile.mkdtemp(prefix="check-book-chromium-")
     port = free_port()
     arguments = [
@@ -273,7 +359,7 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
     arguments.append("about:blank")
     process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     problems: list[str] = []
-    n_images = 0
+    n_images = n_formulas = 0
     try:
         target = None
         deadline = time.monotonic() + 30
@@ -318,6 +404,8 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
                 problems.append(f"{name}: rendered without a title or main article ({state})")
             for src in state["broken"]:
                 problems.append(f"{name}: image did not load in the browser: {src}")
+            n_formulas += state["formulas"]
+            problems += [f"{name}: {problem}" for problem in reading_problems(state)]
             if screenshots is not None and (not screenshot_pages or name in screenshot_pages):
                 shot = await devtools.call("Page.captureScreenshot", format="png", timeout=timeout)
                 out = screenshots / (name.replace("/", "__").removesuffix(".html") + ".png")
@@ -331,7 +419,18 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
             process.kill()
             process.wait()
         shutil.rmtree(profile, ignore_errors=True)
-    return n_images, problems
+    return n_images, n_formulas, problems
+
+
+def reading_problems(state: dict) -> list[str]:
+    """What keeps a reader from reading a rendered page, from the page probe's report."""
+    column = f"a {state['columnWidth']} px column"
+    return ([f"maths not rendered by MathJax: {text!r}" for text in state["unrendered"]]
+            + [f"raw TeX in the text: {text!r}" for text in state["rawTex"]]
+            + [f"figure without a caption: {name}" for name in state["uncaptioned"]]
+            + [f"figure shrunk to fit {column}, its text with it: {name}" for name in state["shrunk"]]
+            + [f"table cell wider than its column: {cell}" for cell in state["cramped"]]
+            + [f"path of the build machine on the page: {path}" for path in state["machinePaths"]])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -358,14 +457,14 @@ def main(argv: list[str] | None = None) -> int:
     if repository is None and root.parent.name == "_build":
         repository = root.parent.parent
     n_links, n_figures, n_colab, problems = static_check(root, pages, repository)
-    browser_images = None
+    browser_images = browser_formulas = None
     if not args.no_browser:
         if args.screenshots:
             args.screenshots.mkdir(parents=True, exist_ok=True)
         browser = find_browser(args.browser)
         with_server = serve(root)
         try:
-            browser_images, browser_problems = asyncio.run(browser_check(
+            browser_images, browser_formulas, browser_problems = asyncio.run(browser_check(
                 browser, with_server[1], root, pages, args.screenshots, set(args.pages),
                 args.allow_external, args.timeout))
         finally:
@@ -375,7 +474,9 @@ def main(argv: list[str] | None = None) -> int:
         print("BROKEN", problem)
     seen = "" if browser_images is None else f" ({browser_images} <img> decoded in Chromium)"
     colab = f", {n_colab} Colab links" if n_colab else ""
-    print(f"{len(pages)} pages, {n_figures} figures{seen}, {n_links} internal links{colab}, {len(problems)} broken")
+    maths = "" if browser_formulas is None else f", {browser_formulas} formulas rendered by MathJax"
+    print(f"{len(pages)} pages, {n_figures} figures{seen}, {n_links} internal links{colab}{maths}, "
+          f"{len(problems)} broken")
     return 1 if problems else 0
 
 

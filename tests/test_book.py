@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib.util
 import re
 import shutil
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import jupytext
@@ -67,6 +69,10 @@ def test_every_toc_entry_exists():
 def test_config_builds_offline_with_proofs_and_colab():
     config = load_yaml("_config.yml")
     assert "sphinx_proof" in config["sphinx"]["extra_extensions"]
+    # MathJax from the build itself: the package's copy exists and replaces the CDN address
+    assert "sphinx-mathjax-offline" in config["sphinx"]["extra_extensions"]
+    offline = importlib.import_module("sphinx-mathjax-offline")
+    assert (Path(offline.__file__).parent / "static" / "mathjax" / "tex-chtml.js").is_file()
     assert config["only_build_toc_files"] is True
     assert config["execute"]["execute_notebooks"] in ("force", "cache")
     for pattern in (".venv", "_build", "results", "checkpoints", "notebooks/*.ipynb", "book/*.ipynb"):
@@ -80,11 +86,29 @@ def test_config_builds_offline_with_proofs_and_colab():
 def test_chapter_installs_in_colab_and_reads_its_preset(source):
     notebook = jupytext.read(source)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
-    first = code[0].source
-    assert '"google.colab" in sys.modules' in first and "pip" in first
-    assert load_yaml("_config.yml")["repository"]["url"] in first, "install from the book's repository"
+    first = code[0]
+    assert '"google.colab" in sys.modules' in first.source and "pip" in first.source
+    assert load_yaml("_config.yml")["repository"]["url"] in first.source, "install from the book's repository"
+    assert "hide-input" in first.metadata.get("tags", []), "the set-up cell is for Colab: its input is hidden in the book"
     parameters = [cell for cell in code if "parameters" in cell.metadata.get("tags", [])]
     assert len(parameters) == 1 and 'os.environ.get("MOPE_PRESET", "cpu")' in parameters[0].source
+
+
+def test_colab_cells_are_written_from_the_config():
+    """The repository's address is written once, in _config.yml; every page's Colab cell is its copy."""
+    spec = importlib.util.spec_from_file_location("write_colab_cells", ROOT / "scripts" / "write_colab_cells.py")
+    writer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(writer)
+    stale = [page.relative_to(ROOT).as_posix() for page in writer.stale_pages()]
+    assert not stale, f"run `python scripts/write_colab_cells.py`: stale Colab cells in {stale}"
+    code = writer.setup_cell_code("https://github.com/someone/fork")
+    assert '"https://github.com/someone/fork", "/content/fork"' in code
+    page = "# T\n\n```{code-cell} ipython3\n:tags: [hide-input]\n\nimport sys  # google.colab\n```\n\ntext\n"
+    rewritten = writer.with_setup_cell(page, code)
+    assert rewritten.startswith("# T\n\n```{code-cell} ipython3\n:tags: [hide-input]\n\n# Colab set-up")
+    assert rewritten.endswith("otherwise\n```\n\ntext\n")
+    with pytest.raises(ValueError, match="not the Colab set-up cell"):
+        writer.with_setup_cell("```{code-cell} ipython3\nprint(1)\n```\n", code)
 
 
 @pytest.mark.parametrize("source", executable_pages(), ids=lambda p: p.name)
@@ -131,6 +155,15 @@ PNG_1x1 = bytes.fromhex(
     "1f15c4890000000d49444154789c6360f8ffff3f0005fe02fea7d6a4d70000000049454e44ae426082")
 
 
+def png(width: int, height: int) -> bytes:
+    """A white RGB PNG of the given size."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\x00" + b"\xff" * 3 * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
 def make_site(tmp_path: Path, broken: bool) -> Path:
     site = tmp_path / ("broken" if broken else "good")
     (site / "sub").mkdir(parents=True)
@@ -139,10 +172,38 @@ def make_site(tmp_path: Path, broken: bool) -> Path:
     image = "nothere.png" if broken else "img.png"
     (site / "index.html").write_text(
         f'<html><head><title>Home</title></head><body><main><a href="{target}">x</a>'
-        f'<a href="https://example.org/">external</a><img src="{image}"></main></body></html>')
+        f'<a href="https://example.org/">external</a>'
+        f'<figure><img src="{image}"><figcaption>Fig. 1 A dot.</figcaption></figure></main></body></html>')
     (site / "sub" / "page.html").write_text(
         '<html><head><title>Page</title></head><body><main><h1 id="here">Here</h1>'
-        '<a href="../index.html">home</a><img src="../img.png"></main></body></html>')
+        '<a href="../index.html">home</a>'
+        '<figure><img src="../img.png"><figcaption>Fig. 2 The same dot.</figcaption></figure></main></body></html>')
+    return site
+
+
+# A page a reader cannot read: TeX left as text, maths MathJax did not render, a figure without a
+# caption, one shrunk to fit the column, a table cell too narrow for its number, a path of the
+# build machine, and a script from another host. Code may show dollars and backslashes.
+UNREADABLE = r"""<html><head><title>Unreadable</title>
+<script src="https://cdn.example.org/mathjax/tex-chtml.js"></script><style>img { max-width: 100%; }</style></head>
+<body><main style="width: 300px">
+<p>The envelope $e^{-\tau^2/4\sigma^2}$ and \(\omega\) stay raw.</p>
+<span class="math notranslate nohighlight">\(b\)</span>
+<pre>print(f"${x}$ and \\omega are code")</pre>
+<img src="img.png" width="1" height="1">
+<figure><img src="wide.png"><figcaption>Fig. 1 Too wide.</figcaption></figure>
+<table style="table-layout: fixed; width: 60px"><tr><td style="width: 20px; white-space: nowrap">10</td>
+<td style="width: 20px; white-space: nowrap">-1.75e-04</td></tr></table>
+<p>Results were read from /work/main/results/cpu on the build machine.</p>
+</main></body></html>"""
+
+
+def make_unreadable_site(tmp_path: Path) -> Path:
+    site = tmp_path / "unreadable"
+    site.mkdir()
+    (site / "img.png").write_bytes(PNG_1x1)
+    (site / "wide.png").write_bytes(png(1000, 1))
+    (site / "index.html").write_text(UNREADABLE)
     return site
 
 
@@ -153,13 +214,34 @@ def test_html_checker_static_pass(tmp_path, capsys):
     assert checker.main([str(make_site(tmp_path, broken=True)), "--no-browser"]) == 1
     out = capsys.readouterr().out
     assert "broken anchor 'sub/page.html#missing'" in out and "nothere.png" in out
+    assert checker.main([str(make_unreadable_site(tmp_path)), "--no-browser"]) == 1
+    assert "script or stylesheet from another host 'https://cdn.example.org/" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")),
-                    reason="no Chromium on this machine")
+needs_chromium = pytest.mark.skipif(
+    not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")),
+    reason="no Chromium on this machine")
+
+
+@needs_chromium
 def test_html_checker_in_chromium(tmp_path, capsys):
     checker = load_checker()
     shots = tmp_path / "shots"
     assert checker.main([str(make_site(tmp_path, broken=False)), "--screenshots", str(shots)]) == 0
     assert re.search(r"\(2 <img> decoded in Chromium\)", capsys.readouterr().out)
     assert (shots / "index.png").read_bytes().startswith(b"\x89PNG")
+
+
+@needs_chromium
+def test_html_checker_finds_what_a_reader_cannot_read(tmp_path, capsys):
+    checker = load_checker()
+    assert checker.main([str(make_unreadable_site(tmp_path))]) == 1
+    problems = [line for line in capsys.readouterr().out.splitlines() if line.startswith("BROKEN")]
+    found = "\n".join(problems)
+    assert "raw TeX in the text" in found and r"\tau^2" in found and r"\(" in found
+    assert "maths not rendered by MathJax: '\\\\(b\\\\)'" in found
+    assert "${x}$" not in found, "code is not prose: its dollars are not TeX"
+    assert "figure without a caption: img.png" in found
+    assert "figure shrunk to fit" in found and "wide.png (1000 px shown at" in found
+    assert "table cell wider than its column: -1.75e-04" in found
+    assert "path of the build machine on the page: /work/main/results/cpu" in found

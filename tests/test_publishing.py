@@ -1,0 +1,71 @@
+"""Publishing: the GitHub Actions workflow that tests, builds and deploys the book, and the conda
+environment that must name the same dependencies as pyproject.toml."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
+
+
+def test_workflow_validates_against_the_github_actions_schema():
+    """check-jsonschema ships SchemaStore's schema of workflow files: no network needed."""
+    result = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_workflow_tests_builds_and_deploys_the_book_on_push_to_main():
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as True
+    assert triggers["push"]["branches"] == ["main"]
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    runs = [step.get("run", "") for step in build["steps"]]
+    readme = (ROOT / "README.md").read_text()
+    for command in ("make test", "make book"):
+        assert command in readme, f"the README no longer documents `{command}`"
+        assert any(run.strip() == command for run in runs), f"the workflow does not run `{command}`"
+    assert any("scripts/check_book_html.py _build/html" in run for run in runs)
+    upload = next(step for step in build["steps"] if step.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert upload["with"]["path"] == "_build/html"
+    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert any(step.get("uses", "").startswith("actions/deploy-pages@") for step in deploy["steps"])
+
+
+def requirement_name_and_bounds(requirement: str) -> tuple[str, str]:
+    name, bounds = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*(.*?)\s*", requirement).groups()
+    return re.sub(r"[-_.]+", "-", name).lower(), bounds.replace(" ", "")
+
+
+CONDA_NAMES = {"pytorch": "torch"}  # conda-forge's name -> the name on PyPI
+
+
+def test_environment_yml_names_the_dependencies_of_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = dict(requirement_name_and_bounds(r) for r in project["dependencies"])
+    for group in project["optional-dependencies"].values():
+        wanted.update(requirement_name_and_bounds(r) for r in group)
+
+    environment = yaml.safe_load((ROOT / "environment.yml").read_text())
+    conda = [d for d in environment["dependencies"] if isinstance(d, str)]
+    pip = next(d["pip"] for d in environment["dependencies"] if isinstance(d, dict))
+    assert "-e ." in pip, "the environment installs the package itself"
+    named = {}
+    for requirement in conda + [line for line in pip if not line.startswith("-")]:
+        name, bounds = requirement_name_and_bounds(requirement)
+        named[CONDA_NAMES.get(name, name)] = bounds
+    assert named.pop("python") == ">=" + project["requires-python"].removeprefix(">=")
+    named.pop("pip")
+    missing = sorted(set(wanted) - set(named))
+    extra = sorted(set(named) - set(wanted))
+    assert not missing and not extra, f"environment.yml lacks {missing} and has {extra} that pyproject.toml does not"
+    differ = {name: (named[name], wanted[name]) for name in wanted if named[name] != wanted[name]}
+    assert not differ, f"version bounds differ (environment.yml, pyproject.toml): {differ}"
