@@ -1,4 +1,4 @@
-r"""The GPT of the paper (§6.1; IMPLEMENTATION.md "Backbone"), pre-LayerNorm, weights tied.
+r"""The GPT of the paper (§6.1; as released, see the book page "The released code"), pre-LayerNorm, weights tied.
 
 $$x_0 = \mathrm{Dropout}(E[\text{idx}] + \mathrm{PE}),\qquad
 x \leftarrow x + \mathrm{Dropout}(W_o\,\mathrm{Attn}(\mathrm{LN}_1 x)),\qquad

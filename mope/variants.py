@@ -28,7 +28,7 @@ class Variant:
 
 
 _VARIANTS = [
-    # --- Table 2, as published (IMPLEMENTATION.md) ---
+    # --- Table 2, as published (the released code at 3425b81) ---
     Variant("BASE-DOT", "learned position table, dot-product attention",
             {"absolute": "learned"}, 1.4742, True),
     Variant("PE-SINCOS", "fixed sin/cos positions (even = sin)",

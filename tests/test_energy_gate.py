@@ -1,4 +1,4 @@
-"""Specification of the EGA-1 gate (IMPLEMENTATION.md, "EGA-1 gate") and its causal version."""
+"""Specification of the EGA-1 gate (as released: book page "The released code", section on the gate) and its causal version."""
 import pytest
 import torch
 

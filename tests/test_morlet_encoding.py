@@ -1,4 +1,4 @@
-"""Specification of MoPE as released (paper §3.1, Appendix A.3; IMPLEMENTATION.md)."""
+"""Specification of MoPE as released (paper §3.1, Appendix A.3; the released code, book page "The released code")."""
 import math
 
 import pytest
