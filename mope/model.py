@@ -15,7 +15,6 @@ from torch import nn
 
 from mope.attention import CausalSelfAttention
 from mope.config import GPTConfig
-from mope.positional.sincos import EMBEDDING_MATCHED_AMPLITUDE
 from mope.energy_gate import CausalEnergyGate, EnergyGate
 from mope.positional import (
     ALiBi,
@@ -26,6 +25,7 @@ from mope.positional import (
     Rotary,
     SinusoidalPositions,
 )
+from mope.positional.sincos import EMBEDDING_MATCHED_AMPLITUDE
 
 
 def absolute_positions(config: GPTConfig) -> nn.Module | None:
