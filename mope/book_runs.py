@@ -51,19 +51,22 @@ def seed_list(seeds: Sequence[int]) -> str:
 
 
 def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], seeds: Sequence[int]) -> str:
-    """One sentence: how many of the (variant, seed) runs ``preset`` holds, which are missing, and how
-    many stored runs are stale (made before a change of the code, not shown until retrained)."""
+    """One sentence: how many of the (variant, seed) runs ``preset`` holds, which are missing (models
+    grouped by the seeds they lack), and how many stored files are stale (made before a change of the
+    code) or invalid, and so not shown."""
     have = {(r["variant"], r["seed"]) for r in runs}
-    missing: dict[str, list[int]] = {}
+    lacking: dict[tuple[int, ...], list[str]] = {}
     for variant in variants:
-        for seed in seeds:
-            if (variant, seed) not in have:
-                missing.setdefault(variant, []).append(seed)
+        absent = tuple(seed for seed in seeds if (variant, seed) not in have)
+        if absent:
+            lacking.setdefault(absent, []).append(variant)
     total = len(variants) * len(seeds)
-    line = f"`{preset}`: {total - sum(map(len, missing.values()))} of {total} runs stored"
-    if missing:
-        line += "; missing " + ", ".join(f"{v} (seed{'s' if len(s) > 1 else ''} {seed_list(s)})"
-                                         for v, s in missing.items())
+    stored = total - sum(len(absent) * len(names) for absent, names in lacking.items())
+    line = f"`{preset}`: {stored} of {total} runs stored"
+    if lacking:
+        line += "; missing " + "; ".join(
+            f"seed{'s' if len(absent) > 1 else ''} {seed_list(absent)} of {', '.join(names)}"
+            for absent, names in lacking.items())
     found = results.scan(preset, variants=variants)
     for count, kind in ((len(found.stale), "stale (older code)"), (len(found.invalid), "invalid")):
         if count:

@@ -197,7 +197,8 @@ def plot_uncertainty_plane(runs: list[dict], variant: str, reference: Mapping[st
             plane.scatter(arrays["sigma"], arrays["omega"], s=8, color="tab:red", alpha=0.6, label=label)
             sigma_axis.plot(pairs, arrays["sigma"], color="tab:red", lw=1, alpha=0.7)
         plane.set(xlabel="σ (tokens)", ylabel="ω (rad/token)", title=f"{variant}: the (σ, ω) plane")
-        sigma_axis.set(xlabel="pair index i", ylabel="σ_i (tokens)", title="σ_i: learned, initial, decay alone")
+        sigma_axis.set(xlabel="pair index $i$", ylabel=r"$\sigma_i$ (tokens)",
+                       title=r"$\sigma_i$: learned, initial, decay alone")
         for ax in (plane, sigma_axis):
             ax.grid(alpha=0.3)
         legend_below(fig, [plane])
@@ -232,7 +233,7 @@ def plot_boundary(runs: list[dict], variants: Sequence[str], free_reference: tup
             product_axis.axhline(level, color=colour(name), ls="--", lw=1.2)
         loglog.set(xscale="log", yscale="log", xlabel="σ (tokens)", ylabel="ω (rad/token)", title="learned pairs")
         plain_log_ticks(loglog)
-        product_axis.set(xlabel="pair index i", ylabel="ω_i σ_i", title="ωσ per pair (every seed)")
+        product_axis.set(xlabel="pair index $i$", ylabel=r"$\omega_i\sigma_i$", title="ωσ per pair (every seed)")
         for ax in (loglog, product_axis):
             ax.grid(alpha=0.3, which="both")
         legend_below(fig, [loglog])

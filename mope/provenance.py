@@ -32,19 +32,17 @@ def _minutes(seconds) -> str:
     return DASH if seconds is None else f"{seconds / 60:.1f}"
 
 
-def run_table(runs: Mapping[str, Sequence[dict]]) -> str:
-    """One row per run: preset and configuration hash, variant, seed, commit, dirty flag, hardware,
-    wall time and the date it finished."""
+def run_table(preset: str, runs: Sequence[dict]) -> str:
+    """One row per run of ``preset``: variant, seed, configuration hash, commit, dirty flag, hardware and
+    wall time."""
     rows = []
-    for preset, preset_runs in runs.items():
-        for run in preset_runs:
-            p = run["provenance"]
-            rows.append([f"`{preset}` `{run['config_hash']}`", run["variant"], str(run["seed"]),
-                         f"`{(p.get('git_commit') or DASH)[:7]}`", "**yes**" if is_dirty(run) else "no",
-                         str(p.get("device") or DASH), _minutes(p.get("wall_time_s")),
-                         (p.get("finished") or DASH)[:10]])
-    header = ["configuration", "variant", "seed", "commit", "dirty", "hardware", "wall time (min)", "finished"]
-    return markdown_table(header, rows)
+    for run in runs:
+        p = run["provenance"]
+        rows.append([run["variant"], str(run["seed"]), f"`{run['config_hash']}`",
+                     f"`{(p.get('git_commit') or DASH)[:7]}`", "**yes**" if is_dirty(run) else "no",
+                     str(p.get("device") or DASH), _minutes(p.get("wall_time_s"))])
+    return markdown_table(["variant", "seed", f"configuration (`{preset}`)", "commit", "dirty", "hardware",
+                           "wall time (min)"], rows)
 
 
 def preset_summary(runs: Mapping[str, Sequence[dict]]) -> str:

@@ -165,7 +165,8 @@ def table_4(runs: Runs, key: str = "val_loss") -> str:
                 row.append(f"L = {ours.format()}<br>reference" if ours.n else DASH)
                 continue
             if variant is not None:
-                delta, first = improvement(preset_runs, variant, key=key), f"L = {loss(preset_runs, variant, key).format()}"
+                delta = improvement(preset_runs, variant, key=key)
+                first = f"L = {loss(preset_runs, variant, key).format()}"
             elif component.startswith("Sum"):
                 gate, pe = improvement(preset_runs, "EGA-1", key=key), improvement(preset_runs, "PE-MORLET", key=key)
                 delta, first = per_seed(lambda a, b: a + b, gate.values, pe.values), ""
@@ -339,24 +340,25 @@ def input_positions(config) -> str:
     return words
 
 
-def variants_table() -> str:
-    """Every registered variant: where it puts positions, its gate, whether it is causal, its size at the
-    paper's shape, and what it is for."""
+def variants_tables() -> tuple[str, str]:
+    """Two tables of every registered variant: what it is (where it puts positions, its gate, whether it
+    is causal, its size at the paper's shape) and what it is for (Table 2 or a control, and why)."""
     from mope.presets import get_preset
     from mope.variants import build_model, variant_config
 
     shape = get_preset("paper").shape()
-    rows = []
+    structure, purpose = [], []
     for name, variant in VARIANTS.items():
         config = variant_config(name, shape)
         model = build_model(name, shape)
-        rows.append([f"**{name}**", "Table 2" if variant.in_table_2 else "control", input_positions(config),
-                     ATTENTION_WORDS[config.attention_positions], GATE_WORDS[config.gate],
-                     "yes" if variant.causal else "**no**", f"{model.num_parameters():,}", variant.description])
+        structure.append([f"**{name}**", input_positions(config), ATTENTION_WORDS[config.attention_positions],
+                          GATE_WORDS[config.gate], "yes" if variant.causal else "**no**",
+                          f"{model.num_parameters():,}"])
+        purpose.append([f"**{name}**", "Table 2" if variant.in_table_2 else "control", variant.description])
         del model
-    header = ["variant", "in", "input positions", "attention positions", "gate", "causal", "parameters",
-              "purpose"]
-    return markdown_table(header, rows)
+    return (markdown_table(["variant", "input positions", "attention positions", "gate", "causal", "parameters"],
+                           structure),
+            markdown_table(["variant", "in", "purpose"], purpose))
 
 
 def parameter_breakdown(variants: Sequence[str] = TABLE_2) -> str:

@@ -7,7 +7,10 @@ from synthetic_runs import run
 def test_missing_line_names_what_is_absent_in_one_sentence(store):
     runs = [run("BASE-DOT", s, 1.5) for s in range(3)] + [run("PE-MORLET", 0, 1.5)]
     line = book_runs.missing_line("cpu", runs, ["BASE-DOT", "PE-MORLET", "EGA-1"], [0, 1, 2])
-    assert line == "`cpu`: 4 of 9 runs stored; missing PE-MORLET (seeds 1, 2), EGA-1 (seeds 0–2)."
+    assert line == "`cpu`: 4 of 9 runs stored; missing seeds 1, 2 of PE-MORLET; seeds 0–2 of EGA-1."
+    runs.append(run("PE-MORLET", 1, 1.5))
+    line = book_runs.missing_line("cpu", runs, ["BASE-DOT", "PE-MORLET", "EGA-1", "NOPE"], [0, 1, 2])
+    assert line == "`cpu`: 5 of 12 runs stored; missing seed 2 of PE-MORLET; seeds 0–2 of EGA-1, NOPE."
     assert book_runs.missing_line("cpu", runs, ["BASE-DOT"], [0, 1, 2]) == "`cpu`: 3 of 3 runs stored."
 
 
@@ -17,21 +20,22 @@ def test_presets_shown_put_the_main_one_first_and_skip_empty_ones(store):
     stale = run("BASE-DOT", 0, 1.5, preset="cpu-short")
     write_result(stale)  # its configuration hash is not today's: stale, so cpu-short still has no runs
     assert book_runs.presets_shown("cpu") == ["cpu"]
-    assert "1 stale (older code) file not shown" in book_runs.missing_line("cpu-short", [], ["BASE-DOT"], [0])
+    assert book_runs.missing_line("cpu-short", [], ["BASE-DOT"], [0]) == (
+        "`cpu-short`: 0 of 1 runs stored; missing seed 0 of BASE-DOT; 1 stale (older code) file not shown.")
 
 
 def test_dirty_runs_are_flagged():
     clean, dirty = run("BASE-DOT", 0, 1.5), run("BASE-DOT", 1, 1.5, dirty=True)
     assert provenance.dirty_warning([clean]) == ""
     assert provenance.dirty_warning([clean, dirty]).startswith("**Note:** 1 of the 2 runs shown were made from a")
-    table = provenance.run_table({"cpu": [clean, dirty]})
+    table = provenance.run_table("cpu", [clean, dirty])
     assert "| **yes** |" in table and "| no |" in table
 
 
 def test_provenance_tables_name_runs_not_machine_paths(store):
     results, _ = store
-    table = provenance.run_table({"cpu": [run("BASE-DOT", 0, 1.5)]})
-    assert "`cpu` `0123456789abcdef`" in table and "`0123456`" in table and "10.0" in table
+    table = provenance.run_table("cpu", [run("BASE-DOT", 0, 1.5)])
+    assert "| BASE-DOT | 0 | `0123456789abcdef` | `0123456` | no | cpu: test, 1 thread | 10.0 |" in table
     summary = provenance.preset_summary({"cpu": [run("BASE-DOT", 0, 1.5)], "paper": []})
     assert str(results) not in table + summary and "/" not in table.replace("</", "")
     assert "| `paper` | 0 |" in summary
