@@ -21,7 +21,7 @@ from mope.positional.morlet import ADMISSIBILITY_BOUND
 COLUMN_WIDTH = 6.9  # inches: the book's text column at 100 dpi
 BOOK_STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": 9,
               "ytick.labelsize": 9, "legend.fontsize": 9, "figure.dpi": 100, "savefig.dpi": 100}
-FAR_OFF = 2.0  # a curve whose final gap exceeds this many times the next largest is named, not scaled to
+FAR_OFF = 2.0  # a curve that would stretch the others' axis more than this many times is named, not drawn
 
 
 @contextmanager
@@ -97,18 +97,23 @@ def label_y(axes, label: str) -> None:
 # --- reproducing Table 2 ------------------------------------------------------------------------------
 
 def far_off(finals: Mapping[str, float], ratio: float = FAR_OFF) -> set[str]:
-    """The curve whose final value is ``ratio`` times further from 0 than every other one's (and than
-    0.05 nats): drawn to scale, it would flatten the rest."""
-    ordered = sorted(finals, key=lambda v: abs(finals[v]), reverse=True)
-    if len(ordered) < 2 or abs(finals[ordered[0]]) <= ratio * max(abs(finals[ordered[1]]), 0.05):
+    """The curve furthest from 0 at the end, if drawing it to scale would stretch the axis the others
+    (and 0) need, at least 0.05 nats, more than ``ratio`` times: it would flatten their differences."""
+    if len(finals) < 2:
         return set()
-    return {ordered[0]}
+    furthest = max(finals, key=lambda v: abs(finals[v]))
+    others = [0.0, *(value for name, value in finals.items() if name != furthest)]
+    span = max(others) - min(others)
+    stretched = max(*others, finals[furthest]) - min(*others, finals[furthest])
+    return {furthest} if stretched > ratio * max(span, 0.05) else set()
 
 
 def plot_gap_to_baseline(runs: Mapping[str, list[dict]], variants: Sequence[str], baseline: str = "BASE-DOT",
                          paper_delta: Mapping[str, float] | None = None):
     """Each model's Δ = L(baseline) − L(model) at every evaluation (mean over seeds, band ± 1 sd), one
-    panel per preset; the paper's final Δ as a mark at the right edge."""
+    panel per preset; the paper's final Δ as a mark at the right edge. The vertical axis is fitted to the
+    last three quarters of training, where the gaps the chapter reads settle (early transients may leave
+    it), and a curve far off the others is named in the title instead (:func:`far_off`)."""
     with book_style():
         fig, axes = panels(len(runs))
         for ax, (preset, preset_runs) in zip(axes, runs.items()):
@@ -121,6 +126,7 @@ def plot_gap_to_baseline(runs: Mapping[str, list[dict]], variants: Sequence[str]
             hidden = far_off(finals)
             last = max(max(c) for c in curves.values())
             seeds = sorted({len(c[max(c)]) for c in curves.values()})
+            shown = [0.0]  # the values the axis is fitted to: the last three quarters of training
             for name, curve in curves.items():
                 if name in hidden:
                     continue
@@ -129,11 +135,16 @@ def plot_gap_to_baseline(runs: Mapping[str, list[dict]], variants: Sequence[str]
                 sd = np.array([np.std(curve[s], ddof=1) if len(curve[s]) > 1 else 0.0 for s in steps])
                 ax.plot(steps, mean, marker="o", ms=3, color=colour(name), label=name)
                 ax.fill_between(steps, mean - sd, mean + sd, color=colour(name), alpha=0.2, lw=0)
+                late = steps >= last / 4
+                shown += [*(mean - sd)[late], *(mean + sd)[late]]
                 if paper_delta and name in paper_delta:
                     ax.plot([last * 1.04], [paper_delta[name]], marker="<", color=colour(name), ms=6, clip_on=False,
                             ls="none")
+                    shown.append(paper_delta[name])
             if paper_delta:
                 ax.plot([], [], marker="<", color="0.3", ls="none", label="paper's Δ (at 5,000 steps)")
+            margin = 0.08 * (max(shown) - min(shown)) or 0.01
+            ax.set_ylim(min(shown) - margin, max(shown) + margin)
             ax.axhline(0, color="k", lw=0.8)
             n = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}–{seeds[-1]}"
             title = f"preset {preset!r} (n = {n} seed{'s' if seeds[-1] > 1 else ''})"

@@ -26,6 +26,7 @@ def test_gap_curve_is_paired_by_seed_and_step():
 
 def test_a_curve_far_off_the_others_is_named_not_scaled_to():
     assert figures.far_off({"PE-SINCOS": -0.79, "PE-ROPE": 0.36, "NOPE": -0.02}) == {"PE-SINCOS"}
+    assert figures.far_off({"PE-SINCOS": -0.33, "PE-ROPE": 0.05, "EGA-1": 0.12, "PE-MORLET": -0.13}) == set()
     assert figures.far_off({"PE-SINCOS": -0.05, "PE-ROPE": 0.04}) == set()
     assert figures.far_off({"A": 0.05, "B": 0.001}) == set()  # both within a few hundredths of 0
 
