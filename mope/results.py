@@ -228,10 +228,15 @@ def check_file(path: Path, cfg: TrainConfig | None) -> tuple[dict | None, str | 
     return data, None, False
 
 
+def folder_config(preset: str | TrainConfig) -> TrainConfig | None:
+    """The configuration a folder's runs are checked against: a registered preset's, or the given one
+    (None for an unregistered name: each run is then checked against the configuration it stores)."""
+    return preset if isinstance(preset, TrainConfig) else PRESETS.get(preset)
+
+
 def scan(preset: str | TrainConfig, root=None, variants=None) -> Scan:
     """Every ``seed<N>.json`` of a preset, validated (see the module docstring)."""
-    name = preset_name(preset)
-    cfg = preset if isinstance(preset, TrainConfig) else PRESETS.get(name)
+    name, cfg = preset_name(preset), folder_config(preset)
     found = Scan(results_root(root))
     order = {v: i for i, v in enumerate(VARIANTS)}
     for path in sorted((results_root(root) / name).glob("*/seed*.json")):
@@ -255,10 +260,8 @@ def load_results(preset: str | TrainConfig, root=None) -> list[dict]:
 
 def load_result(preset: str | TrainConfig, variant: str, seed: int, root=None) -> dict | None:
     """The run of (variant, seed) if it is stored, valid and current; else None."""
-    name = preset_name(preset)
-    cfg = preset if isinstance(preset, TrainConfig) else PRESETS.get(name)
-    path = result_path(name, variant, seed, root)
-    return check_file(path, cfg)[0] if path.is_file() else None
+    path = result_path(preset, variant, seed, root)
+    return check_file(path, folder_config(preset))[0] if path.is_file() else None
 
 
 def is_current(result: dict, preset: str | TrainConfig) -> bool:

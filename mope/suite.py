@@ -25,8 +25,8 @@ import torch
 from tqdm import tqdm
 
 from mope.errors import ConfigError, UserError
-from mope.presets import PRESETS, TrainConfig, command_line_preset, get_preset
-from mope.results import check_file, load_result, result_path, results_root, set_aside
+from mope.presets import TrainConfig, command_line_preset, get_preset
+from mope.results import check_file, folder_config, load_result, result_path, results_root, set_aside
 from mope.training import train
 
 
@@ -56,7 +56,7 @@ def needs_training(preset: TrainConfig, variant: str, seed: int, root=None) -> b
     path = result_path(preset, variant, seed, root)
     if not path.is_file():
         return True
-    data, reason, stale = check_file(path, PRESETS.get(preset.name) if preset.name in PRESETS else preset)
+    data, reason, stale = check_file(path, folder_config(preset))
     if data is not None:
         return False
     moved = set_aside(path)
