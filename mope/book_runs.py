@@ -53,7 +53,7 @@ def seed_list(seeds: Sequence[int]) -> str:
 def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], seeds: Sequence[int]) -> str:
     """One sentence: how many of the (variant, seed) runs ``preset`` holds, which are missing (models
     grouped by the seeds they lack), and how many stored files are stale (made before a change of the
-    code) or invalid, and so not shown."""
+    code, or from uncommitted code) or invalid, and so not shown."""
     have = {(r["variant"], r["seed"]) for r in runs}
     lacking: dict[tuple[int, ...], list[str]] = {}
     for variant in variants:
@@ -68,7 +68,7 @@ def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], see
             f"seed{'s' if len(absent) > 1 else ''} {seed_list(absent)} of {', '.join(names)}"
             for absent, names in lacking.items())
     found = results.scan(preset, variants=variants)
-    for count, kind in ((len(found.stale), "stale (older code)"), (len(found.invalid), "invalid")):
+    for count, kind in ((len(found.stale), "stale (older or uncommitted code)"), (len(found.invalid), "invalid")):
         if count:
             line += f"; {count} {kind} file{'s' if count > 1 else ''} not shown"
     return line + "."

@@ -9,7 +9,9 @@ each file against the schema and against its path, and sorts it into one of thre
 
 * **current**: valid, and its configuration hash is the one the code computes today;
 * **stale**: valid, but made with another configuration (or before a change of the code that moves
-  its numbers, see ``NUMERIC_REVISIONS``): never shown, retrained by ``suite``;
+  its numbers, see ``NUMERIC_REVISIONS``), or, for the book's evidence (``EVIDENCE_PRESETS``), from a
+  working tree with uncommitted changes (``provenance.git_dirty``: no commit holds the code that made
+  it): never shown, retrained by ``suite``;
 * **invalid**: unreadable, not schema 1, or filed under another variant, seed or preset: named with
   its reason, never shown, set aside and retrained by ``suite``.
 
@@ -42,7 +44,7 @@ from pathlib import Path
 import mope
 from mope.config import GPTConfig
 from mope.errors import UserError
-from mope.presets import FORMER_NAMES, PRESETS, TrainConfig
+from mope.presets import EVIDENCE_PRESETS, FORMER_NAMES, PRESETS, TrainConfig
 from mope.variants import VARIANTS, variant_config
 
 SCHEMA = 1
@@ -225,6 +227,8 @@ def check_file(path: Path, cfg: TrainConfig | None) -> tuple[dict | None, str | 
     wanted = expected_hashes(cfg, variant)
     if data["config_hash"] not in wanted:
         return None, f"configuration {data['config_hash']}, current is {sorted(wanted)[0]}", True
+    if folder_preset in EVIDENCE_PRESETS and data["provenance"].get("git_dirty"):
+        return None, "made from uncommitted code (git_dirty); rerun it from a clean checkout", True
     return data, None, False
 
 

@@ -39,7 +39,7 @@ from tqdm import tqdm
 from mope.data import CharDataset, derived_seed, load_dataset
 from mope.errors import ConfigError, UserError
 from mope.model import GPT
-from mope.presets import TrainConfig, check_own_name, get_preset
+from mope.presets import EVIDENCE_PRESETS, TrainConfig, check_own_name, get_preset
 from mope.results import REPO_ROOT, SCHEMA, check_writable, config_hash, result_path, set_aside, write_result
 from mope.variants import get_variant, variant_config
 
@@ -118,6 +118,19 @@ def source_state(root: Path = REPO_ROOT) -> tuple[str, bool]:
     if commit is None or status is None:
         return "unknown", True
     return commit, bool(status)
+
+
+def check_committed(cfg: TrainConfig, root: Path = REPO_ROOT) -> None:
+    """Refuse to start a run of the book's evidence (``EVIDENCE_PRESETS``) from uncommitted code: the
+    store would count it as stale the moment it finished."""
+    if cfg.name not in EVIDENCE_PRESETS:
+        return
+    commit, dirty = source_state(root)
+    if dirty:
+        where = "this copy is not a git checkout" if commit == "unknown" else "the working tree has uncommitted changes"
+        raise UserError(f"preset {cfg.name!r} stores the book's evidence, which must come from committed code, but "
+                        f"{where}; run it from a clean clone or a committed checkout (`git status` shows what differs), "
+                        f"or rehearse with --steps N (stored as {cfg.name}-stepsN)")
 
 
 def _autocast(device: torch.device, cfg: TrainConfig):
@@ -284,6 +297,7 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
     world = World.from_environment()
     device = resolve_device(device, world)
     if world.main:
+        check_committed(cfg)
         check_writable(result_path(cfg, variant, seed, results_root).parent)
         check_writable(checkpoint_path(cfg, variant, seed, checkpoint_dir).parent)
     created_group = world.size > 1 and not dist.is_initialized()

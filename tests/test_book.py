@@ -18,7 +18,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-SYNC_COMMAND = "jupytext --to ipynb --update notebooks/0*.md book/reproducibility.md"
+SYNC_COMMAND = "jupytext --to ipynb --update notebooks/0*.md book/intro.md book/variants.md book/reproducibility.md"
 
 
 def load_yaml(name: str) -> dict:

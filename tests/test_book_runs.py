@@ -1,5 +1,5 @@
 """mope.book_runs and mope.provenance: which runs a chapter shows, what is missing, and where they came from."""
-from mope import book_runs, provenance
+from mope import book_runs, provenance, results
 from mope.results import write_result
 from synthetic_runs import run
 
@@ -21,21 +21,26 @@ def test_presets_shown_put_the_main_one_first_and_skip_empty_ones(store):
     write_result(stale)  # its configuration hash is not today's: stale, so cpu-short still has no runs
     assert book_runs.presets_shown("cpu") == ["cpu"]
     assert book_runs.missing_line("cpu-short", [], ["BASE-DOT"], [0]) == (
-        "`cpu-short`: 0 of 1 runs stored; missing seed 0 of BASE-DOT; 1 stale (older code) file not shown.")
+        "`cpu-short`: 0 of 1 runs stored; missing seed 0 of BASE-DOT; 1 stale (older or uncommitted code) file "
+        "not shown.")
 
 
-def test_dirty_runs_are_flagged():
-    clean, dirty = run("BASE-DOT", 0, 1.5), run("BASE-DOT", 1, 1.5, dirty=True)
-    assert provenance.dirty_warning([clean]) == ""
-    assert provenance.dirty_warning([clean, dirty]).startswith("**Note:** 1 of the 2 runs shown were made from a")
-    table = provenance.run_table("cpu", [clean, dirty])
-    assert "| **yes** |" in table and "| no |" in table
+def test_runs_of_uncommitted_code_are_listed_as_not_shown_never_shown(store):
+    dirty = run("BASE-DOT", 0, 1.5, dirty=True)
+    dirty["config_hash"] = results.expected_hash("cpu", "BASE-DOT")  # current in every other respect
+    write_result(dirty)
+    assert results.load_results("cpu") == []
+    table = provenance.not_shown_table(["cpu", "cpu-short"])
+    assert table.splitlines()[2] == ("| `cpu` | BASE-DOT | 0 | stale | made from uncommitted code (git_dirty); "
+                                     "rerun it from a clean checkout |")
+    assert len(table.splitlines()) == 3
+    assert provenance.not_shown_table(["cpu-short"]) == ""
 
 
 def test_provenance_tables_name_runs_not_machine_paths(store):
     results, _ = store
     table = provenance.run_table("cpu", [run("BASE-DOT", 0, 1.5)])
-    assert "| BASE-DOT | 0 | `0123456789abcdef` | `0123456` | no | cpu: test, 1 thread | 10.0 |" in table
+    assert "| BASE-DOT | 0 | `0123456789abcdef` | `0123456` | cpu: test, 1 thread | 10.0 |" in table
     summary = provenance.preset_summary({"cpu": [run("BASE-DOT", 0, 1.5)], "paper": []})
     assert str(results) not in table + summary and "/" not in table.replace("</", "")
     assert "| `paper` | 0 |" in summary

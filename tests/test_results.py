@@ -70,6 +70,27 @@ def test_current_results_are_reused_and_stale_ones_retrained(store, monkeypatch,
     assert trained == []
 
 
+def test_a_run_of_uncommitted_code_is_stale_and_retrained(store, monkeypatch, capsys):
+    evidence = get_preset("cpu-short")  # one of the book's presets; a smoke run counts either way
+    trained = []
+
+    def fake_train(variant, preset, seed, results_root=None, data_path=None, progress=True):
+        trained.append((variant, seed))
+        write_result(_fake_result(preset, variant, seed, 1.5), results_root)
+
+    monkeypatch.setattr(mope.suite, "train", fake_train)
+    dirty = _fake_result(evidence, "BASE-DOT", 0, 2.0)
+    dirty["provenance"] = {"git_commit": "0123456789abcdef", "git_dirty": True}
+    write_result(dirty)
+    assert load_results("cpu-short") == [] and load_result("cpu-short", "BASE-DOT", 0) is None
+    results = ensure_results("cpu-short", ["BASE-DOT"], [0], progress=False)
+    assert trained == [("BASE-DOT", 0)] and [r["final"]["val_loss"] for r in results] == [1.5]
+    assert "made from uncommitted code" in capsys.readouterr().err
+    smoke = get_preset("smoke")
+    write_result(dict(_fake_result(smoke, "BASE-DOT", 0, 2.0), provenance=dirty["provenance"]))
+    assert [r["final"]["val_loss"] for r in load_results("smoke")] == [2.0]
+
+
 def test_summary_table_mean_sd_n():
     smoke = get_preset("smoke")
     rows = summary_table([_fake_result(smoke, "EGA-1", s, v) for s, v in enumerate([1.0, 2.0, 3.0])]

@@ -7,7 +7,9 @@ import torch
 
 from interruptions import Interrupted, stop_at
 from mope.data import CharDataset
+from mope.errors import UserError
 from mope.model import GPT
+from mope.presets import get_preset
 from mope.results import load_result, result_path
 from mope.training import NonFiniteLoss, checkpoint_path, train
 
@@ -132,3 +134,26 @@ def test_provenance_counts_code_changes_as_dirty_but_not_stored_results(tmp_path
     assert len(commit) == 40 and not dirty
     (tmp_path / "model.py").write_text("weights = 2\n")
     assert source_state(tmp_path)[1]
+
+
+def test_a_run_of_the_books_evidence_is_refused_from_uncommitted_code(tmp_path):
+    from mope.training import check_committed
+
+    repo, plain = tmp_path / "repo", tmp_path / "plain"
+    repo.mkdir(), plain.mkdir()
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+    git("init", "-q")
+    (repo / "model.py").write_text("weights = 1\n")
+    git("add", "model.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "code")
+    check_committed(get_preset("cpu"), repo)  # clean: no complaint
+    (repo / "model.py").write_text("weights = 2\n")
+    with pytest.raises(UserError, match="preset 'cpu' stores the book's evidence.*uncommitted changes.*--steps N"):
+        check_committed(get_preset("cpu"), repo)
+    check_committed(get_preset("smoke"), repo)  # a toy or custom run is the user's own
+    check_committed(get_preset("cpu").shortened(5), repo)
+    with pytest.raises(UserError, match="not a git checkout"):
+        check_committed(get_preset("paper"), plain)
