@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mope import results
-from mope.presets import get_preset
+from mope.presets import CPU_SWEEP, TrainConfig, get_preset
 
 BOOK_PRESETS = ("cpu", "cpu-short", "paper")
 TRAINED_ON_THE_SPOT = "smoke"
@@ -40,6 +40,12 @@ def load_runs(main: str, variants: Sequence[str], seeds: Sequence[int]) -> dict[
         ensure_results(main, list(variants), list(seeds), progress=False)
     return {preset: [r for r in results.load_results(preset) if r["variant"] in variants and r["seed"] in seeds]
             for preset in presets_shown(main)}
+
+
+def load_sweep(root=None) -> dict[TrainConfig, dict | None]:
+    """{candidate of ``CPU_SWEEP``: its current BASE-DOT seed-0 run, or None when none is stored}."""
+    return {candidate: results.load_result(candidate, "BASE-DOT", 0, results.sweep_root(root))
+            for candidate in CPU_SWEEP}
 
 
 def seed_list(seeds: Sequence[int]) -> str:

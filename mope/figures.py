@@ -182,6 +182,32 @@ def plot_validation_curves(runs: Mapping[str, list[dict]], variants: Sequence[st
     return fig
 
 
+def plot_sweep(sweep: Mapping, chosen, decided_at: int):
+    """The stored sweep behind the ``cpu`` preset: each candidate's random-batch validation loss over
+    training, the chosen one drawn heavier, the step at which the choice was made marked."""
+    with book_style():
+        fig, (ax,) = panels(1, height=3.2)
+        drawn = False
+        for candidate, run in sweep.items():
+            if run is None:
+                continue
+            steps, losses = zip(*sorted((h["step"], h["val_loss"]) for h in run["history"] if h["step"] > 0))
+            label = f"T{candidate.block_size} × B{candidate.batch_size}, lr {candidate.lr:g}"
+            ax.plot(steps, losses, lw=2.4 if candidate == chosen else 1.2, marker="o", ms=3,
+                    label=label + (" (cpu)" if candidate == chosen else ""))
+            drawn = True
+        if not drawn:
+            _empty(ax, "the sweep")
+            return fig
+        ax.axvline(decided_at, color="0.5", ls=":", lw=1)
+        ax.annotate("preset fixed", (decided_at, 1), xycoords=("data", "axes fraction"), xytext=(3, -3),
+                    textcoords="offset points", va="top", color="0.4")
+        ax.set(xlabel="step", ylabel="validation loss (nats/char)", ylim=(None, 2.6))
+        ax.grid(alpha=0.3)
+        legend_below(fig, [ax])
+    return fig
+
+
 # --- what MoPE learns ---------------------------------------------------------------------------------
 
 def plot_uncertainty_plane(runs: list[dict], variant: str, reference: Mapping[str, np.ndarray]):

@@ -169,6 +169,15 @@ CPU_SWEEP: tuple[TrainConfig, ...] = (
     _SWEEP_BASE.replace(name="sweep-cpu-T128-B16-lr3e-3", lr=3e-3),
     _SWEEP_BASE.replace(name="sweep-cpu-T64-B32-lr2e-3", lr=2e-3, block_size=64, batch_size=32),
 )
+SWEEP_DECIDED_AT = 1500  # the step of the sweep at which `cpu` was fixed (see the module docstring)
+
+
+def sweep_choice() -> TrainConfig:
+    """The candidate of ``CPU_SWEEP`` that became the ``cpu`` preset (equal to it but for the name and
+    how often a checkpoint is written, which do not change the numbers)."""
+    cpu = PRESETS["cpu"]
+    (chosen,) = [c for c in CPU_SWEEP if c.replace(name=cpu.name, checkpoint_interval=cpu.checkpoint_interval) == cpu]
+    return chosen
 
 
 # The presets whose runs are the book's evidence. Their runs count only when made from committed code

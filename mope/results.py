@@ -69,6 +69,12 @@ def results_root(root: str | os.PathLike | None = None) -> Path:
     return Path(os.environ.get(ENV_RESULTS_DIR) or REPO_ROOT / "results")
 
 
+def sweep_root(root: str | os.PathLike | None = None) -> Path:
+    """Where the stored sweep behind the ``cpu`` preset lives (``CPU_SWEEP``): a store of its own, one
+    folder per candidate, so that its runs never mix with a preset's."""
+    return results_root(root) / "sweeps"
+
+
 def preset_name(preset: str | TrainConfig) -> str:
     """The name a run is filed under: a registered preset's, or a custom configuration's own."""
     return preset if isinstance(preset, str) else preset.name

@@ -14,10 +14,10 @@ import multiprocessing
 import torch
 
 from mope.presets import CPU_SWEEP
-from mope.results import REPO_ROOT, load_result
+from mope.results import load_result, sweep_root
 from mope.training import train
 
-SWEEP_ROOT = REPO_ROOT / "results" / "sweeps"
+SWEEP_ROOT = sweep_root()
 
 
 def run(index: int) -> str:

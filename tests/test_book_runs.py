@@ -44,3 +44,16 @@ def test_provenance_tables_name_runs_not_machine_paths(store):
     summary = provenance.preset_summary({"cpu": [run("BASE-DOT", 0, 1.5)], "paper": []})
     assert str(results) not in table + summary and "/" not in table.replace("</", "")
     assert "| `paper` | 0 |" in summary
+
+
+def test_the_sweep_is_read_from_its_own_store_current_runs_only(store):
+    from mope.presets import CPU_SWEEP
+
+    assert book_runs.load_sweep() == {c: None for c in CPU_SWEEP}
+    candidate = CPU_SWEEP[1]
+    stored = run("BASE-DOT", 0, 1.7, preset=candidate.name)
+    stored["config_hash"] = results.expected_hash(candidate, "BASE-DOT")
+    write_result(stored, results.sweep_root())
+    assert book_runs.load_sweep()[candidate]["final"]["val_loss"] == 1.7
+    write_result(dict(stored, provenance=dict(stored["provenance"], git_dirty=True)), results.sweep_root())
+    assert book_runs.load_sweep()[candidate] is None  # the sweep is evidence: clean code only

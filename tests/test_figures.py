@@ -71,3 +71,21 @@ def test_every_variant_has_its_own_colour():
     assert set(figures.VARIANT_COLOURS) == set(VARIANTS)
     assert len(set(figures.VARIANT_COLOURS.values())) == len(VARIANTS)
     assert np.all([figures.colour(v) != "k" for v in VARIANTS])
+
+
+def test_sweep_figure_draws_the_stored_candidates_and_marks_the_decision():
+    from mope.presets import CPU_SWEEP, SWEEP_DECIDED_AT, sweep_choice
+
+    chosen = sweep_choice()
+    history = [{"step": s, "val_loss": 4.2 - s / 1000} for s in (0, 1500, 3000)]
+    sweep = {c: run("BASE-DOT", 0, 1.2, history=history) if c in (chosen, CPU_SWEEP[0]) else None for c in CPU_SWEEP}
+    fig = figures.plot_sweep(sweep, chosen, SWEEP_DECIDED_AT)
+    check_fits_the_column(fig)
+    (ax,) = fig.axes
+    lines = [line for line in ax.get_lines() if line.get_label().startswith("T")]
+    assert [line.get_label() for line in lines] == ["T128 × B16, lr 0.001", "T64 × B32, lr 0.002 (cpu)"]
+    assert list(lines[1].get_xdata()) == [1500, 3000]  # step 0 (the untrained model) is left out
+    assert lines[1].get_linewidth() > lines[0].get_linewidth()
+    assert any(list(line.get_xdata()) == [SWEEP_DECIDED_AT] * 2 for line in ax.get_lines())
+    empty = figures.plot_sweep({c: None for c in CPU_SWEEP}, chosen, SWEEP_DECIDED_AT)
+    assert "no runs stored for the sweep" in empty.axes[0].texts[0].get_text()

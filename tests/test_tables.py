@@ -90,3 +90,22 @@ def test_surviving_share(published, retrained, expected):
     from mope.estimates import estimate
 
     assert tables.surviving_share(estimate(published), estimate(retrained)) == expected
+
+
+def test_sweep_table_marks_the_chosen_candidate_and_dashes_what_is_not_stored():
+    from mope.presets import CPU_SWEEP, SWEEP_DECIDED_AT, sweep_choice
+
+    chosen = sweep_choice()
+    stored = run("BASE-DOT", 0, 1.7, full=1.66, history=[{"step": 1500, "val_loss": 1.773}, {"step": 3000, "val_loss": 1.70}])
+    sweep = {c: (stored if c == chosen else None) for c in CPU_SWEEP}
+    rows = [line for line in tables.sweep_table(sweep, chosen, SWEEP_DECIDED_AT).splitlines() if line.startswith("| T")]
+    assert rows[-1] == "| T64 × B32 | 0.002 | 1.773 | 1.660 | **chosen** |"
+    assert rows[0] == "| T128 × B16 | 0.001 | — | — |  |"
+
+
+def test_the_sweeps_choice_is_the_cpu_preset_but_for_name_and_checkpoints():
+    from mope.presets import sweep_choice
+
+    chosen, cpu = sweep_choice(), get_preset("cpu")
+    assert chosen.name == "sweep-cpu-T64-B32-lr2e-3"
+    assert chosen.replace(name="cpu", checkpoint_interval=cpu.checkpoint_interval) == cpu
