@@ -363,3 +363,30 @@ def claims_markdown(presets: Sequence[str], findings: dict[str, list[tuple[Claim
             cells.append(f"**{finding.verdict}**<br>{finding.estimate.format(signed=claim.signed)}{note}")
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines)
+
+
+def budget_changes(findings: dict[str, list[tuple[Claim, Finding]]], short: str = "cpu-short",
+                   long: str = "cpu") -> str:
+    """Which verdicts change between a shorter and a longer training budget (MyST Markdown): the claims
+    judged under both (a verdict, not "indicative" or "not run"), and among them those whose verdict word
+    differs, each with both estimates; "" when either preset is missing."""
+    if short not in findings or long not in findings:
+        return ""
+    judged, changed = 0, []
+    for (claim, before), (_, after) in zip(findings[short], findings[long]):
+        if {before.verdict, after.verdict} & {INDICATIVE, NOT_RUN}:
+            continue
+        judged += 1
+        if before.verdict != after.verdict:
+            changed.append(f"* {claim.words} ({claim.section}): **{before.verdict}** under `{short}` "
+                           f"({before.estimate.format(signed=claim.signed)}), **{after.verdict}** under `{long}` "
+                           f"({after.estimate.format(signed=claim.signed)})")
+    waiting = len(CLAIMS) - judged
+    head = (f"Of the {len(CLAIMS)} claims, {judged} have a verdict under both `{short}` and `{long}`"
+            + (f" ({waiting} still lack one: a single seed gives an indication only, or the runs are missing)"
+               if waiting else ""))
+    if not judged:
+        return head + "."
+    if not changed:
+        return head + "; none of these verdicts changes with the training budget."
+    return head + f"; {len(changed)} of them change{'s' if len(changed) == 1 else ''} with the budget:\n\n" + "\n".join(changed)

@@ -148,3 +148,23 @@ def test_claims_markdown_links_each_claim_and_shows_presets_side_by_side():
     rope = next(row for row in rows if "PE-ROPE nearly matches" in row)
     assert "{ref}`PE-ROPE nearly matches BASE-DOT (+0.011) <repro-table-2>`" in rope
     assert "**indicative**<br>+0.010 (n=1)<br>one seed: 1.1× smaller" in rope and rope.endswith("not run |")
+
+
+def test_budget_changes_name_the_claims_whose_verdict_moves_between_presets():
+    def ega_morlet(gain):  # EGA-MORLET better than BASE-DOT by ``gain``, three seeds
+        return ([run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)]
+                + [run("EGA-MORLET", s, 1.50 + 0.001 * s - gain + 0.002 * (s == 1)) for s in range(3)])
+
+    findings = {"cpu-short": claims.judge_all("cpu-short", ega_morlet(0.016)),
+                "cpu": claims.judge_all("cpu", ega_morlet(0.119))}
+    text = claims.budget_changes(findings)
+    changed = [line for line in text.splitlines() if line.startswith("* ")]
+    assert changed == ["* EGA-MORLET improves on BASE-DOT by 0.119 (Abstract, §6.2): **direction holds** under `cpu-short` "
+                       "(+0.015 ± 0.001 (n=3)), **supported** under `cpu` (+0.118 ± 0.001 (n=3))"]
+    judged = int(re.search(r"(\d+) have a verdict under both", text).group(1))
+    assert judged >= 1 and f"{len(changed)} of them changes with the budget" in text
+    same = {"cpu-short": findings["cpu"], "cpu": findings["cpu"]}
+    assert claims.budget_changes(same).endswith("none of these verdicts changes with the training budget.")
+    one_seed = {"cpu-short": findings["cpu-short"], "cpu": claims.judge_all("cpu", ega_morlet(0.119)[::3])}
+    assert "0 have a verdict under both" in claims.budget_changes(one_seed)
+    assert claims.budget_changes({"cpu": findings["cpu"]}) == ""
