@@ -118,21 +118,24 @@ def test_paper_schedule_and_preset_errors():
         paper.replace(autocast="fp32")
 
 
+def committed_checkout(folder):
+    """``folder`` as a git checkout holding one committed file, model.py (returned)."""
+    folder.mkdir(exist_ok=True)
+    (folder / "model.py").write_text("weights = 1\n")
+    for args in (["init", "-q"], ["add", "model.py"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "code"]):
+        subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
+    return folder / "model.py"
+
+
 def test_provenance_counts_code_changes_as_dirty_but_not_stored_results(tmp_path):
     from mope.training import source_state
 
-    def git(*args):
-        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
-
-    git("init", "-q")
-    (tmp_path / "model.py").write_text("weights = 1\n")
-    git("add", "model.py")
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "code")
+    code = committed_checkout(tmp_path)
     (tmp_path / "results" / "cpu" / "NOPE").mkdir(parents=True)
     (tmp_path / "results" / "cpu" / "NOPE" / "seed0.json").write_text("{}")  # a run finished before this one
     commit, dirty = source_state(tmp_path)
     assert len(commit) == 40 and not dirty
-    (tmp_path / "model.py").write_text("weights = 2\n")
+    code.write_text("weights = 2\n")
     assert source_state(tmp_path)[1]
 
 
@@ -140,17 +143,10 @@ def test_a_run_of_the_books_evidence_is_refused_from_uncommitted_code(tmp_path):
     from mope.training import check_committed
 
     repo, plain = tmp_path / "repo", tmp_path / "plain"
-    repo.mkdir(), plain.mkdir()
-
-    def git(*args):
-        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
-
-    git("init", "-q")
-    (repo / "model.py").write_text("weights = 1\n")
-    git("add", "model.py")
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "code")
+    code = committed_checkout(repo)
+    plain.mkdir()
     check_committed(get_preset("cpu"), repo)  # clean: no complaint
-    (repo / "model.py").write_text("weights = 2\n")
+    code.write_text("weights = 2\n")
     with pytest.raises(UserError, match="preset 'cpu' stores the book's evidence.*uncommitted changes.*--steps N"):
         check_committed(get_preset("cpu"), repo)
     check_committed(get_preset("smoke"), repo)  # a toy or custom run is the user's own
