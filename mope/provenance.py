@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from mope import results
 from mope.estimates import DASH
+from mope.presets import TrainConfig
 from mope.tables import markdown_table
 
 
@@ -19,15 +20,19 @@ def _minutes(seconds) -> str:
     return DASH if seconds is None else f"{seconds / 60:.1f}"
 
 
-def run_table(preset: str, runs: Sequence[dict]) -> str:
-    """One row per run of ``preset``: variant, seed, configuration hash, commit, hardware and wall time."""
+def run_table(preset: str | None, runs: Sequence[dict]) -> str:
+    """One row per run of ``preset``: variant, seed, configuration hash, commit, hardware and wall time.
+    ``preset`` None: runs of several configurations (the sweep), each row led by its configuration's name."""
+    several = preset is None
+    header = ((["configuration", "variant", "seed", "hash"] if several else ["variant", "seed", f"configuration (`{preset}`)"])
+              + ["commit", "hardware", "wall time (min)"])
     rows = []
     for run in runs:
         p = run["provenance"]
-        rows.append([run["variant"], str(run["seed"]), f"`{run['config_hash']}`",
-                     f"`{(p.get('git_commit') or DASH)[:7]}`", str(p.get("device") or DASH), _minutes(p.get("wall_time_s"))])
-    return markdown_table(["variant", "seed", f"configuration (`{preset}`)", "commit", "hardware",
-                           "wall time (min)"], rows)
+        rows.append([*([f"`{run['preset']}`"] if several else []), run["variant"], str(run["seed"]),
+                     f"`{run['config_hash']}`", f"`{(p.get('git_commit') or DASH)[:7]}`", str(p.get("device") or DASH),
+                     _minutes(p.get("wall_time_s"))])
+    return markdown_table(header, rows)
 
 
 def preset_summary(runs: Mapping[str, Sequence[dict]]) -> str:
@@ -49,12 +54,13 @@ def preset_summary(runs: Mapping[str, Sequence[dict]]) -> str:
     return markdown_table(header, rows)
 
 
-def not_shown_table(presets: Sequence[str], root=None) -> str:
-    """One row per stored file of ``presets`` that no chapter shows (stale or invalid), with the reason;
-    "" when there is none."""
+def not_shown_table(presets: Sequence[str | TrainConfig], root=None) -> str:
+    """One row per stored file of ``presets`` (in the store at ``root``) that no chapter shows (stale or
+    invalid), with the reason; "" when there is none."""
     rows = []
     for preset in presets:
         found = results.scan(preset, root)
+        preset = results.preset_name(preset)
         for kind, rejected in (("stale", found.stale), ("invalid", found.invalid)):
             for item in rejected:
                 path = item.path

@@ -57,3 +57,16 @@ def test_the_sweep_is_read_from_its_own_store_current_runs_only(store):
     assert book_runs.load_sweep()[candidate]["final"]["val_loss"] == 1.7
     write_result(dict(stored, provenance=dict(stored["provenance"], git_dirty=True)), results.sweep_root())
     assert book_runs.load_sweep()[candidate] is None  # the sweep is evidence: clean code only
+
+
+def test_the_sweeps_runs_are_named_by_their_configuration(store):
+    from mope.presets import CPU_SWEEP
+
+    candidate = CPU_SWEEP[0]
+    stored = run("BASE-DOT", 0, 1.7, preset=candidate.name)
+    table = provenance.run_table(None, [stored])
+    assert table.splitlines()[0] == "| configuration | variant | seed | hash | commit | hardware | wall time (min) |"
+    assert table.splitlines()[2].startswith(f"| `{candidate.name}` | BASE-DOT | 0 | `0123456789abcdef` |")
+    write_result(stored, results.sweep_root())  # its hash is not the candidate's: stale
+    (row,) = provenance.not_shown_table(CPU_SWEEP, results.sweep_root()).splitlines()[2:]
+    assert row.startswith(f"| `{candidate.name}` | BASE-DOT | 0 | stale | configuration 0123456789abcdef")
