@@ -25,12 +25,15 @@ OTHER_CONTROLS="ROPE-ONLY ALIBI PE-MORLET-FREE PE-MORLET-CENTRED MORLET-ROPE MOR
 # cpu-short comes early because it is cheap (~4 min a run) and its MoPE and EGA runs turned stale
 # when the initialisation and the gate's floor were made exactly as released; until they are
 # retrained the book's budget comparison has holes, while one seed of `cpu` controls is indicative only.
+# "sweep" re-runs whatever is missing or stale of the stored sweep that chose `cpu`
+# (scripts/sweep_cpu_preset.py); it comes after the first three seeds of Table 2.
 STAGES=(
     "cpu|$TABLE_2|0"
     "cpu-short|$TABLE_2 NOPE EGA-1-CAUSAL PE-SINCOS-SCALED|0 1 2"
     "cpu-short|EGA-MORLET-CAUSAL PE-MORLET-NODECAY $OTHER_CONTROLS|0"
     "cpu|$KEY_CONTROLS|0"
     "cpu|$TABLE_2|1 2"
+    "sweep||"
     "cpu|$KEY_CONTROLS|1 2"
     "cpu|$OTHER_CONTROLS|0"
 )
@@ -38,8 +41,15 @@ STAGES=(
 for index in "${!STAGES[@]}"; do
     (( index + 1 >= FIRST_STAGE )) || continue
     IFS="|" read -r preset variants seeds <<< "${STAGES[$index]}"
+    if [[ "$preset" == "sweep" ]]; then
+        echo "== stage $((index + 1)): the sweep behind the cpu preset"
+        [[ "${1:-}" == "--list" ]] || "$PYTHON" scripts/sweep_cpu_preset.py --jobs "$JOBS"
+        continue
+    fi
     echo "== stage $((index + 1)): preset $preset, seeds $seeds: $variants"
     if [[ "${1:-}" == "--list" ]]; then continue; fi
-    # shellcheck disable=SC2086  # word splitting of the lists is intended
-    "$PYTHON" -m mope suite --preset "$preset" --jobs "$JOBS" --variants $variants --seeds $seeds --no-progress
+    for seed in $seeds; do  # seed by seed: every model gets a seed before any model gets the next
+        # shellcheck disable=SC2086  # word splitting of the list is intended
+        "$PYTHON" -m mope suite --preset "$preset" --jobs "$JOBS" --variants $variants --seeds "$seed" --no-progress
+    done
 done
