@@ -4,6 +4,7 @@
     python -m mope suite --preset cpu --seeds 0 1 2 [--variants BASE-DOT EGA-1] [--jobs 2]
     python -m mope table --preset cpu
     python -m mope claims --preset cpu [--json]
+    python -m mope stamp          # before sending a clean checkout, without .git, to another machine
 
 Results go to ``results/`` (or ``--results-dir`` / ``$MOPE_RESULTS_DIR``), checkpoints to the
 gitignored ``checkpoints/`` (or ``$MOPE_CHECKPOINT_DIR``). ``suite`` skips what is stored with the
@@ -97,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     claims.add_argument("--json", action="store_true",
                         help="a JSON list, one object per claim: claim, section, kind, paper, ours, sd, n, verdict")
     _add_common(claims)
+
+    stamp = commands.add_parser("stamp", help="write .source-stamp.json, which lets a copy of this clean checkout "
+                                              "without .git (a GPU machine) record its commit")
+    stamp.add_argument("--debug", action="store_true", help="show the traceback of an error, not just its message")
     return parser
 
 
@@ -133,6 +138,11 @@ def _print_table(preset, results_dir) -> bool:
 
 
 def run(args, parser: argparse.ArgumentParser) -> None:
+    if args.command == "stamp":
+        from mope.source import write_stamp
+
+        print(f"wrote {write_stamp().name}: a copy of this commit without .git can now record it")
+        return
     preset = get_preset(args.preset)
     if getattr(args, "compile", False):
         preset = preset.replace(compile=True)

@@ -23,7 +23,6 @@ import contextlib
 import math
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,8 @@ from tqdm import tqdm
 from mope.data import CharDataset, derived_seed, load_dataset
 from mope.errors import ConfigError, UserError
 from mope.model import GPT
-from mope.presets import EVIDENCE_PRESETS, TrainConfig, check_own_name, get_preset
+from mope.source import check_committed, source_state
+from mope.presets import TrainConfig, check_own_name, get_preset
 from mope.results import REPO_ROOT, SCHEMA, check_writable, config_hash, result_path, set_aside, write_result
 from mope.variants import get_variant, variant_config
 
@@ -99,38 +99,6 @@ def describe_device(device: torch.device) -> str:
         return f"cuda: {torch.cuda.get_device_name(device)}"
     threads = torch.get_num_threads()
     return f"cpu: {_cpu_name()}, {threads} thread{'s' if threads > 1 else ''}"
-
-
-def _git(*args: str, cwd: Path = REPO_ROOT) -> str | None:
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                              check=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def source_state(root: Path = REPO_ROOT) -> tuple[str, bool]:
-    """(commit, dirty) of the checkout that runs the code; ``dirty`` is True when anything but the
-    results store differs from the commit (stored runs are outputs: a finished run must not make the
-    next one look as if it ran uncommitted code). Outside a git checkout: ("unknown", True)."""
-    commit = _git("rev-parse", "HEAD", cwd=root)
-    status = _git("status", "--porcelain", "--", ".", ":(exclude)results", cwd=root)
-    if commit is None or status is None:
-        return "unknown", True
-    return commit, bool(status)
-
-
-def check_committed(cfg: TrainConfig, root: Path = REPO_ROOT) -> None:
-    """Refuse to start a run of the book's evidence (``EVIDENCE_PRESETS``) from uncommitted code: the
-    store would count it as stale the moment it finished."""
-    if cfg.name not in EVIDENCE_PRESETS:
-        return
-    commit, dirty = source_state(root)
-    if dirty:
-        where = "this copy is not a git checkout" if commit == "unknown" else "the working tree has uncommitted changes"
-        raise UserError(f"preset {cfg.name!r} stores the book's evidence, which must come from committed code, but "
-                        f"{where}; run it from a clean clone or a committed checkout (`git status` shows what differs), "
-                        f"or rehearse with --steps N (stored as {cfg.name}-stepsN)")
 
 
 def _autocast(device: torch.device, cfg: TrainConfig):

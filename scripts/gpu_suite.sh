@@ -7,7 +7,11 @@
 #
 # Needs python3 with torch, numpy and tqdm (the device image has them; nothing is installed there),
 # the repository on PYTHONPATH, and TinyShakespeare under $MOPE_DATA_DIR (default: ./data, a gitignored
-# copy carried with the working tree, since the device reaches no network).
+# copy carried with the working tree, since the device reaches no network). The paper's runs are the
+# book's evidence, so they must come from committed code: the working tree reaches the device without
+# .git, so first, here, in a clean checkout, `python -m mope stamp` writes .source-stamp.json (the
+# commit and its files' hashes, gitignored), and the device call carries it with the data
+# (carry: ["data", ".source-stamp.json"]). The script stops at once if the copy does not match its stamp.
 # Stages run in order of importance, each as one `python -m mope suite --jobs $JOBS` (several runs share
 # the GPU: small models leave it idle between kernels). A stage is only started while at least
 # $STAGE_MIN_S seconds are left before $DEADLINE_S; a finished run is written at once, so a timeout
@@ -56,6 +60,21 @@ data = load_dataset()
 print("data: vocab", data.vocab_size, "train", len(data.train), "val", len(data.val))
 PY
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv | tee -a "$OUT/gpu_suite.log" || true
+
+# The code that will run: its commit, and whether it differs from it (stop now rather than have every
+# paper run refused; a rehearsal's smoke runs count either way).
+if ! "$PY" - "$PRESET" <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
+import sys
+from mope.presets import EVIDENCE_PRESETS
+from mope.source import source_state
+commit, dirty = source_state()
+print("source", commit[:12], "DIFFERS FROM ITS COMMIT (or no stamp)" if dirty else "clean")
+sys.exit(2 if dirty and sys.argv[1] in EVIDENCE_PRESETS else 0)
+PY
+then
+    log "stop: run 'python -m mope stamp' in a clean checkout and carry .source-stamp.json"
+    exit 2
+fi
 
 # A timed 30-step run of the slowest Table 2 model gives the s/step that sizes the stages.
 log "timing: EGA-MORLET, 30 steps, alone"

@@ -128,7 +128,7 @@ def committed_checkout(folder):
 
 
 def test_provenance_counts_code_changes_as_dirty_but_not_stored_results(tmp_path):
-    from mope.training import source_state
+    from mope.source import source_state
 
     code = committed_checkout(tmp_path)
     (tmp_path / "results" / "cpu" / "NOPE").mkdir(parents=True)
@@ -140,7 +140,7 @@ def test_provenance_counts_code_changes_as_dirty_but_not_stored_results(tmp_path
 
 
 def test_a_run_of_the_books_evidence_is_refused_from_uncommitted_code(tmp_path):
-    from mope.training import check_committed
+    from mope.source import check_committed
 
     repo, plain = tmp_path / "repo", tmp_path / "plain"
     code = committed_checkout(repo)
@@ -151,5 +151,42 @@ def test_a_run_of_the_books_evidence_is_refused_from_uncommitted_code(tmp_path):
         check_committed(get_preset("cpu"), repo)
     check_committed(get_preset("smoke"), repo)  # a toy or custom run is the user's own
     check_committed(get_preset("cpu").shortened(5), repo)
-    with pytest.raises(UserError, match="not a git checkout"):
+    with pytest.raises(UserError, match="neither a git checkout nor stamped"):
         check_committed(get_preset("paper"), plain)
+
+
+def test_a_copy_without_git_records_the_commit_of_its_stamp_and_whether_it_changed(tmp_path):
+    import shutil
+
+    from mope.source import REPO_ROOT, STAMP, check_committed, source_state, write_stamp
+
+    repo, copy = tmp_path / "repo", tmp_path / "copy"
+    code = committed_checkout(repo)
+    (repo / "mope").mkdir()
+    (repo / "mope" / "model.py").write_text("layers = 4\n")
+    (repo / ".gitignore").write_text(f"/{STAMP}\n")  # as in this repository:
+    assert subprocess.run(["git", "check-ignore", "-q", STAMP], cwd=REPO_ROOT).returncode == 0
+    subprocess.run(["git", "add", "mope", ".gitignore"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "package"], cwd=repo, check=True)
+    code.write_text("weights = 2\n")
+    with pytest.raises(UserError, match="uncommitted changes"):
+        write_stamp(repo)  # a stamp describes a commit, never a dirty tree
+    code.write_text("weights = 1\n")
+    write_stamp(repo)
+    commit, dirty = source_state(repo)
+    assert len(commit) == 40 and not dirty
+    shutil.copytree(repo, copy, ignore=shutil.ignore_patterns(".git"))
+    assert source_state(copy) == (commit, False)
+    check_committed(get_preset("paper"), copy)
+    (copy / "results").mkdir()
+    (copy / "results" / "seed0.json").write_text("{}")  # outputs do not count
+    assert source_state(copy) == (commit, False)
+    (copy / "mope" / "extra.py").write_text("import os\n")  # an added module changes what runs
+    assert source_state(copy) == (commit, True)
+    (copy / "mope" / "extra.py").unlink()
+    (copy / "mope" / "model.py").write_text("layers = 5\n")  # so does an edited one
+    assert source_state(copy) == (commit, True)
+    with pytest.raises(UserError, match="uncommitted changes"):
+        check_committed(get_preset("paper"), copy)
+    (copy / STAMP).write_text("not json")
+    assert source_state(copy) == ("unknown", True)
