@@ -23,7 +23,7 @@ test: venv
 	$(BIN)/python -m pytest -n 2 --dist loadfile tests notebooks --nbval-lax -p no:cacheprovider
 
 book: venv
-	$(BIN)/jupyter-book build . -W --keep-going
+	$(BIN)/jupyter-book build --all . -W --keep-going
 
 clean-book:
 	rm -rf _build
