@@ -369,7 +369,8 @@ def budget_changes(findings: dict[str, list[tuple[Claim, Finding]]], short: str 
                    long: str = "cpu") -> str:
     """Which verdicts change between a shorter and a longer training budget (MyST Markdown): the claims
     judged under both (a verdict, not "indicative" or "not run"), and among them those whose verdict word
-    differs, each with both estimates; "" when either preset is missing."""
+    differs, each with both estimates (and a warning when the numbers of seeds differ); "" when either
+    preset is missing."""
     if short not in findings or long not in findings:
         return ""
     judged, changed = 0, []
@@ -378,9 +379,12 @@ def budget_changes(findings: dict[str, list[tuple[Claim, Finding]]], short: str 
             continue
         judged += 1
         if before.verdict != after.verdict:
+            seeds = ("" if before.estimate.n == after.estimate.n else
+                     f"; not on the same number of seeds, and the interval of {min(before.estimate.n, after.estimate.n)} "
+                     "seeds is the wider one, which alone can change a verdict")
             changed.append(f"* {claim.words} ({claim.section}): **{before.verdict}** under `{short}` "
                            f"({before.estimate.format(signed=claim.signed)}), **{after.verdict}** under `{long}` "
-                           f"({after.estimate.format(signed=claim.signed)})")
+                           f"({after.estimate.format(signed=claim.signed)}){seeds}")
     waiting = len(CLAIMS) - judged
     head = (f"Of the {len(CLAIMS)} claims, {judged} have a verdict under both `{short}` and `{long}`"
             + (f" ({waiting} still lack one: a single seed gives an indication only, or the runs are missing)"

@@ -165,6 +165,11 @@ def test_budget_changes_name_the_claims_whose_verdict_moves_between_presets():
     assert judged >= 1 and f"{len(changed)} of them changes with the budget" in text
     same = {"cpu-short": findings["cpu"], "cpu": findings["cpu"]}
     assert claims.budget_changes(same).endswith("none of these verdicts changes with the training budget.")
+    two_seeds = {"cpu-short": findings["cpu-short"],
+                 "cpu": claims.judge_all("cpu", [r for r in ega_morlet(0.119) if r["seed"] < 2])}
+    (line,) = [line for line in claims.budget_changes(two_seeds).splitlines() if line.startswith("* EGA-MORLET improves")]
+    assert line.endswith("(n=2)); not on the same number of seeds, and the interval of 2 seeds is the wider one, "
+                         "which alone can change a verdict")
     one_seed = {"cpu-short": findings["cpu-short"], "cpu": claims.judge_all("cpu", ega_morlet(0.119)[::3])}
     assert "0 have a verdict under both" in claims.budget_changes(one_seed)
     assert claims.budget_changes({"cpu": findings["cpu"]}) == ""
