@@ -42,6 +42,11 @@ def load_runs(main: str, variants: Sequence[str], seeds: Sequence[int]) -> dict[
             for preset in presets_shown(main)}
 
 
+def step_shape(cfg: TrainConfig) -> str:
+    """"T64 × B32": how the tokens of one training step are cut (context × sequences)."""
+    return f"T{cfg.block_size} × B{cfg.batch_size}"
+
+
 def load_sweep(root=None) -> dict[TrainConfig, dict | None]:
     """{candidate of ``CPU_SWEEP``: its current BASE-DOT seed-0 run, or None when none is stored}."""
     return {candidate: results.load_result(candidate, "BASE-DOT", 0, results.sweep_root(root))

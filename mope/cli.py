@@ -55,6 +55,10 @@ def positive_int(text: str) -> int:
 def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", choices=list(PRESETS), default="cpu", help="training preset (default: cpu)")
     parser.add_argument("--results-dir", help="results root (default: $MOPE_RESULTS_DIR or the repository's results/)")
+    _add_debug(parser)
+
+
+def _add_debug(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error, not just its message")
 
 
@@ -101,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     stamp = commands.add_parser("stamp", help="write .source-stamp.json, which lets a copy of this clean checkout "
                                               "without .git (a GPU machine) record its commit")
-    stamp.add_argument("--debug", action="store_true", help="show the traceback of an error, not just its message")
+    _add_debug(stamp)
     return parser
 
 

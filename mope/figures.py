@@ -15,6 +15,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from mope import learned
+from mope.book_runs import step_shape
 from mope.estimates import gap_curve, history
 from mope.positional.morlet import ADMISSIBILITY_BOUND
 
@@ -192,7 +193,7 @@ def plot_sweep(sweep: Mapping, chosen, decided_at: int):
             if run is None:
                 continue
             steps, losses = zip(*sorted((h["step"], h["val_loss"]) for h in run["history"] if h["step"] > 0))
-            label = f"T{candidate.block_size} × B{candidate.batch_size}, lr {candidate.lr:g}"
+            label = f"{step_shape(candidate)}, lr {candidate.lr:g}"
             ax.plot(steps, losses, lw=2.4 if candidate == chosen else 1.2, marker="o", ms=3,
                     label=label + (" (cpu)" if candidate == chosen else ""))
             drawn = True

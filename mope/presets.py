@@ -15,18 +15,17 @@ a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
 ``cpu``
     The paper's architecture at a size two CPU cores train in about a quarter of an hour per model,
     one torch thread per run and two runs side by side: L4 H4 d128 (head size 32, as in the paper),
-    context T=64 (most of every window lies beyond MoPE's envelope, +-12.5 tokens at sigma = 4.5), batch 32,
-    dropout 0.1, 3,001 iterations (6.1M tokens, six epochs) with a 100-step warm-up then cosine to 0
-    at peak learning rate 2e-3; evaluation every 250 steps on 16 batches per split.
+    context T=64 (most of every window lies beyond MoPE's envelope, +-12.5 tokens at sigma = 4.5),
+    batch 32, dropout 0.1, 3,001 iterations (6.1M tokens, six epochs) with a 100-step warm-up then
+    cosine to 0 at peak learning rate 2e-3; evaluation every 250 steps on 16 batches per split.
     Chosen by the stored sweep ``CPU_SWEEP`` (BASE-DOT, seed 0, every candidate 3,001 steps of 2,048
-    tokens; stored in ``results/sweeps/``, shown in the book's chapter 3). The preset was fixed while the
-    four ran side by side, when T64 x B32 had reached step 1,500 (random-batch validation 1.773) and
+    tokens; stored in ``results/sweeps/``, shown in the book's chapter 3). The preset was fixed while
+    the four ran side by side, when T64 x B32 had reached step 1,500 (random-batch validation 1.773) and
     the T128 x B16 runs step 1,250 (lr 1e-3 / 2e-3 / 3e-3: 2.023 / 1.947 / 1.819); at the same step,
     1,500, those stood at 1.990 / 1.896 / 1.795. Where they ended (whole validation split, step
     3,000): 1.853 / 1.724 / 1.649 and 1.661 for T64. So T128 at 3e-3 finished 0.012 lower (one seed)
     at 1.10x the time per step (1,925 against 2,109 tokens/s, the four side by side on two cores in
-    the sweep's first pass);
-    T64 at 2e-3 meets the target (BASE-DOT <= 1.80) with room and keeps the
+    the sweep's first pass); T64 at 2e-3 meets the target (BASE-DOT <= 1.80) with room and keeps the
     slowest controls near a quarter of an hour. Three of the four sweep runs were first stored with
     ``git_dirty: true``, only because the first one's result file was then untracked in their
     checkout (provenance ignores ``results/`` since); like all of the book's evidence

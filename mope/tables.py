@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from mope import learned
+from mope.book_runs import step_shape
 from mope.claims import INDICATIVE, Finding, interaction_excess, verdict_ordering, verdict_size
 from mope.estimates import (DASH, Estimate, by_variant, context_values, final_values, gap_curve, improvement, loss,
                              paired, per_seed)
@@ -320,21 +321,21 @@ def reach_table(runs: Runs, block_sizes: Mapping[str, int],
                            "share of the window without position signal"], rows)
 
 
-# --- the variants page --------------------------------------------------------------------------------
-
 def sweep_table(sweep: Mapping, chosen, decided_at: int) -> str:
     """One row per candidate of the stored sweep: its shape of a step, learning rate, the random-batch
     validation loss at ``decided_at`` (when the preset was fixed) and the whole-validation loss at the end."""
     rows = []
     for candidate, run in sweep.items():
         at = {h["step"]: h["val_loss"] for h in run["history"]} if run else {}
-        rows.append([f"T{candidate.block_size} × B{candidate.batch_size}", f"{candidate.lr:g}",
+        rows.append([step_shape(candidate), f"{candidate.lr:g}",
                      number(at.get(decided_at)), number(run["final"]["val_loss_full"] if run else None),
                      "**chosen**" if candidate == chosen else ""])
     return markdown_table(["tokens of a step", "peak lr", f"validation at step {decided_at:,} (random batches)",
                            "whole validation at the end", "`cpu`"], rows,
                           "A dash: the candidate's run is not stored (or is stale).")
 
+
+# --- the variants page --------------------------------------------------------------------------------
 
 ABSOLUTE_WORDS = {"learned": "learned table", "sincos": "sin/cos", "sincos_scaled": "sin/cos × 0.02",
                   "morlet": "MoPE", "none": DASH}

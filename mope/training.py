@@ -38,9 +38,9 @@ from tqdm import tqdm
 from mope.data import CharDataset, derived_seed, load_dataset
 from mope.errors import ConfigError, UserError
 from mope.model import GPT
-from mope.source import check_committed, source_state
 from mope.presets import TrainConfig, check_own_name, get_preset
 from mope.results import REPO_ROOT, SCHEMA, check_writable, config_hash, result_path, set_aside, write_result
+from mope.source import check_committed, source_state
 from mope.variants import get_variant, variant_config
 
 ENV_CHECKPOINT_DIR = "MOPE_CHECKPOINT_DIR"

@@ -65,11 +65,15 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.used,memo
 # paper run refused; a rehearsal's smoke runs count either way).
 if ! "$PY" - "$PRESET" <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
 import sys
-from mope.presets import EVIDENCE_PRESETS
-from mope.source import source_state
+from mope.errors import UserError
+from mope.presets import get_preset
+from mope.source import check_committed, source_state
 commit, dirty = source_state()
-print("source", commit[:12], "DIFFERS FROM ITS COMMIT (or no stamp)" if dirty else "clean")
-sys.exit(2 if dirty and sys.argv[1] in EVIDENCE_PRESETS else 0)
+print("source", commit[:12], "differs from its commit (or has no stamp)" if dirty else "clean")
+try:
+    check_committed(get_preset(sys.argv[1]))
+except UserError as error:
+    sys.exit(f"mope: {error}")
 PY
 then
     log "stop: run 'python -m mope stamp' in a clean checkout and carry .source-stamp.json"
