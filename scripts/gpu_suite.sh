@@ -12,6 +12,12 @@
 # .git, so first, here, in a clean checkout, `python -m mope stamp` writes .source-stamp.json (the
 # commit and its files' hashes, gitignored), and the device call carries it with the data
 # (carry: ["data", ".source-stamp.json"]). The script stops at once if the copy does not match its stamp.
+# Results are written to $RESULTS_DIR (default /tmp/mope-results, outside $OUT, which the device empties
+# before each call), so a second call on the still-warm machine skips what the first one finished and
+# resumes its runs in flight from their checkpoints (/tmp/mope-checkpoints). Every 15 s and at the end the
+# store is packed into $OUT/paper-results.tgz: the device returns files at most two folders below $OUT,
+# and what is under $OUT comes back even when the call is stopped at its limit. Unpack it here with
+# `tar xzf paper-results.tgz -C results`.
 # Stages run in order of importance, each as one `python -m mope suite --jobs $JOBS` (several runs share
 # the GPU: small models leave it idle between kernels). A stage is only started while at least
 # $STAGE_MIN_S seconds are left before $DEADLINE_S; a finished run is written at once, so a timeout
@@ -23,7 +29,7 @@
 # split at 1x/2x/4x context and the causal-statistics evaluation (546 s on one CPU thread, almost all
 # of it the four whole-validation passes). Device time is an estimate, not a measurement: ~0.5 TFLOP
 # per step (6 N tokens), small enough that one run is launch-bound (tens of ms per step, 2-4 min per
-# 5,001-step run alone); the timing stage prints the real tokens/s first. Pass the device call a
+# 5,001-step run alone); every run records its tokens/s and wall time, printed at the end. Pass the device call a
 # timeout that leaves room for one retry, with DEADLINE_S well inside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,17 +41,22 @@ JOBS="${JOBS:-6}"
 DEADLINE_S="${DEADLINE_S:-480}"   # seconds from start after which no stage is started
 STAGE_MIN_S="${STAGE_MIN_S:-200}" # a stage needs at least this long (one paper run, 6 in parallel)
 export MOPE_DATA_DIR="${MOPE_DATA_DIR:-$PWD/data}"
-export MOPE_RESULTS_DIR="$OUT/results"
+RESULTS_DIR="${RESULTS_DIR:-/tmp/mope-results}"
+export MOPE_RESULTS_DIR="$RESULTS_DIR"
 export MOPE_CHECKPOINT_DIR="${MOPE_CHECKPOINT_DIR:-/tmp/mope-checkpoints}"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 PY="${PYTHON:-python3}"
-mkdir -p "$OUT/results"
+mkdir -p "$OUT" "$RESULTS_DIR"
 START=$(date +%s)
 log() { echo "[gpu_suite +$(( $(date +%s) - START ))s] $*" | tee -a "$OUT/gpu_suite.log"; }
+pack() { tar czf "$OUT/paper-results.tgz.part" -C "$RESULTS_DIR" . && mv "$OUT/paper-results.tgz.part" "$OUT/paper-results.tgz"; }
+( while sleep 15; do pack; done ) &
+PACKER=$!
+trap 'kill $PACKER 2>/dev/null || true; pack' EXIT
 
 TABLE2=(BASE-DOT PE-SINCOS PE-ROPE PE-MORLET EGA-1 EGA-MORLET)
-CONTROLS=(EGA-1-CAUSAL EGA-MORLET-CAUSAL NOPE PE-MORLET-NODECAY)
+CONTROLS=(EGA-1-CAUSAL EGA-MORLET-CAUSAL NOPE PE-MORLET-NODECAY PE-SINCOS-SCALED)
 
 log "preset=$PRESET jobs=$JOBS deadline=${DEADLINE_S}s out=$OUT"
 "$PY" - <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
@@ -80,17 +91,6 @@ then
     exit 2
 fi
 
-# A timed 30-step run of the slowest Table 2 model gives the s/step that sizes the stages.
-log "timing: EGA-MORLET, 30 steps, alone"
-"$PY" -m mope train EGA-MORLET --preset "$PRESET" --steps 30 --results-dir "$OUT/timing" --no-progress \
-    2>&1 | tee -a "$OUT/gpu_suite.log"
-"$PY" - "$OUT/timing" <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
-import json, pathlib, sys
-for f in pathlib.Path(sys.argv[1]).rglob("*.json"):
-    r = json.loads(f.read_text()); p = r["provenance"]
-    print(f"timing {r['variant']}: {p['tokens_per_s']:,.0f} tokens/s on {p['device']}, wall {p['wall_time_s']:.1f}s")
-PY
-
 stage() {  # stage NAME SEEDS... -- VARIANTS...
     local name="$1"; shift
     local seeds=(); while [[ "$1" != "--" ]]; do seeds+=("$1"); shift; done; shift
@@ -106,5 +106,11 @@ stage controls-seed0 0 -- "${CONTROLS[@]}"
 stage table2-seed1 1 -- "${TABLE2[@]}"
 stage table2-seed2 2 -- "${TABLE2[@]}"
 log "done; results:"
-find "$OUT/results" -name '*.json' | sort | tee -a "$OUT/gpu_suite.log"
-"$PY" -m mope table --preset "$PRESET" --results-dir "$OUT/results" 2>&1 | tee -a "$OUT/gpu_suite.log" || true
+find "$RESULTS_DIR" -name '*.json' | sort | tee -a "$OUT/gpu_suite.log"
+"$PY" - "$RESULTS_DIR" <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
+import json, pathlib, sys
+for f in sorted(pathlib.Path(sys.argv[1]).rglob("seed*.json")):
+    r = json.loads(f.read_text()); p = r["provenance"]
+    print(f"{r['variant']:18s} seed {r['seed']}: {p['tokens_per_s']:,.0f} tokens/s, wall {p['wall_time_s']:.0f}s on {p['device']}")
+PY
+"$PY" -m mope table --preset "$PRESET" --results-dir "$RESULTS_DIR" 2>&1 | tee -a "$OUT/gpu_suite.log" || true
