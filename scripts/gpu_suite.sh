@@ -2,35 +2,40 @@
 # Paper-scale results on one CUDA machine (issue 5): the six models of Table 2 and the key controls at
 # the `paper` preset (L6 H8 d256 T256, 5,001 iterations, batch 64, bf16 autocast).
 #
-#   bash scripts/gpu_suite.sh              # on the GPU machine; results land in $OUT/results as they finish
+#   bash scripts/gpu_suite.sh              # on the GPU machine; results in $RESULTS_DIR, packed into $OUT
 #   bash scripts/gpu_suite.sh --rehearse   # on a CPU: the same stages with the smoke preset
 #
 # Needs python3 with torch, numpy and tqdm (the device image has them; nothing is installed there),
 # the repository on PYTHONPATH, and TinyShakespeare under $MOPE_DATA_DIR (default: ./data, a gitignored
-# copy carried with the working tree, since the device reaches no network). The paper's runs are the
-# book's evidence, so they must come from committed code: the working tree reaches the device without
-# .git, so first, here, in a clean checkout, `python -m mope stamp` writes .source-stamp.json (the
-# commit and its files' hashes, gitignored), and the device call carries it with the data
-# (carry: ["data", ".source-stamp.json"]). The script stops at once if the copy does not match its stamp.
+# copy carried with the working tree, since the device reaches no network).
+#
+# The paper's runs are the book's evidence, so they must come from committed code. First, here, in a
+# clean checkout, `python -m mope stamp` writes .source-stamp.json (the commit and its files' hashes,
+# gitignored); the device call carries it with the data (carry: ["data", ".source-stamp.json"]) and
+# begins with `mv .git /tmp/` : the copy that reaches the device holds the .git of the commit the
+# session started from, so against that git every later commit looks like uncommitted changes, while
+# without it the copy checks itself against the stamp. The script stops at once if the copy does not
+# match.
+#
 # Results are written to $RESULTS_DIR (default /tmp/mope-results, outside $OUT, which the device empties
 # before each call), so a second call on the still-warm machine skips what the first one finished and
 # resumes its runs in flight from their checkpoints (/tmp/mope-checkpoints). Every 15 s and at the end the
 # store is packed into $OUT/paper-results.tgz: the device returns files at most two folders below $OUT,
 # and what is under $OUT comes back even when the call is stopped at its limit. Unpack it here with
 # `tar xzf paper-results.tgz -C results`.
+#
 # Stages run in order of importance, each as one `python -m mope suite --jobs $JOBS` (several runs share
 # the GPU: small models leave it idle between kernels). A stage is only started while at least
 # $STAGE_MIN_S seconds are left before $DEADLINE_S; a finished run is written at once, so a timeout
 # loses only the runs still in flight.
 #
-# Rehearsed on the CPU (2026-11-30): `--rehearse` runs every stage end to end with the smoke preset
-# (22 runs, JOBS=2, ~5 min on 2 shared cores), and `python -m mope train EGA-MORLET --preset paper
-# --steps 3` ran the paper shape through training, the random-batch evaluation, the whole-validation
-# split at 1x/2x/4x context and the causal-statistics evaluation (546 s on one CPU thread, almost all
-# of it the four whole-validation passes). Device time is an estimate, not a measurement: ~0.5 TFLOP
-# per step (6 N tokens), small enough that one run is launch-bound (tens of ms per step, 2-4 min per
-# 5,001-step run alone); every run records its tokens/s and wall time, printed at the end. Pass the device call a
-# timeout that leaves room for one retry, with DEADLINE_S well inside it.
+# Measured on one H200 (2026-11-30, torch 2.11, commit 2394572): the six of Table 2 side by side took
+# 262 s (BASE-DOT, PE-SINCOS, PE-MORLET), 297 s (PE-ROPE) and 326 s (EGA-1, EGA-MORLET) each, wall
+# clock, evaluations included (~280-340k tokens/s each); three controls side by side 141 s each
+# (~660k tokens/s). A 15-minute device budget thus holds Table 2 seed 0 and about three controls, with
+# one machine start; the call that followed on the warm machine failed, taking its checkpoints with it.
+# Rehearse on the CPU first: `--rehearse` runs every stage with the smoke preset (22 runs, JOBS=2,
+# ~5 min on 2 shared cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
