@@ -16,8 +16,10 @@ import numpy as np
 
 from mope import learned
 from mope.book_runs import step_shape
-from mope.estimates import gap_curve, history
+from mope.claims import PAPER_NOISE
+from mope.estimates import gap_curve, history, loss
 from mope.positional.morlet import ADMISSIBILITY_BOUND
+from mope.variants import TABLE_2, VARIANTS
 
 COLUMN_WIDTH = 6.9  # inches: the book's text column at 100 dpi
 BOOK_STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": 9,
@@ -180,6 +182,45 @@ def plot_validation_curves(runs: Mapping[str, list[dict]], variants: Sequence[st
             ax.grid(alpha=0.3)
         label_y(axes, "validation loss (nats/char)")
         legend_below(fig, axes)
+    return fig
+
+
+def plot_against_paper(runs: Mapping[str, list[dict]], variants: Sequence[str] = TABLE_2, noise: float = PAPER_NOISE):
+    """Our loss minus the paper's Table 2 "Val", per model (rows) and preset (markers; bars ± 1 sd over
+    seeds), on a horizontal axis linear within ±2·``noise`` and logarithmic beyond, so that agreement
+    within the paper's own run-to-run noise (shaded) and a gap of a whole nat are both readable."""
+    with book_style():
+        fig, (ax,) = panels(1, height=0.45 * len(variants) + 1.2)
+        ax.axvspan(-noise, noise, color="0.85", lw=0, label=f"± {noise:g} nats (the paper's rerun noise)")
+        ax.axvline(0, color="k", lw=0.8)
+        markers = "osD^v"
+        drawn = []
+        for index, (preset, preset_runs) in enumerate(runs.items()):
+            offset = 0.25 * (index - (len(runs) - 1) / 2)
+            rows = [(row, loss(preset_runs, name)) for row, name in enumerate(variants)]
+            rows = [(row, est) for row, est in rows if est.n]
+            if not rows:
+                continue
+            x = [est.mean - VARIANTS[variants[row]].paper_val for row, est in rows]
+            err = [est.sd or 0.0 for _, est in rows]
+            n = sorted({est.n for _, est in rows})
+            seeds = f"n = {n[0]}" if len(n) == 1 else f"n = {n[0]}–{n[-1]}"
+            ax.errorbar(x, [row + offset for row, _ in rows], xerr=err, ls="none", marker=markers[index % 5],
+                        ms=5, capsize=2, label=f"{preset} ({seeds})")
+            drawn += x
+        if not drawn:
+            _empty(ax, "any preset")
+            return fig
+        ax.set_xscale("symlog", linthresh=2 * noise, linscale=1.0)
+        ticks = [t for t in (-0.1, -0.02, -0.01, 0, 0.01, 0.02, 0.1, 0.2, 0.5, 1, 2)
+                 if min(drawn + [-noise]) * 1.5 <= t <= max(drawn + [noise]) * 1.5]
+        ax.set_xticks(ticks, labels=[f"{t:+g}" if t else "0" for t in ticks])
+        ax.set_xlim(min(drawn + [-2 * noise]) * 1.6, max(drawn + [2 * noise]) * 1.6)
+        ax.set_yticks(range(len(variants)), labels=list(variants))
+        ax.invert_yaxis()
+        ax.set_xlabel("our loss − the paper's Val (nats/char; symmetric log axis)")
+        ax.grid(alpha=0.3, axis="x")
+        legend_below(fig, [ax])
     return fig
 
 

@@ -97,6 +97,24 @@ def table_2(runs: Runs) -> str:
     return markdown_table(header, rows, DASH_NOTE)
 
 
+def against_paper(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:
+    """One line per preset: how far our losses lie from the paper's Table 2 "Val" over ``variants``
+    (the range of ours − paper), and over how many seeds; "" when no preset has runs of them."""
+    lines = []
+    for preset, preset_runs in runs.items():
+        estimates = {name: loss(preset_runs, name) for name in variants}
+        gaps = {name: est.mean - VARIANTS[name].paper_val for name, est in estimates.items() if est.n}
+        if not gaps:
+            continue
+        closest, furthest = min(gaps, key=lambda v: abs(gaps[v])), max(gaps, key=lambda v: abs(gaps[v]))
+        seeds = sorted({estimates[name].n for name in gaps})
+        n = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}–{seeds[-1]}"
+        lines.append(f"* `{preset}` ({len(gaps)} of {len(variants)} models, n = {n} seed{'s' if seeds[-1] > 1 else ''}): "
+                     f"ours − paper from {min(gaps.values()):+.4f} to {max(gaps.values()):+.4f} nats (the paper gives "
+                     f"four decimals); closest {closest} ({gaps[closest]:+.4f}), furthest {furthest} ({gaps[furthest]:+.4f}).")
+    return "\n".join(lines)
+
+
 def plateau_table(runs: Runs, plateaus: Mapping[str, float], variants: Sequence[str] = TABLE_2) -> str:
     """Whole-validation loss per preset, and the stage it reached: unigram, between, or below bigram."""
     def stage(value: float) -> str:

@@ -7,6 +7,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from mope import figures, learned  # noqa: E402
+from mope.variants import TABLE_2, VARIANTS  # noqa: E402
 from mope.estimates import gap_curve  # noqa: E402
 from synthetic_runs import decayed_morlet, run  # noqa: E402
 
@@ -89,3 +90,20 @@ def test_sweep_figure_draws_the_stored_candidates_and_marks_the_decision():
     assert any(list(line.get_xdata()) == [SWEEP_DECIDED_AT] * 2 for line in ax.get_lines())
     empty = figures.plot_sweep({c: None for c in CPU_SWEEP}, chosen, SWEEP_DECIDED_AT)
     assert "no runs stored for the sweep" in empty.axes[0].texts[0].get_text()
+
+
+def test_distance_to_the_paper_figure_draws_each_preset_and_the_noise_band():
+    runs = {"cpu": [run(v, s, VARIANTS[v].paper_val + 0.2 + 0.01 * s) for v in TABLE_2 for s in range(3)],
+            "paper": [run(v, 0, VARIANTS[v].paper_val + 0.005, preset="paper") for v in TABLE_2],
+            "cpu-short": []}
+    fig = figures.plot_against_paper(runs)
+    (ax,) = fig.axes
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(TABLE_2)
+    assert ax.get_xscale() == "symlog"
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == ["± 0.01 nats (the paper's rerun noise)", "cpu (n = 3)", "paper (n = 1)"]
+    lo, hi = ax.get_xlim()
+    assert lo < -0.01 and hi > 0.22  # the band and the furthest mean with its spread are on the axis
+    check_fits_the_column(fig)
+    empty = figures.plot_against_paper({"cpu": []})
+    assert "no runs stored" in empty.axes[0].texts[0].get_text()
