@@ -235,6 +235,17 @@ def quartile_rows(omega: np.ndarray, sigma: np.ndarray, groups: int = 4) -> list
     return rows
 
 
+def distance_to_table_3(omega: np.ndarray, sigma: np.ndarray) -> tuple[float, float] | None:
+    """The largest |ours − paper| over the ω and over the σ range ends of Table 3's four quartiles
+    (None unless there are the paper's 128 pairs, whose quartiles the table's rows are)."""
+    if len(omega) != 4 * 32:
+        return None
+    ends = [(block, paper) for block, paper in zip(np.array_split(np.arange(len(omega)), 4), PAPER_TABLE_3)]
+    d_omega = max(abs(f(omega[b]) - paper[1][i]) for b, paper in ends for i, f in enumerate((np.min, np.max)))
+    d_sigma = max(abs(f(sigma[b]) - paper[2][i]) for b, paper in ends for i, f in enumerate((np.min, np.max)))
+    return float(d_omega), float(d_sigma)
+
+
 TABLE_3_HEADER = ["pairs", "ω range", "σ range", "period 2π/ω (tokens)", "95%-radius 2σ (tokens)"]
 
 

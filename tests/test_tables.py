@@ -2,6 +2,7 @@
 side by side, no provenance."""
 import re
 
+import numpy as np
 import pytest
 
 from mope import tables
@@ -125,3 +126,13 @@ def test_distance_to_the_paper_is_one_line_per_preset_with_its_range_and_extreme
         "decimals); closest BASE-DOT (+0.1858), furthest BASE-DOT (+0.1858).",
     ]
     assert tables.against_paper({"cpu-short": []}) == ""
+
+
+def test_distance_to_table_3_is_the_worst_quartile_end_and_needs_the_papers_128_pairs():
+    omega = np.concatenate([np.linspace(o[0], o[1], 32) for _, o, _, _, _ in tables.PAPER_TABLE_3])
+    sigma = np.concatenate([np.linspace(s[0], s[1], 32) for _, _, s, _, _ in tables.PAPER_TABLE_3])
+    assert tables.distance_to_table_3(omega, sigma) == pytest.approx((0.0, 0.0), abs=1e-12)
+    sigma[-1] += 0.05  # the last quartile's largest sigma, 1.92 -> 1.97
+    omega[0] -= 0.01
+    assert tables.distance_to_table_3(omega, sigma) == pytest.approx((0.01, 0.05))
+    assert tables.distance_to_table_3(omega[:64], sigma[:64]) is None
