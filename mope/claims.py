@@ -394,3 +394,28 @@ def budget_changes(findings: dict[str, list[tuple[Claim, Finding]]], short: str 
     if not changed:
         return head + "; none of these verdicts changes with the training budget."
     return head + f"; {len(changed)} of them change{'s' if len(changed) == 1 else ''} with the budget:\n\n" + "\n".join(changed)
+
+
+def single_seed_contrasts(findings: dict[str, list[tuple[Claim, Finding]]], judged: str = "cpu",
+                          single: str = "paper") -> str:
+    """Where the one seed of ``single`` (the published protocol) points away from ``judged``'s verdict
+    (MyST Markdown): the ordering and size claims with a verdict under ``judged`` whose ``single``
+    estimate has the other sign, or, for a size claim not supported under ``judged``, lies nearer the
+    paper's number than ``judged``'s mean does. "" when either preset is missing or nothing points away."""
+    if judged not in findings or single not in findings:
+        return ""
+    lines = []
+    for (claim, verdict), (_, one) in zip(findings[judged], findings[single]):
+        if claim.kind == "mechanism" or verdict.verdict in (INDICATIVE, NOT_RUN) or one.estimate.n != 1:
+            continue
+        ours, theirs = verdict.estimate.mean, one.estimate.mean
+        if ours * theirs < 0:
+            why = "the other sign"
+        elif claim.kind == "size" and verdict.verdict != "supported" and abs(theirs - claim.paper) < abs(theirs - ours):
+            why = f"nearer the paper's {claim.paper:+.3f} than `{judged}`'s"
+        else:
+            continue
+        lines.append(f"* {claim.words} ({claim.section}): **{verdict.verdict}** under `{judged}` "
+                     f"({verdict.estimate.format(signed=claim.signed)}); one seed of `{single}` gives "
+                     f"{one.estimate.format(signed=claim.signed)}, {why}")
+    return "\n".join(lines)

@@ -173,3 +173,23 @@ def test_budget_changes_name_the_claims_whose_verdict_moves_between_presets():
     one_seed = {"cpu-short": findings["cpu-short"], "cpu": claims.judge_all("cpu", ega_morlet(0.119)[::3])}
     assert "0 have a verdict under both" in claims.budget_changes(one_seed)
     assert claims.budget_changes({"cpu": findings["cpu"]}) == ""
+
+
+def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_points_away():
+    def table(gain_morlet, gain_ega, seeds):  # EGA-MORLET and EGA-1 better than BASE-DOT by the gains
+        return ([run("BASE-DOT", s, 1.50 + 0.001 * s) for s in seeds]
+                + [run("EGA-MORLET", s, 1.50 + 0.001 * s - gain_morlet + 0.002 * (s == 1)) for s in seeds]
+                + [run("EGA-1", s, 1.50 + 0.001 * s - gain_ega + 0.001 * (s == 2)) for s in seeds])
+
+    findings = {"cpu": claims.judge_all("cpu", table(0.016, 0.095, range(3))),
+                "paper": claims.judge_all("paper", table(0.112, 0.098, [0]))}
+    lines = claims.single_seed_contrasts(findings).splitlines()
+    assert lines == [
+        "* EGA-MORLET improves on BASE-DOT by 0.119 (Abstract, §6.2): **direction holds** under `cpu` "
+        "(+0.015 ± 0.001 (n=3)); one seed of `paper` gives +0.112 (n=1), nearer the paper's +0.119 than `cpu`'s",
+        "* EGA-MORLET beats EGA-1 (best overall) (§6.2): **contradicted** under `cpu` (-0.079 ± 0.002 (n=3)); "
+        "one seed of `paper` gives +0.014 (n=1), the other sign",
+    ]
+    agreeing = {"cpu": findings["cpu"], "paper": claims.judge_all("paper", table(0.016, 0.095, [0]))}
+    assert claims.single_seed_contrasts(agreeing) == ""
+    assert claims.single_seed_contrasts({"cpu": findings["cpu"]}) == ""
