@@ -236,8 +236,8 @@ def quartile_rows(omega: np.ndarray, sigma: np.ndarray, groups: int = 4) -> list
 
 
 def distance_to_table_3(omega: np.ndarray, sigma: np.ndarray) -> tuple[float, float] | None:
-    """The largest |ours − paper| over the ω and over the σ range ends of Table 3's four quartiles
-    (None unless there are the paper's 128 pairs, whose quartiles the table's rows are)."""
+    """The largest absolute difference from the paper over the ω, and over the σ, range ends of Table 3's
+    four quartiles (None unless there are the paper's 128 pairs, whose quartiles the table's rows are)."""
     if len(omega) != 4 * 32:
         return None
     ends = [(block, paper) for block, paper in zip(np.array_split(np.arange(len(omega)), 4), PAPER_TABLE_3)]
