@@ -397,22 +397,30 @@ def budget_changes(findings: dict[str, list[tuple[Claim, Finding]]], short: str 
 
 
 def single_seed_contrasts(findings: dict[str, list[tuple[Claim, Finding]]], judged: str = "cpu",
-                          single: str = "paper") -> str:
-    """Where the one seed of ``single`` (the published protocol) points away from ``judged``'s verdict
-    (MyST Markdown): the ordering and size claims with a verdict under ``judged`` whose ``single``
-    estimate has the other sign, or, for a size claim not supported under ``judged``, lies nearer the
-    paper's number than ``judged``'s mean does. "" when either preset is missing or nothing points away."""
+                          single: str = "paper", noise: float = PAPER_NOISE) -> str:
+    """Where a single seed of ``single`` (the published protocol) points away from ``judged``'s verdict
+    (MyST Markdown), among the claims with a verdict under ``judged`` and exactly one seed under
+    ``single``: an ordering or size effect of the other sign and larger than ``noise``; for a size
+    claim not supported under ``judged``, an estimate nearer the paper's number than to ``judged``'s
+    mean; for a mechanism claim, a statistic on the other side of its threshold from what the verdict
+    says. "" when either preset is missing or nothing points away."""
     if judged not in findings or single not in findings:
         return ""
     lines = []
     for (claim, verdict), (_, one) in zip(findings[judged], findings[single]):
-        if claim.kind == "mechanism" or verdict.verdict in (INDICATIVE, NOT_RUN) or one.estimate.n != 1:
+        if verdict.verdict in (INDICATIVE, NOT_RUN) or one.estimate.n != 1:
             continue
         ours, theirs = verdict.estimate.mean, one.estimate.mean
-        if ours * theirs < 0:
+        if claim.kind == "mechanism":
+            paper_side = claim.side * (theirs - claim.threshold) > 0
+            if verdict.verdict not in ("supported", "not supported") or paper_side == (verdict.verdict == "supported"):
+                continue
+            why = (f"on the paper's side of its threshold {claim.threshold:g}" if paper_side
+                   else f"across its threshold {claim.threshold:g}, against the paper")
+        elif ours * theirs < 0 and abs(theirs) > noise:
             why = "the other sign"
         elif claim.kind == "size" and verdict.verdict != "supported" and abs(theirs - claim.paper) < abs(theirs - ours):
-            why = f"nearer the paper's {claim.paper:+.3f} than `{judged}`'s"
+            why = f"nearer the paper's {claim.paper:+.3f} than to `{judged}`'s"
         else:
             continue
         lines.append(f"* {claim.words} ({claim.section}): **{verdict.verdict}** under `{judged}` "

@@ -185,7 +185,8 @@ def plot_validation_curves(runs: Mapping[str, list[dict]], variants: Sequence[st
     return fig
 
 
-def plot_against_paper(runs: Mapping[str, list[dict]], variants: Sequence[str] = TABLE_2, noise: float = PAPER_NOISE):
+def plot_distance_to_table_2(runs: Mapping[str, list[dict]], variants: Sequence[str] = TABLE_2,
+                             noise: float = PAPER_NOISE):
     """Our loss minus the paper's Table 2 "Val", per model (rows) and preset (markers; bars ± 1 sd over
     seeds), on a horizontal axis linear within ±2·``noise`` and logarithmic beyond, so that agreement
     within the paper's own run-to-run noise (shaded) and a gap of a whole nat are both readable."""
@@ -207,7 +208,7 @@ def plot_against_paper(runs: Mapping[str, list[dict]], variants: Sequence[str] =
             seeds = f"n = {n[0]}" if len(n) == 1 else f"n = {n[0]}–{n[-1]}"
             ax.errorbar(x, [row + offset for row, _ in rows], xerr=err, ls="none", marker=markers[index % 5],
                         ms=5, capsize=2, label=f"{preset} ({seeds})")
-            drawn += x
+            drawn += [*(a - e for a, e in zip(x, err)), *(a + e for a, e in zip(x, err))]
         if not drawn:
             _empty(ax, "any preset")
             return fig

@@ -97,7 +97,7 @@ def table_2(runs: Runs) -> str:
     return markdown_table(header, rows, DASH_NOTE)
 
 
-def against_paper(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:
+def table_2_distances(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:
     """One line per preset: how far our losses lie from the paper's Table 2 "Val" over ``variants``
     (the range of ours − paper), and over how many seeds; "" when no preset has runs of them."""
     lines = []
@@ -240,9 +240,12 @@ def distance_to_table_3(omega: np.ndarray, sigma: np.ndarray) -> tuple[float, fl
     four quartiles (None unless there are the paper's 128 pairs, whose quartiles the table's rows are)."""
     if len(omega) != 4 * 32:
         return None
-    ends = [(block, paper) for block, paper in zip(np.array_split(np.arange(len(omega)), 4), PAPER_TABLE_3)]
-    d_omega = max(abs(f(omega[b]) - paper[1][i]) for b, paper in ends for i, f in enumerate((np.min, np.max)))
-    d_sigma = max(abs(f(sigma[b]) - paper[2][i]) for b, paper in ends for i, f in enumerate((np.min, np.max)))
+    d_omega = d_sigma = 0.0
+    for block, (_, omega_range, sigma_range, _, _) in zip(np.array_split(np.arange(len(omega)), 4), PAPER_TABLE_3):
+        ours_omega = (omega[block].min(), omega[block].max())
+        ours_sigma = (sigma[block].min(), sigma[block].max())
+        d_omega = max(d_omega, *(abs(o - p) for o, p in zip(ours_omega, omega_range)))
+        d_sigma = max(d_sigma, *(abs(s - p) for s, p in zip(ours_sigma, sigma_range)))
     return float(d_omega), float(d_sigma)
 
 

@@ -44,7 +44,7 @@ if [[ "${1:-}" == "--rehearse" ]]; then PRESET=smoke; fi
 OUT="${OUT:-/tmp/mope-gpu-out}"
 JOBS="${JOBS:-6}"
 DEADLINE_S="${DEADLINE_S:-480}"   # seconds from start after which no stage is started
-STAGE_MIN_S="${STAGE_MIN_S:-200}" # a stage needs at least this long (one paper run, 6 in parallel)
+STAGE_MIN_S="${STAGE_MIN_S:-340}" # a stage needs at least this long (one paper run, 6 in parallel: 262-326 s)
 export MOPE_DATA_DIR="${MOPE_DATA_DIR:-$PWD/data}"
 RESULTS_DIR="${RESULTS_DIR:-/tmp/mope-results}"
 export MOPE_RESULTS_DIR="$RESULTS_DIR"

@@ -186,10 +186,27 @@ def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_poi
     lines = claims.single_seed_contrasts(findings).splitlines()
     assert lines == [
         "* EGA-MORLET improves on BASE-DOT by 0.119 (Abstract, §6.2): **direction holds** under `cpu` "
-        "(+0.015 ± 0.001 (n=3)); one seed of `paper` gives +0.112 (n=1), nearer the paper's +0.119 than `cpu`'s",
+        "(+0.015 ± 0.001 (n=3)); one seed of `paper` gives +0.112 (n=1), nearer the paper's +0.119 than to `cpu`'s",
         "* EGA-MORLET beats EGA-1 (best overall) (§6.2): **contradicted** under `cpu` (-0.079 ± 0.002 (n=3)); "
         "one seed of `paper` gives +0.014 (n=1), the other sign",
     ]
     agreeing = {"cpu": findings["cpu"], "paper": claims.judge_all("paper", table(0.016, 0.095, [0]))}
     assert claims.single_seed_contrasts(agreeing) == ""
+    # a seed nearer cpu's mean than the paper's number, and an opposite sign within the paper's noise: nothing
+    halfway = {"cpu": findings["cpu"], "paper": claims.judge_all("paper", table(0.060, 0.052, [0]))}
+    assert claims.single_seed_contrasts(halfway) == ""
     assert claims.single_seed_contrasts({"cpu": findings["cpu"]}) == ""
+    two_seeds = {"cpu": findings["cpu"], "paper": claims.judge_all("paper", table(0.112, 0.098, [0, 1]))}
+    assert claims.single_seed_contrasts(two_seeds) == ""  # two seeds: a verdict of its own, not a contrast
+
+
+def test_single_seed_contrasts_include_a_mechanism_statistic_across_its_threshold():
+    band = next(c for c in claims.CLAIMS if c.kind == "mechanism" and c.words.startswith("σ ∈"))
+    supported = claims.Finding(estimate([0.059, 0.057, 0.062]), "supported")
+    one_seed = claims.Finding(estimate([0.028]), claims.INDICATIVE)
+    findings = {"cpu": [(band, supported)], "paper": [(band, one_seed)]}
+    assert claims.single_seed_contrasts(findings) == (
+        f"* {band.words} ({band.section}): **supported** under `cpu` (0.059 ± 0.003 (n=3)); one seed of `paper` "
+        f"gives 0.028 (n=1), across its threshold {band.threshold:g}, against the paper")
+    findings["paper"] = [(band, claims.Finding(estimate([0.070]), claims.INDICATIVE))]
+    assert claims.single_seed_contrasts(findings) == ""

@@ -92,11 +92,11 @@ def test_sweep_figure_draws_the_stored_candidates_and_marks_the_decision():
     assert "no runs stored for the sweep" in empty.axes[0].texts[0].get_text()
 
 
-def test_distance_to_the_paper_figure_draws_each_preset_and_the_noise_band():
+def test_plot_distance_to_table_2_draws_each_preset_and_the_noise_band():
     runs = {"cpu": [run(v, s, VARIANTS[v].paper_val + 0.2 + 0.01 * s) for v in TABLE_2 for s in range(3)],
             "paper": [run(v, 0, VARIANTS[v].paper_val + 0.005, preset="paper") for v in TABLE_2],
             "cpu-short": []}
-    fig = figures.plot_against_paper(runs)
+    fig = figures.plot_distance_to_table_2(runs)
     (ax,) = fig.axes
     assert [t.get_text() for t in ax.get_yticklabels()] == list(TABLE_2)
     assert ax.get_xscale() == "symlog"
@@ -105,5 +105,5 @@ def test_distance_to_the_paper_figure_draws_each_preset_and_the_noise_band():
     lo, hi = ax.get_xlim()
     assert lo < -0.01 and hi > 0.22  # the band and the furthest mean with its spread are on the axis
     check_fits_the_column(fig)
-    empty = figures.plot_against_paper({"cpu": []})
+    empty = figures.plot_distance_to_table_2({"cpu": []})
     assert "no runs stored" in empty.axes[0].texts[0].get_text()

@@ -112,20 +112,20 @@ def test_the_sweeps_choice_is_the_cpu_preset_but_for_name_and_checkpoints():
     assert chosen.replace(name="cpu", checkpoint_interval=cpu.checkpoint_interval) == cpu
 
 
-def test_distance_to_the_paper_is_one_line_per_preset_with_its_range_and_extremes():
+def test_table_2_distances_are_one_line_per_preset_with_its_range_and_extremes():
     paper = {"BASE-DOT": 1.4742, "EGA-1": 1.3821}
     runs = {"paper": [run("BASE-DOT", 0, paper["BASE-DOT"] - 0.0004, preset="paper"),
                       run("EGA-1", 0, paper["EGA-1"] + 0.0150, preset="paper")],
             "cpu": [run("BASE-DOT", s, 1.65 + 0.01 * s) for s in range(3)],
             "cpu-short": []}
-    lines = tables.against_paper(runs).splitlines()
+    lines = tables.table_2_distances(runs).splitlines()
     assert lines == [
         "* `paper` (2 of 6 models, n = 1 seed): ours − paper from -0.0004 to +0.0150 nats (the paper gives four "
         "decimals); closest BASE-DOT (-0.0004), furthest EGA-1 (+0.0150).",
         "* `cpu` (1 of 6 models, n = 3 seeds): ours − paper from +0.1858 to +0.1858 nats (the paper gives four "
         "decimals); closest BASE-DOT (+0.1858), furthest BASE-DOT (+0.1858).",
     ]
-    assert tables.against_paper({"cpu-short": []}) == ""
+    assert tables.table_2_distances({"cpu-short": []}) == ""
 
 
 def test_distance_to_table_3_is_the_worst_quartile_end_and_needs_the_papers_128_pairs():
