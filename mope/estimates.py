@@ -21,6 +21,8 @@ import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from mope.variants import TABLE_2, VARIANTS
+
 RESOLUTION = 1e-3  # nats: numbers are shown to this precision, and no spread is taken below it
 DASH = "—"
 
@@ -142,6 +144,14 @@ def estimate(values: Mapping[int, float] | Iterable[float], resolution: float = 
 
 def loss(runs: Iterable[dict], variant: str, key: str = "val_loss") -> Estimate:
     return Estimate(final_values(runs, variant, key))
+
+
+def distance_to_paper(runs: Iterable[dict], variants: Iterable[str] = TABLE_2) -> dict[str, Estimate]:
+    """{variant: our loss − the paper's Table 2 "Val", seed by seed} for those of ``variants`` with runs."""
+    runs = list(runs)
+    distances = {name: Estimate({seed: value - VARIANTS[name].paper_val
+                                 for seed, value in final_values(runs, name).items()}) for name in variants}
+    return {name: distance for name, distance in distances.items() if distance.n}
 
 
 def paired(runs: Iterable[dict], first: str, second: str, key: str = "val_loss") -> Estimate:

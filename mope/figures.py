@@ -17,9 +17,9 @@ import numpy as np
 from mope import learned
 from mope.book_runs import step_shape
 from mope.claims import PAPER_NOISE
-from mope.estimates import gap_curve, history, loss
+from mope.estimates import distance_to_paper, gap_curve, history
 from mope.positional.morlet import ADMISSIBILITY_BOUND
-from mope.variants import TABLE_2, VARIANTS
+from mope.variants import TABLE_2
 
 COLUMN_WIDTH = 6.9  # inches: the book's text column at 100 dpi
 BOOK_STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": 9,
@@ -198,15 +198,15 @@ def plot_distance_to_table_2(runs: Mapping[str, list[dict]], variants: Sequence[
         drawn = []
         for index, (preset, preset_runs) in enumerate(runs.items()):
             offset = 0.25 * (index - (len(runs) - 1) / 2)
-            rows = [(row, loss(preset_runs, name)) for row, name in enumerate(variants)]
-            rows = [(row, est) for row, est in rows if est.n]
-            if not rows:
+            distances = distance_to_paper(preset_runs, variants)
+            if not distances:
                 continue
-            x = [est.mean - VARIANTS[variants[row]].paper_val for row, est in rows]
-            err = [est.sd or 0.0 for _, est in rows]
-            n = sorted({est.n for _, est in rows})
+            rows = [variants.index(name) for name in distances]
+            x = [distance.mean for distance in distances.values()]
+            err = [distance.sd or 0.0 for distance in distances.values()]
+            n = sorted({distance.n for distance in distances.values()})
             seeds = f"n = {n[0]}" if len(n) == 1 else f"n = {n[0]}–{n[-1]}"
-            ax.errorbar(x, [row + offset for row, _ in rows], xerr=err, ls="none", marker=markers[index % 5],
+            ax.errorbar(x, [row + offset for row in rows], xerr=err, ls="none", marker=markers[index % 5],
                         ms=5, capsize=2, label=f"{preset} ({seeds})")
             drawn += [*(a - e for a, e in zip(x, err)), *(a + e for a, e in zip(x, err))]
         if not drawn:

@@ -20,8 +20,8 @@ import numpy as np
 from mope import learned
 from mope.book_runs import step_shape
 from mope.claims import INDICATIVE, Finding, interaction_excess, verdict_ordering, verdict_size
-from mope.estimates import (DASH, Estimate, by_variant, context_values, final_values, gap_curve, improvement, loss,
-                             paired, per_seed)
+from mope.estimates import (DASH, Estimate, by_variant, context_values, distance_to_paper, final_values, gap_curve,
+                             improvement, loss, paired, per_seed)
 from mope.variants import TABLE_2, VARIANTS
 
 Runs = Mapping[str, list[dict]]  # {preset: its current runs}, the chapter's main preset first
@@ -102,12 +102,12 @@ def table_2_distances(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:
     (the range of ours − paper), and over how many seeds; "" when no preset has runs of them."""
     lines = []
     for preset, preset_runs in runs.items():
-        estimates = {name: loss(preset_runs, name) for name in variants}
-        gaps = {name: est.mean - VARIANTS[name].paper_val for name, est in estimates.items() if est.n}
-        if not gaps:
+        distances = distance_to_paper(preset_runs, variants)
+        if not distances:
             continue
+        gaps = {name: distance.mean for name, distance in distances.items()}
         closest, furthest = min(gaps, key=lambda v: abs(gaps[v])), max(gaps, key=lambda v: abs(gaps[v]))
-        seeds = sorted({estimates[name].n for name in gaps})
+        seeds = sorted({distance.n for distance in distances.values()})
         n = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}–{seeds[-1]}"
         lines.append(f"* `{preset}` ({len(gaps)} of {len(variants)} models, n = {n} seed{'s' if seeds[-1] > 1 else ''}): "
                      f"ours − paper from {min(gaps.values()):+.4f} to {max(gaps.values()):+.4f} nats (the paper gives "

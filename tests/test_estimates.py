@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from mope.estimates import DASH, Estimate, estimate, improvement, paired, per_seed, t_quantile
+from mope.estimates import DASH, Estimate, distance_to_paper, estimate, improvement, paired, per_seed, t_quantile
 from synthetic_runs import run
 
 
@@ -42,3 +42,12 @@ def test_differences_are_paired_on_the_seeds_both_models_have():
     assert paired(runs, "A", "B").values == {0: pytest.approx(0.5)}
     assert improvement(runs, "B", baseline="A").values == {0: pytest.approx(0.5)}
     assert per_seed(lambda a, b, c: a + b + c, {0: 1, 1: 2}, {0: 1}, {0: 1, 2: 5}).values == {0: 3.0}
+
+
+def test_distance_to_paper_is_taken_seed_by_seed_for_the_variants_with_runs():
+    runs = [run("BASE-DOT", 0, 1.4742 + 0.010), run("BASE-DOT", 1, 1.4742 + 0.020), run("EGA-1", 0, 1.3821 - 0.005)]
+    distances = distance_to_paper(runs)
+    assert set(distances) == {"BASE-DOT", "EGA-1"}  # the other four have no runs
+    assert distances["BASE-DOT"].values == pytest.approx({0: 0.010, 1: 0.020})
+    assert distances["EGA-1"].mean == pytest.approx(-0.005) and distances["EGA-1"].n == 1
+    assert distance_to_paper(runs, ["PE-ROPE"]) == {}
