@@ -47,10 +47,10 @@ from bokeh.layouts import column, row
 from bokeh.models import (BoxAnnotation, CheckboxGroup, ColumnDataSource, CustomJS, CustomJSTickFormatter, DataRange1d,
                           Div, FixedTicker, HoverTool, LayoutDOM, RadioButtonGroup, Range1d, Select, Slider, Span,
                           TapTool)
-from bokeh.palettes import Category20
 from bokeh.plotting import figure
 from bokeh.resources import Resources
 
+from mope import palette
 from mope.analysis import PAPER_REPORTED_PAIRS
 from mope.positional.morlet import ADMISSIBILITY_BOUND, ENVELOPE_EPS, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
 from mope.presets import PRESETS
@@ -291,20 +291,22 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     channels_plot.add_layout(dead_right)
     channels_plot.line("b", "envelope", source=pair_source, color="grey", line_dash="dashed", legend_label="±G(b)")
     channels_plot.line("b", "minus_envelope", source=pair_source, color="grey", line_dash="dashed")
-    channels_plot.line("b", "cos", source=pair_source, color="#1f77b4", line_width=1.5,
+    cos_colour, sin_colour = palette.CHANNELS
+    channels_plot.line("b", "cos", source=pair_source, color=cos_colour, line_width=1.5,
                        legend_label="cos(ωb)·G(b): channel 2i")
-    channels_plot.line("b", "sin", source=pair_source, color="#ff7f0e", line_width=1.5,
+    channels_plot.line("b", "sin", source=pair_source, color=sin_colour, line_width=1.5, line_dash="dashed",
                        legend_label="sin(ωb)·G(b): channel 2i+1")
-    channels_plot.scatter("b", "cos", source=marker_source, size=8, color="#1f77b4")
-    channels_plot.scatter("b", "sin", source=marker_source, size=8, color="#ff7f0e")
+    channels_plot.scatter("b", "cos", source=marker_source, size=8, color=cos_colour)
+    channels_plot.scatter("b", "sin", source=marker_source, size=8, color=sin_colour)
 
     spiral = figure(width=FIGURE_WIDTH // 2, height=320, title="spiral z(b) (Figure 1)", x_range=(-1.1, 1.1), y_range=(-1.1, 1.1),
                     x_axis_label="channel 2i (cos)", y_axis_label="channel 2i+1 (sin)", tools="pan,wheel_zoom,reset",
                     match_aspect=True)
     turn = np.linspace(0, 2 * np.pi, 361)
-    spiral.line(np.cos(turn), np.sin(turn), color="#1f77b4", line_dash="dashed", legend_label="RoPE / sin-cos")
-    spiral.line("cos", "sin", source=pair_source, color="#d62728", legend_label="MoPE")
-    spiral.scatter("cos", "sin", source=pair_source, size=3, color="#d62728")
+    spiral.line(np.cos(turn), np.sin(turn), color=palette.NEUTRAL, line_dash="dashed",
+                legend_label="σ = ∞ (RoPE, sin/cos)")
+    spiral.line("cos", "sin", source=pair_source, color=palette.colour("MoPE"), legend_label="MoPE")
+    spiral.scatter("cos", "sin", source=pair_source, size=3, color=palette.colour("MoPE"))
     spiral.scatter("cos", "sin", source=marker_source, size=10, fill_color=None, line_color="black", line_width=2)
 
     plane = figure(width=FIGURE_WIDTH - FIGURE_WIDTH // 2, height=320, title="(σ, ω) plane: admissible ωσ ≥ 5 shaded",
@@ -331,12 +333,13 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     kernel = figure(width=FIGURE_WIDTH, height=250, title="kernel at position b (Figure 2)", x_axis_label="lag τ (tokens)",
                     y_axis_label="correlation", x_range=(-LAG_VIEW, LAG_VIEW), y_range=(-1.05, 1.05),
                     tools="xpan,xwheel_zoom,reset")
-    kernel.varea("tau", "minus_envelope", "envelope", source=rope_source, fill_color="#ff7f0e", fill_alpha=0.2,
+    kernel.varea("tau", "minus_envelope", "envelope", source=rope_source, fill_color=palette.NEUTRAL, fill_alpha=0.15,
                  legend_label="±e^(−τ²/4σ²): averaged over b")
-    kernel.line("tau", "rope", source=rope_source, color="#1f77b4", line_dash="dashed", legend_label="RoPE cos ωτ")
-    kernel.line("tau", "correlation", source=kernel_source, color="#d62728", line_width=1.5,
+    kernel.line("tau", "rope", source=rope_source, color=palette.colour("RoPE"), line_dash="dashed",
+                legend_label="RoPE cos ωτ")
+    kernel.line("tau", "correlation", source=kernel_source, color=palette.colour("MoPE"), line_width=1.5,
                 legend_label="C(b, τ) = pair(b)·pair(b+τ)")
-    kernel.scatter("tau", "correlation", source=kernel_source, size=3, color="#d62728")
+    kernel.scatter("tau", "correlation", source=kernel_source, size=3, color=palette.colour("MoPE"))
     for plot in (channels_plot, spiral, kernel):
         plot.legend.label_text_font_size = "11px"
         plot.legend.background_fill_alpha = 0.7
@@ -366,9 +369,8 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
 
 
 def variant_colour(variant: str) -> str:
-    """One colour per model, the same in both figures (its place in the registry of variants)."""
-    names = list(VARIANTS)
-    return Category20[20][names.index(variant) % 20 if variant in names else 19]
+    """One colour per model, the same as in every figure of the book (:func:`mope.palette.colour`)."""
+    return palette.colour(variant)
 
 
 # --- loss curves ----------------------------------------------------------------------------------

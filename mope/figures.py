@@ -14,9 +14,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from mope import learned
+from mope import learned, palette
 from mope.book_runs import step_shape
-from mope.claims import PAPER_NOISE
+from mope.paper import RUN_TO_RUN
 from mope.estimates import distance_to_paper, gap_curve, history
 from mope.positional.morlet import ADMISSIBILITY_BOUND
 from mope.variants import TABLE_2
@@ -24,6 +24,8 @@ from mope.variants import TABLE_2
 COLUMN_WIDTH = 6.9  # inches: the book's text column at 100 dpi
 BOOK_STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": 9,
               "ytick.labelsize": 9, "legend.fontsize": 9, "figure.dpi": 100, "savefig.dpi": 100}
+# Presets and sweep candidates are not models: shades of grey and a sequential map, never a model's colour.
+PRESET_SHADES = ("#000000", "#6a6a6a", "#a0a0a0")
 FAR_OFF = 2.0  # a curve that would stretch the others' axis more than this many times is named, not drawn
 
 
@@ -46,18 +48,9 @@ def panels(count: int, height: float = 2.9):
     return fig, list(axes.flat)
 
 
-VARIANT_COLOURS = {  # distinct within every group a figure draws together
-    "BASE-DOT": "0.2", "PE-SINCOS": "tab:orange", "PE-ROPE": "tab:green", "PE-MORLET": "tab:red",
-    "EGA-1": "tab:blue", "EGA-MORLET": "tab:purple", "NOPE": "tab:gray", "PE-SINCOS-SCALED": "tab:brown",
-    "ROPE-ONLY": "tab:olive", "ALIBI": "tab:cyan", "EGA-1-CAUSAL": "tab:pink", "EGA-MORLET-CAUSAL": "indigo",
-    "PE-MORLET-NODECAY": "darkgoldenrod", "PE-MORLET-FREE": "teal", "PE-MORLET-CENTRED": "salmon",
-    "MORLET-ROPE": "darkgreen", "MORLET-ROPE-REL": "limegreen",
-}
-
-
 def colour(variant: str) -> str:
-    """One colour per variant across every figure of the book."""
-    return VARIANT_COLOURS.get(variant, "k")
+    """One colour per variant across every figure of the book and the explorer (:mod:`mope.palette`)."""
+    return palette.colour(variant)
 
 
 def legend_below(fig, axes) -> None:
@@ -186,7 +179,7 @@ def plot_validation_curves(runs: Mapping[str, list[dict]], variants: Sequence[st
 
 
 def plot_distance_to_table_2(runs: Mapping[str, list[dict]], variants: Sequence[str] = TABLE_2,
-                             noise: float = PAPER_NOISE):
+                             noise: float = RUN_TO_RUN):
     """Our loss minus the paper's Table 2 "Val", per model (rows) and preset (markers; bars ± 1 sd over
     seeds), on a horizontal axis linear within ±2·``noise`` and logarithmic beyond, so that agreement
     within the paper's own run-to-run noise (shaded) and a gap of a whole nat are both readable."""
@@ -207,7 +200,7 @@ def plot_distance_to_table_2(runs: Mapping[str, list[dict]], variants: Sequence[
             n = sorted({distance.n for distance in distances.values()})
             seeds = f"n = {n[0]}" if len(n) == 1 else f"n = {n[0]}–{n[-1]}"
             ax.errorbar(x, [row + offset for row in rows], xerr=err, ls="none", marker=markers[index % 5],
-                        ms=5, capsize=2, label=f"{preset} ({seeds})")
+                        ms=5, capsize=2, color=PRESET_SHADES[index % len(PRESET_SHADES)], label=f"{preset} ({seeds})")
             drawn += [*(a - e for a, e in zip(x, err)), *(a + e for a, e in zip(x, err))]
         if not drawn:
             _empty(ax, "any preset")
@@ -228,15 +221,18 @@ def plot_distance_to_table_2(runs: Mapping[str, list[dict]], variants: Sequence[
 def plot_sweep(sweep: Mapping, chosen, decided_at: int):
     """The stored sweep behind the ``cpu`` preset: each candidate's random-batch validation loss over
     training, the chosen one drawn heavier, the step at which the choice was made marked."""
+    from matplotlib import colormaps
+
     with book_style():
         fig, (ax,) = panels(1, height=3.2)
         drawn = False
-        for candidate, run in sweep.items():
+        shades = colormaps["viridis"](np.linspace(0.0, 0.85, max(len(sweep), 1)))
+        for shade, (candidate, run) in zip(shades, sweep.items()):
             if run is None:
                 continue
             steps, losses = zip(*sorted((h["step"], h["val_loss"]) for h in run["history"] if h["step"] > 0))
             label = f"{step_shape(candidate)}, lr {candidate.lr:g}"
-            ax.plot(steps, losses, lw=2.4 if candidate == chosen else 1.2, marker="o", ms=3,
+            ax.plot(steps, losses, lw=2.4 if candidate == chosen else 1.2, marker="o", ms=3, color=shade,
                     label=label + (" (cpu)" if candidate == chosen else ""))
             drawn = True
         if not drawn:
@@ -268,14 +264,14 @@ def plot_uncertainty_plane(runs: list[dict], variant: str, reference: Mapping[st
         grid = np.linspace(min(min(a["sigma"].min() for a in found.values()), reference["sigma"].min()) * 0.9,
                            first["sigma_init"].max() * 1.05, 200)
         plane.plot(grid, ADMISSIBILITY_BOUND / grid, "k-", lw=1, label="ωσ = 5")
-        plane.plot(first["sigma_init"], first["omega_init"], "--", color="tab:blue", label="initial")
+        plane.plot(first["sigma_init"], first["omega_init"], "--", color=palette.NEUTRAL, label="initial")
         plane.plot(reference["sigma"], reference["omega"], ":", color="k", lw=2, label="decay alone")
-        sigma_axis.plot(pairs, first["sigma_init"], "--", color="tab:blue")
+        sigma_axis.plot(pairs, first["sigma_init"], "--", color=palette.NEUTRAL)
         sigma_axis.plot(pairs, reference["sigma"], ":", color="k", lw=2)
         for k, (seed, arrays) in enumerate(sorted(found.items())):
             label = "learned (each seed)" if k == 0 else None
-            plane.scatter(arrays["sigma"], arrays["omega"], s=8, color="tab:red", alpha=0.6, label=label)
-            sigma_axis.plot(pairs, arrays["sigma"], color="tab:red", lw=1, alpha=0.7)
+            plane.scatter(arrays["sigma"], arrays["omega"], s=8, color=colour(variant), alpha=0.6, label=label)
+            sigma_axis.plot(pairs, arrays["sigma"], color=colour(variant), lw=1, alpha=0.7)
         plane.set(xlabel="σ (tokens)", ylabel="ω (rad/token)", title=f"{variant}: the (σ, ω) plane")
         sigma_axis.set(xlabel="pair index $i$", ylabel=r"$\sigma_i$ (tokens)",
                        title=r"$\sigma_i$: learned, initial, decay alone")

@@ -3,11 +3,13 @@ r"""Plotting helpers shared by the chapters (matplotlib only; nothing here chang
 * :func:`plot_spirals` — the paper's Figure 1: MoPE pair $i$ as the trajectory $z_i(b)$ in the
   complex plane next to the unit circle of RoPE / sin-cos.
 * :func:`plot_cross_correlation` — the paper's Figure 2: $\cos\omega\tau$, the envelope
-  $e^{-\tau^2/4\sigma^2}$ and their product, plus (optionally) the kernel actually averaged over
-  the positions of a window (:func:`mope.analysis.averaged_kernel`).
+  $e^{-\tau^2/4\sigma^2}$ and their product at the integer lags a model has, plus (optionally) the
+  kernel actually averaged over the positions of a window (:func:`mope.analysis.averaged_kernel`).
 * :func:`heatmap` — an encoding matrix (positions x channels).
 
-Each function takes ``pairs``: a sequence of ``(label, omega, sigma)``.
+Each function takes ``pairs``: a sequence of ``(label, omega, sigma)``. MoPE is drawn in the colour
+of PE-MORLET and RoPE in that of PE-ROPE (:mod:`mope.palette`); the $\sigma=\infty$ circle, which is no
+model, in :data:`mope.palette.NEUTRAL`.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mope import palette
 from mope.analysis import averaged_kernel, complex_positions
 
 Pair = tuple[str, float, float]
@@ -35,10 +38,10 @@ def plot_spirals(pairs: Sequence[Pair], length: int = 257, axes=None, title: str
     circle = np.exp(1j * np.linspace(0, 2 * np.pi, 400))
     for ax, (label, omega, sigma) in zip(axes, pairs):
         z = complex_positions(omega, sigma, np.arange(length))
-        ax.plot(circle.real, circle.imag, "--", color="tab:blue", lw=1.2, label=r"RoPE / sin-cos ($\sigma=\infty$)")
-        ax.plot(z.real, z.imag, "-", color="tab:red", lw=1.2, label="MoPE")
+        ax.plot(circle.real, circle.imag, "--", color=palette.NEUTRAL, lw=1.2, label=r"$\sigma=\infty$ (RoPE, sin/cos)")
+        ax.plot(z.real, z.imag, "-", color=palette.colour("MoPE"), lw=1.2, label="MoPE")
         visible = np.abs(z) > 1e-3
-        ax.scatter(z.real[visible], z.imag[visible], s=10, color="tab:red", zorder=3)
+        ax.scatter(z.real[visible], z.imag[visible], s=10, color=palette.colour("MoPE"), zorder=3)
         for b in (0, 1, 2):
             ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=(4, 4), fontsize=8)
         ax.set_aspect("equal")
@@ -61,22 +64,27 @@ def plot_cross_correlation(pairs: Sequence[Pair], max_lag: int = 20, length: int
                            title: str | None = None):
     r"""Figure 2: RoPE's $\cos\omega\tau$, the envelope $e^{-\tau^2/4\sigma^2}$ and their product.
 
-    With ``length``, also the MoPE kernel averaged over the integer positions $b = 0..T-1-|\tau|$ of a
-    window of that length, scaled to 1 at $\tau = 0$ (black dots): what a model sees.
+    Lags are integers (a model has no position between two tokens), so the two oscillating curves are
+    drawn at the integer lags $|\tau| \le$ ``max_lag`` only, as dots joined by thin lines; a smooth curve
+    would draw, for $\omega > \pi$, an oscillation faster than any that integer lags can show (it
+    aliases to $2\pi - \omega$). The envelope, which does not oscillate, is shaded. With ``length``,
+    also the MoPE kernel averaged over the integer positions $b = 0..T-1-|\tau|$ of a window of that
+    length, scaled to 1 at $\tau = 0$ (black rings): what a model sees.
     """
     fig, axes = _axes(len(pairs), axes, size=(4.6, 3.4))
     tau_fine = np.linspace(-max_lag, max_lag, 801)
+    lags = np.arange(-max_lag, max_lag + 1)
     for ax, (label, omega, sigma) in zip(axes, pairs):
         envelope = np.exp(-tau_fine**2 / (4 * sigma**2))
-        ax.plot(tau_fine, np.cos(omega * tau_fine), "--", color="tab:blue", lw=1, label=r"RoPE $\cos\omega\tau$")
-        ax.fill_between(tau_fine, -envelope, envelope, color="tab:orange", alpha=0.25,
-                        label=r"envelope $e^{-\tau^2/4\sigma^2}$")
-        ax.plot(tau_fine, envelope * np.cos(omega * tau_fine), "-", color="tab:red", lw=1.5,
-                label=r"$\cos\omega\tau\, e^{-\tau^2/4\sigma^2}$ (paper)")
+        ax.fill_between(tau_fine, -envelope, envelope, color=palette.NEUTRAL, alpha=0.15, lw=0,
+                        label=r"envelope $\pm e^{-\tau^2/4\sigma^2}$")
+        ax.plot(lags, np.cos(omega * lags), "o--", color=palette.colour("RoPE"), lw=0.6, ms=2.5,
+                label=r"RoPE $\cos\omega\tau$")
+        ax.plot(lags, np.exp(-lags**2 / (4 * sigma**2)) * np.cos(omega * lags), "o-", color=palette.colour("MoPE"),
+                lw=0.9, ms=3, label=r"$\cos\omega\tau\, e^{-\tau^2/4\sigma^2}$ (paper)")
         if length is not None:
-            lags = np.arange(-max_lag, max_lag + 1)
             kernel = averaged_kernel(omega, sigma, lags, length)
-            ax.plot(lags, kernel / kernel[max_lag], "o", color="k", ms=3,
+            ax.plot(lags, kernel / kernel[max_lag], "o", mfc="none", mec="k", ms=5, mew=0.9,
                     label=f"mean over b of C(b,τ), T={length} (scaled)")
         ax.set_xlabel(r"lag $\tau$ (tokens)")
         ax.set_ylabel("correlation")

@@ -23,15 +23,26 @@ Two passes over every ``*.html`` file of the build:
    - no path of the machine that built it (``/work/...``, ``/home/...``, ``file://``) appears in
      its text or links.
 
-   ``--screenshots DIR`` saves a PNG of the chosen pages.
+   - no printed output (a cell's output block) is wider than the column: long lines wrap, none is cut
+     off at the column's edge.
+
+3. **Length and narrow screens**: each page's height at 1280 px is measured and printed; the check
+   fails when a page is taller than ``--max-page-height`` (12,000 px) or the pages a reader reads in
+   order (the introduction and the chapters, ``notebooks/``) are together taller than
+   ``--max-reading-height`` (60,000 px). At a 400 px viewport no page may scroll sideways and nothing
+   of the article may stick out of the screen: a wide table, formula or figure scrolls inside its own
+   box, and a table that does carries a visible cue (the scroll shadow of the book's stylesheet, a
+   background image on its scrolling box).
+
+   ``--screenshots DIR`` saves a PNG of the chosen pages (at 1280 px, and at 400 px as ``*-400.png``).
 
 Colab launch links must open a paired ``.ipynb`` that exists in the repository (Colab cannot read
 the jupytext Markdown sources).
 
 Requests to other hosts are refused inside the browser unless ``--allow-external`` is given, so
 the check runs offline and never waits on a network. Every problem is printed, one line each, with
-the page it was found on. Exit status 0 only if nothing is broken; the last line is the summary
-("N pages, M figures, K internal links, F formulas rendered by MathJax, 0 broken").
+the page it was found on, then the height of every page. Exit status 0 only if nothing is broken; the
+last line is the summary ("N pages, M figures, K internal links, F formulas rendered by MathJax, 0 broken").
 """
 from __future__ import annotations
 
@@ -316,6 +327,16 @@ PAGE_PROBE = r"""
     }
   }
 
+  // Printed outputs: a line wider than the output block is cut off at the column's edge (or hidden
+  // behind a horizontal scroll bar): outputs must wrap.
+  const cutOutputs = [];
+  for (const block of article.querySelectorAll(".cell_output pre, div.output pre")) {
+    if (block.offsetParent !== null && block.scrollWidth > block.clientWidth + 1) {
+      const line = Array.from(block.textContent.split("\n")).sort((a, b) => b.length - a.length)[0] || "";
+      cutOutputs.push(`${shortText(line, 60)} (${block.scrollWidth} px in ${block.clientWidth} px)`);
+    }
+  }
+
   // Paths of the machine that built the book, anywhere in the page's text or links.
   const page = document.body.cloneNode(true);
   page.querySelectorAll("script, style, noscript").forEach(el => el.remove());
@@ -337,15 +358,79 @@ PAGE_PROBE = r"""
     shrunk: shrunk,
     cramped: cramped,
     machinePaths: machinePaths,
+    cutOutputs: cutOutputs,
     columnWidth: article.clientWidth,
   });
 })()
 """
 
 
+# The page's height, at the width the browser has now.
+HEIGHT_PROBE = "Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)"
+
+# Run after the viewport is narrowed to 400 px: does the page scroll sideways, does anything of the
+# article stick out of the screen without a box of its own that scrolls, and does every table that
+# scrolls inside its box show a cue that it does?
+NARROW_PROBE = r"""
+(async () => {
+  await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  await new Promise(resolve => setTimeout(resolve, 100));
+  const width = document.documentElement.clientWidth;
+  const shortText = (text, n = 50) => text.replace(/\s+/g, " ").trim().slice(0, n);
+  const describe = el => `<${el.tagName.toLowerCase()}${el.className && typeof el.className === "string"
+      ? " class=" + el.className.trim().split(/\s+/).slice(0, 2).join(".") : ""}> ${shortText(el.textContent)}`;
+  const pageScroll = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
+  const scroller = el => {
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      const overflow = getComputedStyle(a).overflowX;
+      if (overflow === "auto" || overflow === "scroll") return a;
+      if (overflow === "hidden" || overflow === "clip") return null;
+    }
+    return null;
+  };
+  const article = document.querySelector("article.bd-article") || document.querySelector("article")
+      || document.querySelector("main, [role=main]") || document.body;
+  const sticking = [];
+  for (const el of article.querySelectorAll("*")) {
+    if (el.closest("mjx-assistive-mml")) continue;  // MathJax's screen-reader copy, clipped on purpose
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.right <= width + 1) continue;
+    const inside = scroller(el);
+    if (inside && inside.getBoundingClientRect().right <= width + 1) continue;
+    if (el.parentElement && sticking.includes(el.parentElement)) { sticking.push(el); continue; }
+    sticking.push(el);
+  }
+  const topmost = sticking.filter(el => !sticking.includes(el.parentElement)).slice(0, 5)
+      .map(el => `${describe(el)} (right edge at ${Math.round(el.getBoundingClientRect().right)} px)`);
+  const noCue = [];
+  for (const table of article.querySelectorAll("table")) {
+    const box = scroller(table);
+    if (!box || box.scrollWidth <= box.clientWidth + 1) continue;
+    if (getComputedStyle(box).backgroundImage === "none") noCue.push(shortText(table.textContent));
+  }
+  return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue});
+})()
+"""
+
+PAGE_HEIGHT_LIMIT = 12_000  # px at 1280 px: no page taller
+READING_HEIGHT_LIMIT = 60_000  # px at 1280 px: the introduction and the chapters together
+READING_PAGES = ("book/intro.html", "notebooks/")  # what a reader reads in order
+WIDE, NARROW = 1280, 400
+
+
+def is_reading_page(name: str) -> bool:
+    return any(name == page or (page.endswith("/") and name.startswith(page)) for page in READING_PAGES)
+
+
+async def set_width(devtools: "DevTools", width: int, timeout: float) -> None:
+    await devtools.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1,
+                        mobile=False, timeout=timeout)
+
+
 async def browser_check(browser: str, base_url: str, root: Path, pages: list[Path], screenshots: Path | None,
-                        screenshot_pages: set[str], allow_external: bool, timeout: float) -> tuple[int, int, list[str]]:
-    """(images seen in the rendered DOMs, formulas rendered by MathJax, problems)."""
+                        screenshot_pages: set[str], allow_external: bool, timeout: float
+                        ) -> tuple[int, int, list[str], dict[str, int]]:
+    """(images seen in the rendered DOMs, formulas rendered by MathJax, problems, {page: height at 1280 px})."""
     profile = tempfile.mkdtemp(prefix="check-book-chromium-")
     port = free_port()
     arguments = [
@@ -359,6 +444,7 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
     arguments.append("about:blank")
     process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     problems: list[str] = []
+    heights: dict[str, int] = {}
     n_images = n_formulas = 0
     try:
         target = None
@@ -385,6 +471,7 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
             url = urljoin(base_url, name)
             devtools.events.clear()
             try:
+                await set_width(devtools, WIDE, timeout)
                 navigation = await devtools.call("Page.navigate", url=url, timeout=timeout)
                 if navigation.get("errorText"):
                     problems.append(f"{name}: did not load ({navigation['errorText']})")
@@ -406,10 +493,28 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
                 problems.append(f"{name}: image did not load in the browser: {src}")
             n_formulas += state["formulas"]
             problems += [f"{name}: {problem}" for problem in reading_problems(state)]
-            if screenshots is not None and (not screenshot_pages or name in screenshot_pages):
-                shot = await devtools.call("Page.captureScreenshot", format="png", timeout=timeout)
-                out = screenshots / (name.replace("/", "__").removesuffix(".html") + ".png")
-                out.write_bytes(base64.b64decode(shot["data"]))
+            shoot = screenshots is not None and (not screenshot_pages or name in screenshot_pages)
+            stem = name.replace("/", "__").removesuffix(".html")
+            try:
+                height = await devtools.call("Runtime.evaluate", expression=HEIGHT_PROBE, returnByValue=True,
+                                             timeout=timeout)
+                heights[name] = int(height["result"]["value"])
+                if shoot:
+                    shot = await devtools.call("Page.captureScreenshot", format="png", timeout=timeout)
+                    (screenshots / f"{stem}.png").write_bytes(base64.b64decode(shot["data"]))
+                await set_width(devtools, NARROW, timeout)
+                narrow = await devtools.call("Runtime.evaluate", expression=NARROW_PROBE, awaitPromise=True,
+                                             returnByValue=True, timeout=timeout)
+                if shoot:
+                    shot = await devtools.call("Page.captureScreenshot", format="png", timeout=timeout)
+                    (screenshots / f"{stem}-400.png").write_bytes(base64.b64decode(shot["data"]))
+            except (asyncio.TimeoutError, RuntimeError) as error:
+                problems.append(f"{name}: {type(error).__name__} {error}")
+                continue
+            if "exceptionDetails" in narrow:
+                problems.append(f"{name}: narrow-screen probe failed: {narrow['exceptionDetails'].get('text')}")
+                continue
+            problems += [f"{name}: {problem}" for problem in narrow_problems(json.loads(narrow["result"]["value"]))]
         devtools.connection.close()
     finally:
         process.terminate()
@@ -419,7 +524,40 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
             process.kill()
             process.wait()
         shutil.rmtree(profile, ignore_errors=True)
-    return n_images, n_formulas, problems
+    return n_images, n_formulas, problems, heights
+
+
+def narrow_problems(state: dict) -> list[str]:
+    """What goes wrong on a 400 px screen, from the narrow probe's report."""
+    at = f"at {state['width']} px"
+    problems = []
+    if state["pageScroll"] > state["width"] + 1:
+        problems.append(f"the page scrolls sideways {at} ({state['pageScroll']} px wide)")
+    problems += [f"sticks out of the screen {at}, in no box that scrolls: {what}" for what in state["sticking"]]
+    problems += [f"table scrolls inside its box {at} with no visible cue: {text!r}" for text in state["noCue"]]
+    return problems
+
+
+def height_problems(heights: dict[str, int], page_limit: int, reading_limit: int) -> list[str]:
+    """Pages taller than ``page_limit``, and the reading pages together taller than ``reading_limit``."""
+    problems = [f"{name}: {height:,} px tall at {WIDE} px, above the limit of {page_limit:,} px"
+                for name, height in heights.items() if height > page_limit]
+    reading = sum(height for name, height in heights.items() if is_reading_page(name))
+    if reading > reading_limit:
+        problems.append(f"the introduction and the chapters are {reading:,} px tall at {WIDE} px together, "
+                        f"above the limit of {reading_limit:,} px")
+    return problems
+
+
+def height_report(heights: dict[str, int]) -> list[str]:
+    """One line per page (its height at 1280 px), then the total of the reading pages and of all."""
+    width = max(map(len, heights), default=0)
+    lines = [f"height {name:<{width}} {height:>8,} px" + ("  (reading)" if is_reading_page(name) else "")
+             for name, height in heights.items()]
+    reading = sum(height for name, height in heights.items() if is_reading_page(name))
+    lines.append(f"height {'introduction and chapters':<{width}} {reading:>8,} px")
+    lines.append(f"height {'all pages':<{width}} {sum(heights.values()):>8,} px")
+    return lines
 
 
 def reading_problems(state: dict) -> list[str]:
@@ -430,7 +568,8 @@ def reading_problems(state: dict) -> list[str]:
             + [f"figure without a caption: {name}" for name in state["uncaptioned"]]
             + [f"figure shrunk to fit {column}, its text with it: {name}" for name in state["shrunk"]]
             + [f"table cell wider than its column: {cell}" for cell in state["cramped"]]
-            + [f"path of the build machine on the page: {path}" for path in state["machinePaths"]])
+            + [f"path of the build machine on the page: {path}" for path in state["machinePaths"]]
+            + [f"printed output cut off at the column's edge: {line}" for line in state.get("cutOutputs", [])])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -443,6 +582,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="pages (relative to html_dir) to screenshot; default: all pages")
     parser.add_argument("--allow-external", action="store_true", help="let the browser reach other hosts")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per page (default 60)")
+    parser.add_argument("--max-page-height", type=int, default=PAGE_HEIGHT_LIMIT,
+                        help=f"px at {WIDE} px a page may be tall (default {PAGE_HEIGHT_LIMIT:,})")
+    parser.add_argument("--max-reading-height", type=int, default=READING_HEIGHT_LIMIT,
+                        help=f"px at {WIDE} px the introduction and chapters may be tall together "
+                             f"(default {READING_HEIGHT_LIMIT:,})")
     parser.add_argument("--repository", type=Path,
                         help="repository root, where Colab links must find their .ipynb "
                              "(default: the folder holding _build, when html_dir is <repo>/_build/html)")
@@ -458,20 +602,23 @@ def main(argv: list[str] | None = None) -> int:
         repository = root.parent.parent
     n_links, n_figures, n_colab, problems = static_check(root, pages, repository)
     browser_images = browser_formulas = None
+    heights: dict[str, int] = {}
     if not args.no_browser:
         if args.screenshots:
             args.screenshots.mkdir(parents=True, exist_ok=True)
         browser = find_browser(args.browser)
         with_server = serve(root)
         try:
-            browser_images, browser_formulas, browser_problems = asyncio.run(browser_check(
+            browser_images, browser_formulas, browser_problems, heights = asyncio.run(browser_check(
                 browser, with_server[1], root, pages, args.screenshots, set(args.pages),
                 args.allow_external, args.timeout))
         finally:
             with_server[0].shutdown()
-        problems += browser_problems
+        problems += browser_problems + height_problems(heights, args.max_page_height, args.max_reading_height)
     for problem in problems:
         print("BROKEN", problem)
+    for line in height_report(heights) if heights else []:
+        print(line)
     seen = "" if browser_images is None else f" ({browser_images} <img> decoded in Chromium)"
     colab = f", {n_colab} Colab links" if n_colab else ""
     maths = "" if browser_formulas is None else f", {browser_formulas} formulas rendered by MathJax"
