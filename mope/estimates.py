@@ -9,8 +9,9 @@ This module owns three things and nothing else:
   of seed $s$ saw the same training and evaluation batches (:func:`paired`, :func:`per_seed`, and
   over the evaluations of training, :func:`gap_curve`);
 * **the estimate** of such a per-seed quantity: mean, sample sd, n, and the 95% confidence interval
-  of the mean, $\bar x \pm t_{0.975,\,n-1}\,s/\sqrt n$ (:class:`Estimate`). With one seed there is no
-  spread and no interval; with none, no mean.
+  of the mean, $\bar x \pm t_{0.975,\,n-1}\,s/\sqrt n$ (:class:`Estimate`), and the seeds an
+  undecided effect would need (:func:`seeds_needed`). With one seed there is no spread and no interval;
+  with none, no mean.
 
 Verdicts are :mod:`mope.claims`; formatting for the book is :mod:`mope.tables`.
 """
@@ -21,22 +22,22 @@ import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from mope.variants import TABLE_2, VARIANTS
+from scipy import stats
+
+from mope import paper
+from mope.variants import TABLE_2
 
 RESOLUTION = 1e-3  # nats: numbers are shown to this precision, and no spread is taken below it
 DASH = "—"
 
-# Two-sided 95% quantiles of Student's t by degrees of freedom (n - 1); the normal 1.96 beyond 30.
-_T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-          2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-          2.045, 2.042)
+LEVEL = 0.95  # the confidence level of every interval the book shows
 
 
-def t_quantile(degrees_of_freedom: int) -> float:
-    """Student's t quantile 0.975 (a two-sided 95% interval) for ``degrees_of_freedom`` >= 1."""
+def t_quantile(degrees_of_freedom: int, level: float = LEVEL) -> float:
+    """The two-sided ``level`` quantile of Student's t (scipy.stats) for ``degrees_of_freedom`` >= 1."""
     if degrees_of_freedom < 1:
         raise ValueError(f"a t interval needs at least 1 degree of freedom, got {degrees_of_freedom}")
-    return _T_975[degrees_of_freedom - 1] if degrees_of_freedom <= len(_T_975) else 1.96
+    return float(stats.t.ppf(0.5 + level / 2, degrees_of_freedom))
 
 
 # --- reading runs -----------------------------------------------------------------------------------
@@ -112,11 +113,20 @@ class Estimate:
         return statistics.stdev(self.values.values()) if self.n > 1 else None
 
     @property
+    def spread(self) -> float | None:
+        """The sd the intervals use: the sample sd, but at least ``resolution`` (None below two seeds)."""
+        return None if self.n < 2 else max(self.sd, self.resolution)
+
+    @property
     def interval(self) -> tuple[float, float] | None:
         """95% confidence interval of the mean over seeds (None below two seeds)."""
+        return self.interval_at(LEVEL)
+
+    def interval_at(self, level: float) -> tuple[float, float] | None:
+        """Two-sided ``level`` confidence interval of the mean (t with n − 1 degrees of freedom)."""
         if self.n < 2:
             return None
-        half = t_quantile(self.n - 1) * max(self.sd, self.resolution) / math.sqrt(self.n)
+        half = t_quantile(self.n - 1, level) * self.spread / math.sqrt(self.n)
         return self.mean - half, self.mean + half
 
     def format(self, decimals: int = 3, signed: bool = False) -> str:
@@ -126,6 +136,24 @@ class Estimate:
         sign = "+" if signed else ""
         spread = f" ± {self.sd:.{decimals}f}" if self.n > 1 else ""
         return f"{self.mean:{sign}.{decimals}f}{spread} (n={self.n})"
+
+
+POWER = 0.80  # the power at which seeds_needed decides a claim
+MOST_SEEDS = 50  # seeds_needed looks no further
+
+
+def seeds_needed(spread: float, distance: float, level: float = LEVEL, power: float = POWER) -> int | None:
+    """The fewest seeds n for which an effect ``distance`` away from a decision boundary, with sd
+    ``spread`` over seeds, is decided by a two-sided ``level`` interval with probability ``power``:
+    (t_level + t_power)·spread/√n ≤ distance, t with n − 1 degrees of freedom. None beyond
+    :data:`MOST_SEEDS` (or when the effect sits on the boundary)."""
+    if distance <= 0:
+        return None
+    for n in range(2, MOST_SEEDS + 1):
+        t_sum = t_quantile(n - 1, level) + float(stats.t.ppf(power, n - 1))
+        if t_sum * spread / math.sqrt(n) <= distance:
+            return n
+    return None
 
 
 def per_seed(function: Callable[..., float], *value_maps: Mapping[int, float],
@@ -149,7 +177,7 @@ def loss(runs: Iterable[dict], variant: str, key: str = "val_loss") -> Estimate:
 def distance_to_paper(runs: Iterable[dict], variants: Iterable[str] = TABLE_2) -> dict[str, Estimate]:
     """{variant: our loss − the paper's Table 2 "Val", seed by seed} for those of ``variants`` with runs."""
     runs = list(runs)
-    distances = {name: Estimate({seed: value - VARIANTS[name].paper_val
+    distances = {name: Estimate({seed: value - paper.TABLE_2_VAL[name]
                                  for seed, value in final_values(runs, name).items()}) for name in variants}
     return {name: distance for name, distance in distances.items() if distance.n}
 

@@ -83,6 +83,15 @@ def decay_only_reference(variant: str, preset: str | TrainConfig) -> dict[str, n
             "factor": factor}
 
 
+def initial_effective(variant: str, preset: str | TrainConfig) -> dict[str, np.ndarray]:
+    """The initial pairs of ``variant`` as its forward uses them at step 0 (after its clamps and bound)."""
+    cfg = get_preset(preset) if isinstance(preset, str) else preset
+    model = variant_config(variant, cfg.shape())
+    omega0, sigma0 = (t.double().numpy() for t in initial_morlet_parameters(model.n_embd // 2))
+    omega, sigma = analysis.decay_only_prediction(omega0, sigma0, cfg, model.admissibility, factor=1.0)
+    return {"omega": omega, "sigma": sigma}
+
+
 def stored_product(arrays: dict[str, np.ndarray]) -> np.ndarray:
     """exp(log omega)·exp(log sigma) as stored, before the forward's clamps and bound."""
     return arrays["omega_raw"] * arrays["sigma_raw"]

@@ -3,10 +3,10 @@ variants page, as MyST Markdown for reading.
 
 This module owns the layout of every results table: numbers to 0.001 nats (the resolution below which
 no difference is read), a dash where there is nothing ("—": not run, or not reported by the paper),
-verdicts as a word in bold with a short note under it, presets side by side (the chapter's main preset
-first), and no provenance (that is the reproducibility page, :mod:`mope.provenance`). The numbers come
-from :mod:`mope.estimates` and :mod:`mope.learned`, the verdict words from the rules of
-:mod:`mope.claims`.
+presets side by side (the chapter's main preset first), and no provenance (that is the reproducibility
+page, :mod:`mope.provenance`). The numbers come from :mod:`mope.estimates` and :mod:`mope.learned`, the
+paper's from :mod:`mope.paper`. A cell that shows a claim's verdict shows the one :mod:`mope.claims`
+gives that claim (:func:`~mope.claims.verdict_markdown`); no table judges a claim itself.
 
 A chapter displays a table with ``display(Markdown(...))`` in a notebook whose outputs are rendered as
 MyST (``mystnb: render_markdown_format: myst``), so that links and line breaks in cells work.
@@ -17,27 +17,20 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from mope import learned
+from mope import claims, learned, paper
 from mope.book_runs import step_shape
-from mope.claims import INDICATIVE, Finding, interaction_excess, verdict_ordering, verdict_size
+from mope.claims import Verdict, interaction_excess, verdict_markdown, verdict_ordering
 from mope.estimates import (DASH, Estimate, by_variant, context_values, distance_to_paper, final_values, gap_curve,
                              improvement, loss, paired, per_seed)
 from mope.variants import TABLE_2, VARIANTS
 
 Runs = Mapping[str, list[dict]]  # {preset: its current runs}, the chapter's main preset first
 
-PAPER_ENCODING = {
-    "BASE-DOT": "learned embedding", "PE-SINCOS": "sin/cos (fixed)", "PE-ROPE": "RoPE (relative)",
-    "PE-MORLET": "MoPE (absolute)", "EGA-1": "learned emb + EGA", "EGA-MORLET": "MoPE + EGA",
-}
-PAPER_DELTA = {"PE-SINCOS": -0.112, "PE-ROPE": 0.011, "PE-MORLET": -0.032, "EGA-1": 0.092, "EGA-MORLET": 0.119}
-# Table 3 of the paper (EGA-MORLET, 128 pairs): (pairs, omega, sigma, period, 95%-radius ranges)
-PAPER_TABLE_3 = [
-    ("0–31", (1.112, 1.470), (3.40, 4.50), (4.3, 5.7), (6.8, 9.0)),
-    ("32–63", (1.515, 1.926), (2.60, 3.30), (3.3, 4.1), (5.2, 6.6)),
-    ("64–95", (1.972, 2.619), (1.91, 2.54), (2.4, 3.2), (3.8, 5.1)),
-    ("96–127", (2.599, 3.346), (1.49, 1.92), (1.9, 2.4), (3.0, 3.8)),
-]
+#: The claim whose verdict a row of Table 2 (by model) or Table 4 (by component) shows.
+TABLE_2_CLAIMS = {"PE-ROPE": "rope-matches-base", "PE-MORLET": "mope-below-base", "EGA-1": "ega-gain",
+                  "EGA-MORLET": "ega-mope-gain"}
+TABLE_4_CLAIMS = {"EGA-1 only": "ega-gain", "MoPE only": "mope-below-base", "EGA-MORLET (actual)": "ega-mope-gain",
+                  "Interaction benefit excess": "interaction"}
 CONTEXTS = ("1x", "2x", "4x")
 DASH_NOTE = "A dash: not run in that preset, or not reported by the paper."
 
@@ -56,21 +49,31 @@ def number(value: float | None, decimals: int = 3, signed: bool = False) -> str:
     return DASH if value is None else f"{value:{'+' if signed else ''}.{decimals}f}"
 
 
-def verdict_cell(finding: Finding, *first_lines: str, label: str = "") -> str:
-    """``first_lines`` (e.g. the loss), then the estimate (after ``label``) and the verdict word with its note."""
-    if not finding.estimate.n:
+def verdict_cell(verdict: Verdict, *first_lines: str, label: str = "") -> str:
+    """``first_lines`` (e.g. the loss), then the estimate (after ``label``) and the verdict."""
+    if not verdict.estimate.n:
         return "<br>".join([*first_lines, DASH]) if first_lines else DASH
-    note = f", {finding.note}" if finding.note else ""
-    return "<br>".join([*first_lines, label + finding.estimate.format(signed=True), f"**{finding.verdict}**{note}"])
+    return "<br>".join([*first_lines, label + verdict.estimate.format(signed=True), verdict_markdown(verdict)])
 
 
-def outcome(estimate: Estimate, positive: str, negative: str) -> Finding:
-    """The ordering rule read as an outcome: ``positive`` when the effect is clearly > 0, ``negative`` when < 0."""
-    if estimate.n == 1:
-        return Finding(estimate, INDICATIVE, f"one seed: {positive if estimate.mean > 0 else negative}")
-    finding = verdict_ordering(estimate)
-    words = {"supported": positive, "contradicted": negative}
-    return Finding(estimate, words.get(finding.verdict, finding.verdict), finding.note)
+def outcome(estimate: Estimate, positive: str, negative: str) -> str:
+    """An effect in words by the ordering rule of :mod:`mope.claims`: ``positive`` when its 95% interval
+    lies above 0, ``negative`` when below, else undecided with the seeds that would decide it."""
+    verdict = verdict_ordering(estimate)
+    if not estimate.n:
+        return DASH
+    words = {"confirmed": positive, "refuted": negative}
+    if verdict.outcome in words:
+        answer = words[verdict.outcome]
+    elif verdict.outcome == "indicative":
+        answer = f"one seed: {positive if estimate.mean > 0 else negative}"
+    else:
+        answer = verdict.text
+    return f"{estimate.format(signed=True)}<br>{answer}"
+
+
+def _claim_verdicts(preset: str, preset_runs: list[dict]) -> dict[str, Verdict]:
+    return {claim.key: verdict for claim, verdict in claims.judge_all(preset, preset_runs)}
 
 
 def preset_header(presets: Sequence[str]) -> list[str]:
@@ -80,21 +83,31 @@ def preset_header(presets: Sequence[str]) -> list[str]:
 # --- reproducing Table 2 ------------------------------------------------------------------------------
 
 def table_2(runs: Runs) -> str:
-    """Table 2 beside ours: per preset our loss, our Δ over BASE-DOT (seed by seed) and its verdict
-    against the paper's Δ by the size rule."""
+    """Table 2 beside ours: per preset our loss, our Δ over BASE-DOT (seed by seed), and the verdict of
+    the claim the paper makes about that model (:data:`TABLE_2_CLAIMS`)."""
+    verdicts = {preset: _claim_verdicts(preset, preset_runs) for preset, preset_runs in runs.items()}
     rows = []
     for name in TABLE_2:
-        row = [name, PAPER_ENCODING[name], number(VARIANTS[name].paper_val), number(PAPER_DELTA.get(name), signed=True)]
-        for preset_runs in runs.values():
+        row = [name, paper.TABLE_2_ENCODING[name], number(paper.TABLE_2_VAL[name], 4),
+               number(paper.TABLE_2_DELTA.get(name), signed=True)]
+        for preset, preset_runs in runs.items():
             ours = loss(preset_runs, name)
-            if name == "BASE-DOT":
-                row.append(f"L = {ours.format()}<br>reference" if ours.n else DASH)
+            if not ours.n:
+                row.append(DASH)
+            elif name == "BASE-DOT":
+                row.append(f"L = {ours.format()}<br>reference")
             else:
-                finding = verdict_size(improvement(preset_runs, name), PAPER_DELTA[name])
-                row.append(verdict_cell(finding, f"L = {ours.format()}", label="Δ = ") if ours.n else DASH)
+                delta = improvement(preset_runs, name)
+                lines = [f"L = {ours.format()}", f"Δ = {delta.format(signed=True)}"]
+                if name in TABLE_2_CLAIMS:
+                    lines.append(verdict_markdown(verdicts[preset][TABLE_2_CLAIMS[name]]))
+                row.append("<br>".join(lines))
         rows.append(row)
     header = ["model", "encoding (paper)", "paper val", "paper Δ", *preset_header(runs)]
-    return markdown_table(header, rows, DASH_NOTE)
+    note = (DASH_NOTE + " A verdict is that of the paper's claim about the model (the claims table of the "
+            "introduction): PE-ROPE nearly matches BASE-DOT, PE-MORLET is worse, EGA-1 and EGA-MORLET improve on it "
+            "by the paper's Δ. The paper makes no claim of PE-SINCOS's Δ alone.")
+    return markdown_table(header, rows, note)
 
 
 def table_2_distances(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:
@@ -153,46 +166,47 @@ def gap_trend_table(runs: Runs, variants: Sequence[str], baseline: str = "BASE-D
 
 def comparison_table(runs: Runs, questions: Mapping[tuple[str, str], str], key: str = "val_loss") -> str:
     """One row per (variant, baseline): Δ = L(baseline) − L(variant) seed by seed (positive = the variant
-    is better), per preset, with the outcome by the ordering rule."""
+    is better), per preset, in words by the ordering rule."""
     rows = []
     for (variant, baseline), question in questions.items():
         row = [question, f"{variant} vs {baseline}"]
         for preset_runs in runs.values():
             delta = paired(preset_runs, baseline, variant, key)
-            row.append(verdict_cell(outcome(delta, f"{variant} better", f"{baseline} better")))
+            row.append(outcome(delta, f"{variant} better", f"{baseline} better"))
         rows.append(row)
     return markdown_table(["question", "Δ = L(second) − L(first)", *preset_header(runs)], rows, DASH_NOTE)
 
 
 # --- what MoPE learns ---------------------------------------------------------------------------------
 
-TABLE_4 = [  # component, paper val, paper Δ, variant (None: a derived row)
-    ("BASE-DOT", 1.4742, None, "BASE-DOT"), ("EGA-1 only", 1.3821, 0.092, "EGA-1"),
-    ("MoPE only", 1.5060, -0.032, "PE-MORLET"), ("Sum (expected if independent)", None, 0.060, None),
-    ("EGA-MORLET (actual)", 1.3550, 0.119, "EGA-MORLET"), ("Interaction benefit excess", None, 0.059, None),
-]
-
-
 def table_4(runs: Runs, key: str = "val_loss") -> str:
-    """Table 4 of the paper beside ours: each Δ seed by seed, judged by the size rule against the paper's."""
+    """Table 4 of the paper beside ours: each Δ seed by seed; on the paper's loss (``val_loss``) with the
+    verdict of the paper's claim about the row (:data:`TABLE_4_CLAIMS`), on another loss numbers only."""
+    verdicts = ({preset: _claim_verdicts(preset, preset_runs) for preset, preset_runs in runs.items()}
+                if key == "val_loss" else {})
     rows = []
-    for component, paper_val, paper_delta, variant in TABLE_4:
-        row = [component, number(paper_val), number(paper_delta, signed=True)]
-        for preset_runs in runs.values():
+    for component, paper_val, paper_delta, variant in paper.TABLE_4:
+        row = [component, number(paper_val, 4), number(paper_delta, signed=True)]
+        for preset, preset_runs in runs.items():
             if variant == "BASE-DOT":
                 ours = loss(preset_runs, variant, key)
                 row.append(f"L = {ours.format()}<br>reference" if ours.n else DASH)
                 continue
             if variant is not None:
                 delta = improvement(preset_runs, variant, key=key)
-                first = f"L = {loss(preset_runs, variant, key).format()}"
+                lines = [f"L = {loss(preset_runs, variant, key).format()}"]
             elif component.startswith("Sum"):
                 gate, pe = improvement(preset_runs, "EGA-1", key=key), improvement(preset_runs, "PE-MORLET", key=key)
-                delta, first = per_seed(lambda a, b: a + b, gate.values, pe.values), ""
+                delta, lines = per_seed(lambda a, b: a + b, gate.values, pe.values), []
             else:
-                delta, first = interaction_excess(preset_runs, key), ""
-            finding = verdict_size(delta, paper_delta)
-            row.append(verdict_cell(finding, *([first] if first else []), label="Δ = ") if delta.n else DASH)
+                delta, lines = interaction_excess(preset_runs, key), []
+            if not delta.n:
+                row.append(DASH)
+                continue
+            lines.append(f"Δ = {delta.format(signed=True)}")
+            if preset in verdicts and component in TABLE_4_CLAIMS:
+                lines.append(verdict_markdown(verdicts[preset][TABLE_4_CLAIMS[component]]))
+            row.append("<br>".join(lines))
         rows.append(row)
     return markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows, DASH_NOTE)
 
@@ -241,7 +255,7 @@ def distance_to_table_3(omega: np.ndarray, sigma: np.ndarray) -> tuple[float, fl
     if len(omega) != 4 * 32:
         return None
     d_omega = d_sigma = 0.0
-    for block, (_, omega_range, sigma_range, _, _) in zip(np.array_split(np.arange(len(omega)), 4), PAPER_TABLE_3):
+    for block, (_, omega_range, sigma_range, _, _) in zip(np.array_split(np.arange(len(omega)), 4), paper.TABLE_3):
         ours_omega = (omega[block].min(), omega[block].max())
         ours_sigma = (sigma[block].min(), sigma[block].max())
         d_omega = max(d_omega, *(abs(o - p) for o, p in zip(ours_omega, omega_range)))
@@ -256,7 +270,7 @@ def table_3(sources: Mapping[str, tuple[np.ndarray, np.ndarray] | None]) -> str:
     """Table 3 of the paper, then the same quartiles of each ``sources`` entry {title: (omega, sigma)}."""
     rows = [["**paper** (EGA-MORLET, 128 pairs)", "", "", "", ""]]
     rows += [[dims, f"{o[0]:.3f}–{o[1]:.3f}", f"{s[0]:.2f}–{s[1]:.2f}", f"{p[0]:.1f}–{p[1]:.1f}",
-              f"±{r[0]:.1f}–{r[1]:.1f}"] for dims, o, s, p, r in PAPER_TABLE_3]
+              f"±{r[0]:.1f}–{r[1]:.1f}"] for dims, o, s, p, r in paper.TABLE_3]
     for title, arrays in sources.items():
         rows.append([f"**{title}**", "", "", "", ""])
         rows += quartile_rows(*arrays) if arrays is not None else [[DASH, DASH, DASH, DASH, DASH]]
@@ -286,7 +300,8 @@ def prediction_table(runs: list[dict], variant: str, reference: Mapping[str, np.
 def causal_gate_table(runs: Runs, gates: Sequence[tuple[str, str, str]] = (
         ("EGA-1", "EGA-1-CAUSAL", "BASE-DOT"), ("EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET"))) -> str:
     """Whole-validation gain over the gate-less model, seed by seed: the published gate, the same weights
-    evaluated with causal statistics, the gate retrained causally (with the ordering rule's outcome)."""
+    evaluated with causal statistics, the gate retrained causally, and the share of the published gain
+    that survives (for EGA-1 with the verdict of the paper's salience claim)."""
     rows = []
     for gate, causal, base in gates:
         for preset, preset_runs in runs.items():
@@ -294,21 +309,16 @@ def causal_gate_table(runs: Runs, gates: Sequence[tuple[str, str, str]] = (
             same_weights = per_seed(lambda b, g: b - g, final_values(preset_runs, base, "val_loss_full"),
                                     final_values(preset_runs, gate, "val_loss_full_causal_stats"))
             retrained = improvement(preset_runs, causal, base, "val_loss_full")
+            share = claims.causal_share(preset_runs, gate, causal, base)
+            share_cell = f"{share.mean:.0%}" + (f" ± {share.sd:.0%}" if share.n > 1 else "") if share.n else DASH
+            if gate == "EGA-1" and share.n:
+                verdict = _claim_verdicts(preset, preset_runs)["gain-survives-causal-gate"]
+                share_cell += "<br>" + verdict_markdown(verdict)
             rows.append([gate, f"`{preset}`", base, published.format(signed=True), same_weights.format(signed=True),
-                         verdict_cell(outcome(retrained, "still helps", "hurts")),
-                         surviving_share(published, retrained)])
+                         retrained.format(signed=True), share_cell])
     header = ["gate", "preset", "gain over", "published gate", "same weights, causal statistics",
-              "causal gate, retrained", "retrained / published"]
+              "causal gate, retrained", "share that survives"]
     return markdown_table(header, rows, "A dash: not run in that preset.")
-
-
-def surviving_share(published: Estimate, retrained: Estimate) -> str:
-    """Mean retrained gain over mean published gain, when the published gain is clearly positive."""
-    if not published.n or not retrained.n:
-        return DASH
-    if verdict_ordering(published).verdict not in ("supported", INDICATIVE) or published.mean <= 0:
-        return "no published gain"
-    return f"{retrained.mean / published.mean:.0%}"
 
 
 def extrapolation_table(runs: Runs, variants: Sequence[str]) -> str:
@@ -326,7 +336,7 @@ def extrapolation_table(runs: Runs, variants: Sequence[str]) -> str:
             by_context = {c: Estimate(context_values(preset_runs, name, c)) for c in CONTEXTS}
             growth = per_seed(lambda long, short: long - short, by_context["4x"].values, by_context["1x"].values)
             rows.append([name, f"`{preset}`", *(by_context[c].format() for c in CONTEXTS),
-                         verdict_cell(outcome(growth, "rises", "falls"))])
+                         outcome(growth, "rises", "falls")])
     if not rows:
         return "None of these models is stored in the presets shown."
     return markdown_table(["model", "preset", "1×", "2×", "4×", "4× − 1×"], rows,

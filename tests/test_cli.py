@@ -56,8 +56,9 @@ def test_claims_json_has_one_object_per_claim_with_the_documented_fields(store, 
     main(["claims", "--preset", "smoke", "--json"])
     claims = json.loads(capsys.readouterr().out)
     assert len(claims) >= 10
-    assert all(set(c) == {"claim", "section", "kind", "paper", "ours", "sd", "n", "verdict"} for c in claims)
-    assert {c["kind"] for c in claims} <= {"ordering", "size", "mechanism"}
+    assert all({"claim", "section", "kind", "paper", "ours", "sd", "n", "verdict", "outcome", "size", "interval",
+                "seeds_needed", "loss", "caveat"} <= set(c) for c in claims)
+    assert {c["kind"] for c in claims} <= {"ordering", "size", "equivalence", "every", "mechanism"}
     assert all(c["verdict"] == "not run" and c["n"] == 0 for c in claims)  # an empty store judges nothing
 
 
@@ -65,4 +66,4 @@ def test_claims_table_states_the_rule(store, capsys):
     main(["claims", "--preset", "smoke"])
     out = capsys.readouterr().out
     assert out.startswith("The paper's claims against preset 'smoke' (0 current runs)")
-    assert "One seed gives no interval and no verdict" in out
+    assert "indicative: One seed: no interval, no verdict" in out

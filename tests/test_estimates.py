@@ -3,15 +3,18 @@ import math
 
 import pytest
 
-from mope.estimates import DASH, Estimate, distance_to_paper, estimate, improvement, paired, per_seed, t_quantile
+from mope.estimates import (DASH, Estimate, distance_to_paper, estimate, improvement, paired, per_seed, seeds_needed,
+                            t_quantile)
 from synthetic_runs import run
 
 
 def test_mean_sd_and_interval_over_seeds():
     three = estimate({0: 0.10, 1: 0.12, 2: 0.14})
     assert three.n == 3 and three.mean == pytest.approx(0.12) and three.sd == pytest.approx(0.02)
-    half = 4.303 * 0.02 / math.sqrt(3)
-    assert three.interval == pytest.approx((0.12 - half, 0.12 + half))
+    half = 4.3027 * 0.02 / math.sqrt(3)
+    assert three.interval == pytest.approx((0.12 - half, 0.12 + half), abs=1e-5)
+    ninety = 2.9200 * 0.02 / math.sqrt(3)
+    assert three.interval_at(0.90) == pytest.approx((0.12 - ninety, 0.12 + ninety), abs=1e-5)
 
 
 def test_one_seed_has_a_mean_but_no_spread_or_interval_and_none_has_nothing():
@@ -23,13 +26,24 @@ def test_one_seed_has_a_mean_but_no_spread_or_interval_and_none_has_nothing():
 def test_the_spread_is_never_taken_below_the_resolution():
     same = estimate({0: 0.5, 1: 0.5})
     assert same.sd == 0 and same.interval == pytest.approx((0.5 - 12.706 * 1e-3 / math.sqrt(2),
-                                                            0.5 + 12.706 * 1e-3 / math.sqrt(2)))
+                                                            0.5 + 12.706 * 1e-3 / math.sqrt(2)), abs=1e-6)
 
 
-def test_t_quantiles():
-    assert t_quantile(1) == 12.706 and t_quantile(2) == 4.303 and t_quantile(100) == 1.96
+def test_t_quantiles_are_students_for_every_degree_of_freedom():
+    assert t_quantile(1) == pytest.approx(12.706, abs=1e-3) and t_quantile(2) == pytest.approx(4.303, abs=1e-3)
+    assert t_quantile(40) == pytest.approx(2.021, abs=1e-3)  # not the normal 1.96 past 30 degrees of freedom
+    assert t_quantile(4, level=0.90) == pytest.approx(2.132, abs=1e-3)
     with pytest.raises(ValueError):
         t_quantile(0)
+
+
+def test_seeds_needed_grows_with_the_spread_and_shrinks_with_the_distance():
+    assert seeds_needed(0.01, 0.10) == 2
+    assert seeds_needed(0.05, 0.106) < seeds_needed(0.05, 0.05) < seeds_needed(0.10, 0.05)
+    n = seeds_needed(0.027, 0.026)  # the interaction on cpu at three seeds
+    half = lambda k: (t_quantile(k - 1) + 0.8616) * 0.027 / math.sqrt(k)  # noqa: E731 (t_0.80 at ~10 df)
+    assert half(n) <= 0.026 * 1.01 and half(n - 1) > 0.026 * 0.99
+    assert seeds_needed(0.5, 0.01) is None and seeds_needed(0.1, 0.0) is None
 
 
 def test_format_shows_sign_spread_and_n():

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from mope import tables
+from mope import claims, paper, tables
 from mope.presets import get_preset
 from mope.variants import TABLE_2, VARIANTS
 from synthetic_runs import decayed_morlet, run
@@ -28,10 +28,14 @@ def test_table_2_side_by_side_with_dashes_and_no_nan():
     table = tables.table_2(runs)
     assert "nan" not in table.lower() and "None" not in table
     rows = rows_of(table)
-    assert rows["BASE-DOT"][2:] == ["1.474", "—", "L = 1.501 ± 0.001 (n=3)<br>reference", "—"]
+    assert rows["BASE-DOT"][2:] == ["1.4742", "—", "L = 1.501 ± 0.001 (n=3)<br>reference", "—"]
     ega = rows["EGA-1"]
     assert ega[3] == "+0.092" and ega[5] == "—"
-    assert ega[4] == "L = 1.486 ± 0.002 (n=3)<br>Δ = +0.015 ± 0.001 (n=3)<br>**direction holds**, 6.1× smaller"
+    # the verdict is the one of the paper's claim about EGA-1's gain, as the claims table shows it
+    record = next(r for r in claims.claim_records("cpu", runs["cpu"]) if r["key"] == "ega-gain")
+    assert record["verdict"] == "refuted: 6.1× smaller (direction confirmed)"
+    assert ega[4] == f"L = 1.486 ± 0.002 (n=3)<br>Δ = +0.015 ± 0.001 (n=3)<br>**refuted**: 6.1× smaller (direction confirmed)"
+    assert "**" not in rows["PE-SINCOS"][4]  # no claim of the paper, no verdict
     assert set(rows) == {"model", *TABLE_2} - {"model"}
 
 
@@ -39,17 +43,24 @@ def test_table_4_judges_each_delta_against_the_paper_and_has_no_nan():
     values = {"BASE-DOT": 1.50, "EGA-1": 1.40, "PE-MORLET": 1.55, "EGA-MORLET": 1.38}
     runs = {"cpu": [run(v, s, x + 0.001 * s * (v == "EGA-1")) for v, x in values.items() for s in (0, 1, 2)]}
     rows = rows_of(tables.table_4(runs))
-    assert [r for r in rows] == [row[0] for row in tables.TABLE_4]
-    assert rows["Sum (expected if independent)"][3].startswith("Δ = +0.049")
-    assert rows["Interaction benefit excess"][3].startswith("Δ = +0.071")  # 1.40 + 1.55 - 1.50 - 1.38
+    assert [r for r in rows] == [row[0] for row in paper.TABLE_4]
+    assert rows["Sum (expected if independent)"][3] == "Δ = +0.049 ± 0.001 (n=3)"  # no claim: no verdict
+    excess = rows["Interaction benefit excess"][3]  # 1.40 + 1.55 - 1.50 - 1.38
+    record = next(r for r in claims.claim_records("cpu", runs["cpu"]) if r["key"] == "interaction")
+    assert excess.startswith("Δ = +0.071") and excess.endswith(f"**{record['verdict'].replace(': ', '**: ', 1)}")
     assert "nan" not in tables.table_4(runs).lower()
+    assert "**" not in tables.table_4(runs, key="val_loss_full")  # verdicts are on the paper's loss only
 
 
 def test_comparison_outcomes_name_the_better_model():
     runs = {"cpu": [run("NOPE", s, 1.60) for s in range(3)] + [run("PE-MORLET", s, 1.55 + 0.001 * s) for s in range(3)]}
     cell = rows_of(tables.comparison_table(runs, {("PE-MORLET", "NOPE"): "does MoPE beat no PE?"}))[
         "does MoPE beat no PE?"][2]
-    assert cell.endswith("**PE-MORLET better**")
+    assert cell == "+0.049 ± 0.001 (n=3)<br>PE-MORLET better"
+    spread = {"cpu": [run("NOPE", s, 1.60) for s in range(3)] + [run("PE-MORLET", s, 1.60 + 0.01 * (s - 1) + 0.002)
+                                                                 for s in range(3)]}
+    cell = rows_of(tables.comparison_table(spread, {("PE-MORLET", "NOPE"): "q"}))["q"][2]
+    assert cell.startswith("-0.002 ± 0.010 (n=3)<br>undecided: ") and "seeds would" in cell
 
 
 def test_boundary_table_shows_the_decay_only_reference_of_each_preset():
@@ -67,7 +78,7 @@ def test_extrapolation_table_marks_the_learned_table_as_not_extendable():
                     run("NOPE", 0, 1.5, by_context=context), run("NOPE", 1, 1.5, by_context=context)]}
     rows = [line for line in tables.extrapolation_table(runs, ["BASE-DOT", "NOPE", "ALIBI"]).splitlines()]
     assert any("BASE-DOT" in line and "n/a" in line for line in rows)
-    assert any("NOPE" in line and "**rises**" in line for line in rows)
+    assert any("NOPE" in line and "+0.200 ± 0.000 (n=2)<br>rises" in line for line in rows)
     assert not any("ALIBI" in line for line in rows)
 
 
@@ -82,15 +93,14 @@ def test_variants_tables_list_every_registered_variant_once():
     assert "| **EGA-1-CAUSAL** | control | EGA-1 with prefix statistics (causal) |" in purpose
 
 
-@pytest.mark.parametrize("published, retrained, expected", [
-    ({0: 0.09, 1: 0.092}, {0: 0.03, 1: 0.031}, "34%"),
-    ({0: 0.0001, 1: -0.0001}, {0: 0.03, 1: 0.031}, "no published gain"),
-    ({}, {0: 0.03}, "—"),
-])
-def test_surviving_share(published, retrained, expected):
-    from mope.estimates import estimate
-
-    assert tables.surviving_share(estimate(published), estimate(retrained)) == expected
+def test_causal_gate_table_shows_the_surviving_share_with_the_claims_verdict():
+    runs = {"cpu": [r for s in range(3) for r in (
+        run("BASE-DOT", s, 1.6, full=1.60 + 0.002 * s), run("EGA-1", s, 1.5, full=1.50 + 0.002 * s, causal_stats=2.0),
+        run("EGA-1-CAUSAL", s, 1.59, full=1.59 + 0.002 * s + 0.001 * (s - 1)))]}
+    line = next(row for row in tables.causal_gate_table(runs).splitlines() if row.startswith("| EGA-1 |"))
+    record = next(r for r in claims.claim_records("cpu", runs["cpu"]) if r["key"] == "gain-survives-causal-gate")
+    assert record["outcome"] == "refuted"
+    assert line.endswith(f"| 10% ± 1%<br>**refuted**: below 0.5 |")
 
 
 def test_sweep_table_marks_the_chosen_candidate_and_dashes_what_is_not_stored():
@@ -113,9 +123,9 @@ def test_the_sweeps_choice_is_the_cpu_preset_but_for_name_and_checkpoints():
 
 
 def test_table_2_distances_are_one_line_per_preset_with_its_range_and_extremes():
-    paper = {"BASE-DOT": 1.4742, "EGA-1": 1.3821}
-    runs = {"paper": [run("BASE-DOT", 0, paper["BASE-DOT"] - 0.0004, preset="paper"),
-                      run("EGA-1", 0, paper["EGA-1"] + 0.0150, preset="paper")],
+    val = {"BASE-DOT": 1.4742, "EGA-1": 1.3821}
+    runs = {"paper": [run("BASE-DOT", 0, val["BASE-DOT"] - 0.0004, preset="paper"),
+                      run("EGA-1", 0, val["EGA-1"] + 0.0150, preset="paper")],
             "cpu": [run("BASE-DOT", s, 1.65 + 0.01 * s) for s in range(3)],
             "cpu-short": []}
     lines = tables.table_2_distances(runs).splitlines()
@@ -129,8 +139,8 @@ def test_table_2_distances_are_one_line_per_preset_with_its_range_and_extremes()
 
 
 def test_distance_to_table_3_is_the_worst_quartile_end_and_needs_the_papers_128_pairs():
-    omega = np.concatenate([np.linspace(o[0], o[1], 32) for _, o, _, _, _ in tables.PAPER_TABLE_3])
-    sigma = np.concatenate([np.linspace(s[0], s[1], 32) for _, _, s, _, _ in tables.PAPER_TABLE_3])
+    omega = np.concatenate([np.linspace(o[0], o[1], 32) for _, o, _, _, _ in paper.TABLE_3])
+    sigma = np.concatenate([np.linspace(s[0], s[1], 32) for _, _, s, _, _ in paper.TABLE_3])
     assert tables.distance_to_table_3(omega, sigma) == pytest.approx((0.0, 0.0), abs=1e-12)
     sigma[-1] += 0.05  # the last quartile's largest sigma, 1.92 -> 1.97
     omega[0] -= 0.01
