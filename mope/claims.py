@@ -49,15 +49,17 @@ MARGIN = paper.MATCH_MARGIN
 #: The verdicts in words, defined once; the book shows this table beside the claims table.
 VOCABULARY = rf"""| verdict | what it means |
 |---|---|
-| **confirmed** | The claim holds as the paper states it. "A beats B": the 95% interval of the effect (seed by seed) lies above 0. A size ("by 0.080") or a near-equality ("nearly matches"): the 90% interval lies inside the paper's number ± {MARGIN} nats (two one-sided tests). "Every pair": every pair, in every seed. A mechanism: the interval clears the threshold the claim states. |
+| **confirmed** | The claim holds as the paper states it. "A beats B": the 95% interval of the effect (seed by seed) lies above 0. A size ("by 0.080"): the 90% interval lies inside the paper's number ± {MARGIN} nats (two one-sided tests); a near-equality ("nearly matches"): inside 0 ± {MARGIN}. "Every pair": every pair, in every seed. A mechanism: the interval clears the threshold the claim states. |
 | **refuted** | The 95% interval excludes the claim: the other side of 0 or of the threshold, or outside the paper's number ± {MARGIN}. *N× smaller* or *N× larger* says which way a size misses; *direction confirmed* that the sign still holds. |
 | **undecided** | Neither: the interval is too wide. The row gives the seeds that would decide it at the spread we observe (80% power), or says that 50 would not. |
 | **indicative** | One seed: no interval, no verdict; the direction and size it shows. |
 | **not run** | The runs it needs are not stored. |
 
 ± {MARGIN} nats is the paper's own precision: its Δ is the difference of two single runs, and two
-runs of one model differ in the paper by 0.011 (EGA-1: 1.3712 in {{cite}}`zeris2026ega`, 1.3821 here),
-so a Δ of the paper is uncertain by about ±1.96 × 0.011 ≈ ±0.02."""
+runs of one model differ in the paper by {paper.RUN_TO_RUN} (EGA-1: {paper.EGA_1_IN_FIRST_PAPER} in
+{{cite}}`zeris2026ega`, {paper.TABLE_2_VAL["EGA-1"]} here), so a Δ of the paper is uncertain by about
+±1.96 × {paper.RUN_TO_RUN} ≈ ±{MARGIN}. The thresholds of the mechanisms are stated, each with its
+reason, in the `test` field of `python -m mope claims --json`."""
 
 OUTCOME_WORDS = {"confirmed": "confirmed", "refuted": "refuted", "undecided": "undecided",
                  "indicative": "indicative", "not_run": "not run"}

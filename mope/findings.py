@@ -19,6 +19,11 @@ def _verdict(findings: Mapping[str, Findings], preset: str, key: str) -> Verdict
     return claims.verdict_of(findings[preset], key) if preset in findings else None
 
 
+def _percent(share: float) -> str:
+    """"91%", never "-0%"."""
+    return f"{share:.0%}".replace("-0%", "0%")
+
+
 def _n(verdict: Verdict) -> str:
     return f"n = {verdict.estimate.n} seed{'s' if verdict.estimate.n > 1 else ''}"
 
@@ -45,7 +50,7 @@ def causal_gate(findings: Mapping[str, Findings]) -> str | None:
     gain = _verdict(findings, MAIN, "ega-gain")
     if survives is None or not survives.estimate.n or gain is None or not gain.estimate.n:
         return None
-    share = f"{survives.estimate.mean:.0%}"
+    share = _percent(survives.estimate.mean)
     lead = {"refuted": "**EGA's gain needs the future.**",
             "confirmed": "**EGA's gain survives a causal gate.**"}.get(survives.outcome, "**Whether EGA's gain needs the future is open.**")
     return (f"{lead} EGA-1 improves on BASE-DOT by {gain.estimate.mean:+.3f} on `{MAIN}`, but its gate reads "
@@ -87,10 +92,10 @@ def learned_parameters(findings: Mapping[str, Findings]) -> str | None:
             "confirmed": "**MoPE's learned ω, σ are the data's.**"}.get(sigma.outcome, "**Who sets MoPE's ω, σ is open.**")
     pairs = ""
     if every is not None and every.estimate.n:
-        share = "every pair" if every.outcome == "confirmed" else f"{every.estimate.mean:.0%} of the pairs"
+        share = "every pair" if every.outcome == "confirmed" else f"{_percent(every.estimate.mean)} of the pairs"
         pairs = (f"; with weight decay switched off, the data push {share} onto the bound ωσ = 5, where the paper "
                  f"says every pair (*{every.text}*)")
-    return (f"{lead} Of σ's way from its initial value, the data account for {sigma.estimate.mean:.0%} and weight "
+    return (f"{lead} Of σ's way from its initial value, the data account for {_percent(sigma.estimate.mean)} and weight "
             f"decay with no data at all for the rest ({_n(sigma)}; *{sigma.text}*){pairs} "
             "({ref}`learned-table-3`, {ref}`learned-boundary`).")
 

@@ -261,3 +261,44 @@ def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_poi
     assert claims.single_seed_contrasts(agreeing) == ""
     two_seeds = {"cpu": findings["cpu"], "paper": claims.judge_all("paper", table(0.112, 0.098, [0, 1]))}
     assert claims.single_seed_contrasts(two_seeds) == ""  # two seeds: a verdict of its own, not a contrast
+
+
+# --- one verdict everywhere -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("preset", ["cpu", "cpu-short", "paper"])
+def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(preset):
+    """Tables 2 and 4, the causal-gate table, the claims tabs, the chapters' verdicts and the intro's
+    findings show, for a claim and a preset, exactly the verdict of `mope claims --json` (stored runs)."""
+    from mope import findings as book_findings
+    from mope import results, tables
+
+    runs = results.load_results(preset)
+    if not runs:
+        pytest.skip(f"no stored runs of {preset}")
+    records = {r["key"]: r for r in claims.claim_records(preset, runs)}
+    cell = {key: claims.verdict_markdown(claims.verdict_of(claims.judge_all(preset, runs), key)) for key in records}
+    for key, record in records.items():  # the cell is the JSON's verdict, word in bold
+        word, _, detail = record["verdict"].partition(": ")
+        assert cell[key] == (f"**{word}**" + (f": {detail}" if detail else "") if word != "not run" else "not run")
+    rows = {line.split(" | ")[0].strip("| "): line for line in tables.table_2({preset: runs}).splitlines()}
+    for model, key in tables.TABLE_2_CLAIMS.items():
+        if records[key]["n"]:
+            assert cell[key] in rows[model], (model, key)
+    rows = {line.split(" | ")[0].strip("| "): line for line in tables.table_4({preset: runs}).splitlines()}
+    for component, key in tables.TABLE_4_CLAIMS.items():
+        if records[key]["n"]:
+            assert cell[key] in rows[component], (component, key)
+    gate = next(line for line in tables.causal_gate_table({preset: runs}).splitlines() if line.startswith("| EGA-1 |"))
+    if records["gain-survives-causal-gate"]["n"]:
+        assert cell["gain-survives-causal-gate"] in gate
+    findings = {preset: claims.judge_all(preset, runs)}
+    for shown in (claims.claims_tabs(findings), claims.section_verdicts(findings, [c.shown_in for c in claims.CLAIMS])):
+        for claim in claims.CLAIMS:
+            line = next(row for row in shown.splitlines() if f"`{claim.words} <" in row)
+            assert f"| {cell[claim.key]}" in line, claim.key
+    if preset == "cpu":  # the intro's findings quote the verdicts of the main preset
+        text = book_findings.findings_markdown(findings, {preset: runs})
+        for quoted in re.findall(r"\*([a-z]+(?:: [^*]+)?)\*", text):
+            if quoted.split(":")[0] in claims.OUTCOME_WORDS.values():
+                assert quoted in {r["verdict"] for r in records.values()} | {r["verdict"].split(":")[0]
+                                                                              for r in records.values()}, quoted
