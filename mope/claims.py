@@ -36,7 +36,7 @@ import numpy as np
 from mope import learned, paper, results
 from mope.estimates import (DASH, Estimate, context_values, final_values, improvement, paired, per_seed,
                             seeds_needed)
-from mope.presets import TrainConfig, get_preset
+from mope.presets import CONTEXT_PAIRS, TrainConfig, get_preset
 
 KINDS = ("ordering", "size", "equivalence", "every", "mechanism")
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "not_run")
@@ -237,6 +237,7 @@ class Claim:
     threshold: float = 0.0  # mechanism claims: the value the statistic must clear ...
     side: int = 1  # ... from above (+1) or from below (−1)
     signed: bool = True  # False for a statistic that is a share, not a difference
+    across_contexts: bool = False  # measured on the preset and its longer-context twin (CONTEXT_PAIRS)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -244,8 +245,13 @@ class Claim:
         if self.kind in ("size", "equivalence") and self.paper is None:
             raise ValueError(f"a {self.kind} claim needs the paper's number: {self.words!r}")
 
-    def judge(self, runs: list[dict], cfg: TrainConfig) -> Verdict:
-        estimate, caveat = self.measure(runs, cfg)
+    def judge(self, runs: list[dict], cfg: TrainConfig, longer: list[dict] | None = None) -> Verdict:
+        """The verdict on ``runs`` of preset ``cfg`` (and, for a claim across contexts, on ``longer``, the
+        runs of its longer-context twin; None: there is none, and the claim is not run)."""
+        if self.across_contexts:
+            estimate, caveat = self.measure(runs, longer) if longer is not None else (Estimate(), None)
+        else:
+            estimate, caveat = self.measure(runs, cfg)
         if self.kind == "ordering":
             verdict = verdict_ordering(estimate)
         elif self.kind == "size":
@@ -368,6 +374,21 @@ def _extrapolation(runs, cfg):
     return growth, (f"NOPE, with no position at all, rises {_signed(nope.mean)}" if nope.n else None)
 
 
+def _gap_change(worse: str, better: str) -> Measure:
+    """Seed by seed, L(worse) − L(better) at the longer context minus at the shorter: positive = the gap
+    in ``better``'s favour grows with the context."""
+    def measure(short, long):
+        at_short, at_long = paired(short, worse, better), paired(long, worse, better)
+        nope_short, nope_long = paired(short, "NOPE", "BASE-DOT"), paired(long, "NOPE", "BASE-DOT")
+        caveat = (f"{worse} − {better}: {_signed(at_short.mean)} at the shorter context, {_signed(at_long.mean)} at "
+                  f"the longer" if at_short.n and at_long.n else None)
+        if caveat and nope_short.n and nope_long.n:
+            caveat += (f"; no positions at all (NOPE − BASE-DOT): {_signed(nope_short.mean)}, "
+                       f"{_signed(nope_long.mean)}")
+        return per_seed(lambda b, a: b - a, at_long.values, at_short.values), caveat
+    return measure
+
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("mope-below-base", "PE-MORLET is worse than BASE-DOT",
           "MoPE alone underperforms the baseline", "§6.2, §9", "ordering", paper.gap("BASE-DOT", "PE-MORLET"),
@@ -441,6 +462,16 @@ CLAIMS: tuple[Claim, ...] = (
           "Adding locality (σ_i<∞) would improve RoPE in the same way that MoPE improves sin/cos", "§7",
           "ordering", None, advantage("MORLET-ROPE", "ROPE-ONLY"), "stress-proposals",
           "L(ROPE-ONLY) − L(MORLET-ROPE) > 0"),
+    Claim("deficit-shrinks-with-context", "MoPE's deficit against the learned table shrinks as the context grows",
+          "The theoretical advantage of MoPE would be expected to dominate at longer context lengths", "§7",
+          "ordering", None, _gap_change("BASE-DOT", "PE-MORLET"), "stress-context-length",
+          "[L(PE-MORLET) − L(BASE-DOT)] at T=64 minus at T=256 (cpu, cpu-long), seed by seed; above 0 "
+          "(fixed before the cpu-long runs)", across_contexts=True),
+    Claim("sincos-gap-grows-with-context", "MoPE's advantage over sin/cos grows with the context",
+          "The theoretical advantage of MoPE over sin/cos PE grows with context length T", "§7", "ordering", None,
+          _gap_change("PE-SINCOS", "PE-MORLET"), "stress-context-length",
+          "[L(PE-SINCOS) − L(PE-MORLET)] at T=256 minus at T=64 (cpu-long, cpu), seed by seed; above 0 "
+          "(fixed before the cpu-long runs)", across_contexts=True),
 )
 
 CLAIMS_BY_KEY: dict[str, Claim] = {claim.key: claim for claim in CLAIMS}
@@ -458,11 +489,15 @@ def get_claim(key: str) -> Claim:
 Findings = list[tuple[Claim, Verdict]]
 
 
-def judge_all(preset: str | TrainConfig, runs: list[dict] | None = None) -> Findings:
-    """Every claim judged on ``runs`` (default: the current stored runs of ``preset``)."""
+def judge_all(preset: str | TrainConfig, runs: list[dict] | None = None,
+              longer: list[dict] | None = None) -> Findings:
+    """Every claim judged on ``runs`` (default: the current stored runs of ``preset``); the claims across
+    contexts also on ``longer`` (default: the stored runs of the preset's longer-context twin, if it has one)."""
     cfg = get_preset(preset) if isinstance(preset, str) else preset
     runs = results.load_results(cfg.name) if runs is None else runs
-    return [(claim, claim.judge(runs, cfg)) for claim in CLAIMS]
+    if longer is None and cfg.name in CONTEXT_PAIRS:
+        longer = results.load_results(CONTEXT_PAIRS[cfg.name])
+    return [(claim, claim.judge(runs, cfg, longer)) for claim in CLAIMS]
 
 
 def verdict_of(findings: Findings, key: str) -> Verdict:
@@ -481,7 +516,7 @@ def record(claim: Claim, verdict: Verdict) -> dict:
     """One claim's verdict as the JSON of ``python -m mope claims --json`` gives it."""
     interval = verdict.estimate.interval
     return {"key": claim.key, "claim": claim.words, "quote": claim.quote, "section": claim.section,
-            "kind": claim.kind, "paper": claim.paper, "test": claim.test,
+            "kind": claim.kind, "paper": claim.paper, "test": claim.test, "shown_in": claim.shown_in,
             "ours": _number(verdict.estimate.mean), "sd": _number(verdict.estimate.sd), "n": verdict.estimate.n,
             "interval": None if interval is None else [_number(bound) for bound in interval],
             "outcome": verdict.outcome, "size": verdict.size, "seeds_needed": verdict.seeds_needed,
@@ -489,9 +524,10 @@ def record(claim: Claim, verdict: Verdict) -> dict:
             "verdict": verdict.text}
 
 
-def claim_records(preset: str | TrainConfig, runs: list[dict] | None = None) -> list[dict]:
+def claim_records(preset: str | TrainConfig, runs: list[dict] | None = None,
+                  longer: list[dict] | None = None) -> list[dict]:
     """One dict per claim (:func:`record`): the JSON of the CLI."""
-    return [record(claim, verdict) for claim, verdict in judge_all(preset, runs)]
+    return [record(claim, verdict) for claim, verdict in judge_all(preset, runs, longer)]
 
 
 def number_text(value: float | None, signed: bool) -> str:

@@ -38,6 +38,7 @@ STAGES=(
     "cpu|$KEY_CONTROLS|1 2"
     "cpu|$OTHER_CONTROLS|0"
     "cpu|$TABLE_2|3 4 5 6 7"
+    "cpu-long|BASE-DOT PE-MORLET PE-SINCOS NOPE|0 1 2"
     "sweep||"
 )
 

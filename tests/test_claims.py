@@ -198,7 +198,7 @@ def test_claims_json_carries_every_field_of_the_verdict(store):
     records = json.loads(claims.claims_report("smoke", as_json=True))
     assert len(records) == len(claims.CLAIMS)
     for record in records:
-        assert set(record) == {"key", "claim", "quote", "section", "kind", "paper", "test", "ours", "sd", "n",
+        assert set(record) == {"key", "claim", "quote", "section", "kind", "paper", "test", "shown_in", "ours", "sd", "n",
                                "interval", "outcome", "size", "seeds_needed", "loss", "caveat", "verdict"}
         assert record["outcome"] in claims.OUTCOMES and record["loss"] in ("val_batches", "val_whole", None)
         assert record["outcome"] == "not_run" and record["verdict"] == "not run"
@@ -302,3 +302,20 @@ def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(pre
             if quoted.split(":")[0] in claims.OUTCOME_WORDS.values():
                 assert quoted in {r["verdict"] for r in records.values()} | {r["verdict"].split(":")[0]
                                                                               for r in records.values()}, quoted
+
+
+def test_claims_across_contexts_pair_each_seed_of_the_preset_with_its_longer_context_twin():
+    def table(gap_morlet, gap_sincos):  # PE-MORLET worse than BASE-DOT by gap_morlet, PE-SINCOS worse than MoPE by ...
+        return [r for s in range(3) for r in (run("BASE-DOT", s, 1.60 + 0.002 * s),
+                                              run("PE-MORLET", s, 1.60 + gap_morlet + 0.003 * s),
+                                              run("PE-SINCOS", s, 1.60 + gap_morlet + gap_sincos + 0.001 * s))]
+    short, long = table(0.135, 0.186), table(0.040, 0.250)
+    found = {r["key"]: r for r in claims.claim_records("cpu", short, longer=long)}
+    shrinks, grows = found["deficit-shrinks-with-context"], found["sincos-gap-grows-with-context"]
+    assert shrinks["ours"] == pytest.approx(0.095) and shrinks["outcome"] == "confirmed"
+    assert grows["ours"] == pytest.approx(0.064) and grows["outcome"] == "confirmed"
+    assert shrinks["caveat"].startswith("BASE-DOT − PE-MORLET: -0.136 at the shorter context, -0.041 at the longer")
+    flat = {r["key"]: r for r in claims.claim_records("cpu", short, longer=short)}
+    assert flat["deficit-shrinks-with-context"]["outcome"] == "undecided"
+    none = {r["key"]: r for r in claims.claim_records("cpu-short", short)}  # no longer-context twin
+    assert none["deficit-shrinks-with-context"]["outcome"] == "not_run"
