@@ -11,22 +11,24 @@ gitignored ``checkpoints/`` (or ``$MOPE_CHECKPOINT_DIR``). ``suite`` skips what 
 current configuration. Under ``torchrun --nproc_per_node=N -m mope train ...`` a run is data-parallel.
 
 A mistake a user can make (a bad name or number, missing data, an unwritable folder, a device that is
-not there, a diverging run, Ctrl-C, a closed pipe) ends in one line on stderr and a non-zero exit
-code; ``--debug`` shows the traceback as well.
+not there, a full disk, a diverging run, Ctrl-C, a closed pipe) ends in one line on stderr and a
+non-zero exit code: 2 for a bad argument (argparse's, or a :class:`~mope.errors.ConfigError`), 130
+when interrupted, 141 for a closed pipe, 1 otherwise; ``--debug`` shows the traceback as well.
+``table``, ``suite`` and ``claims`` name on stderr, one line per file, every stored file they leave
+out (stale, misfiled or damaged); ``claims --json`` lists them under ``"skipped"``.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import traceback
 
-import torch
-
-from mope.errors import UserError
+from mope.errors import ConfigError, UserError
 from mope.presets import PRESETS, get_preset, with_autocast
-from mope.results import scan, summary_table
-from mope.training import MAX_SEED
+from mope.results import ENV_RESULTS_DIR, results_root, scan, summary_table
+from mope.training import MAX_SEED, core_count
 from mope.variants import TABLE_2, VARIANTS
 
 EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
@@ -49,6 +51,27 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is not a positive integer (>= 1)")
+    return value
+
+
+MIN_STEPS = 3  # a shortened run's smallest length (TrainConfig.shortened)
+
+
+def step_count(text: str) -> int:
+    value = positive_int(text)
+    if value < MIN_STEPS:
+        raise argparse.ArgumentTypeError(f"{value} steps is too short; a shortened run needs at least {MIN_STEPS}")
+    return value
+
+
+def thread_count(text: str) -> int:
+    """``--threads``: 1 up to the cores this process may use (more oversubscribes them, and an absurd
+    number makes OpenMP fail to create its threads or crash)."""
+    value = positive_int(text)
+    cores = core_count()
+    if value > cores:
+        raise argparse.ArgumentTypeError(f"{value} threads asked for, but this process may use {cores} "
+                                         f"core{'s' if cores > 1 else ''}; choose 1..{cores}")
     return value
 
 
@@ -78,9 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("variant", choices=list(VARIANTS), metavar="VARIANT",
                        help=f"one of: {', '.join(VARIANTS)}")
     train.add_argument("--seed", type=seed_number, default=0, help="0 <= seed < 2**32 (default: 0)")
-    train.add_argument("--threads", type=positive_int, help="torch CPU threads for this run (>= 1)")
+    train.add_argument("--threads", type=thread_count, help="torch CPU threads for this run (1 up to the cores available)")
     train.add_argument("--device", help="torch device (default: cuda if available, else cpu)")
-    train.add_argument("--steps", type=int,
+    train.add_argument("--steps", type=step_count,
                        help="a shortened run (rehearsals, timing): this many iterations, warm-up and "
                             "evaluation scaled to fit, filed under its own name PRESET-stepsN so that it "
                             "never touches the preset's checkpoints or results")
@@ -100,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     claims = commands.add_parser("claims", help="the paper's claims with our verdicts on the stored runs (as the book shows them)")
     claims.add_argument("--json", action="store_true",
-                        help="a JSON list, one object per claim: claim, section, kind, paper, ours, sd, n, verdict")
+                        help="a JSON object: preset, current_runs, claims (one object per claim, as "
+                             "mope.claims.claim_records gives them) and skipped (path, kind, reason of every "
+                             "stored file left out)")
     _add_common(claims)
 
     stamp = commands.add_parser("stamp", help="write .source-stamp.json, which lets a copy of this clean checkout "
@@ -131,14 +156,55 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(text)
 
 
+def _print_notices(found) -> None:
+    for notice in found.notices():
+        print(f"notice: {notice}", file=sys.stderr)
+
+
 def _print_table(preset, results_dir) -> bool:
     """Table 2 from the current runs, the stale and invalid ones named below it; False if none is current."""
     found = scan(preset, results_dir)
     if found.current:
         print(format_table(summary_table(found.current)))
-    for notice in found.notices():
-        print(f"notice: {notice}", file=sys.stderr)
+    _print_notices(found)
     return bool(found.current)
+
+
+def _check_store(results_dir) -> None:
+    """A reader pointed at a folder that is not there says so (it would otherwise report 'no runs')."""
+    root = results_root(results_dir)
+    if root.is_dir():
+        return
+    if results_dir is not None:
+        raise ConfigError(f"--results-dir {results_dir}: no such folder; give the folder that holds "
+                          "<preset>/<variant>/seed<N>.json, or leave it out for the repository's results/")
+    where = f"${ENV_RESULTS_DIR}={root}" if os.environ.get(ENV_RESULTS_DIR) else str(root)
+    raise UserError(f"the results folder {where} does not exist; point ${ENV_RESULTS_DIR} at the folder that "
+                    "holds <preset>/<variant>/seed<N>.json, or unset it for the repository's results/")
+
+
+def _print_claims(preset, results_dir, as_json: bool) -> None:
+    """The claims of ``preset``; every stored file left out named on stderr (and, as JSON, listed)."""
+    from mope.claims import claims_report
+
+    if results_dir:
+        os.environ[ENV_RESULTS_DIR] = str(results_dir)  # claims read the store through its default root
+    found = scan(preset, results_dir)
+    report = claims_report(preset.name, as_json)
+    if as_json:
+        report = json.dumps({"preset": preset.name, "current_runs": len(found.current),
+                             "claims": json.loads(report), "skipped": found.skipped_records()},
+                            indent=1, ensure_ascii=False)
+    print(report)
+    _print_notices(found)
+
+
+def _check_repeats(args) -> None:
+    for option in ("seeds", "variants"):
+        values = getattr(args, option, None) or []
+        repeated = sorted({str(v) for v in values if values.count(v) > 1})
+        if repeated:
+            raise ConfigError(f"--{option} lists {', '.join(repeated)} more than once; give each once")
 
 
 def run(args, parser: argparse.ArgumentParser) -> None:
@@ -155,6 +221,8 @@ def run(args, parser: argparse.ArgumentParser) -> None:
         preset = preset.shortened(args.steps)
 
     if args.command == "train":
+        import torch
+
         from mope.training import train
 
         if args.threads:
@@ -172,20 +240,21 @@ def run(args, parser: argparse.ArgumentParser) -> None:
                        data_path=args.data, progress=not args.no_progress)
         _print_table(preset, args.results_dir)
     elif args.command == "claims":
-        from mope.claims import claims_report
-
-        if args.results_dir:
-            os.environ["MOPE_RESULTS_DIR"] = args.results_dir  # claims read the store through its default root
-        print(claims_report(preset.name, args.json))
-    elif not _print_table(preset, args.results_dir):
-        parser.error(f"no current stored results for preset {preset.name!r}; "
-                     f"run `python -m mope suite --preset {preset.name}`")
+        _check_store(args.results_dir)
+        _print_claims(preset, args.results_dir, args.json)
+    else:
+        _check_store(args.results_dir)
+        if not _print_table(preset, args.results_dir):
+            parser.error(f"no current stored results for preset {preset.name!r}; "
+                         f"run `python -m mope suite --preset {preset.name}`")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        _check_repeats(args)
         run(args, parser)
         sys.stdout.flush()
     except BrokenPipeError:  # `python -m mope table | head`: the reader left; say nothing more
@@ -193,13 +262,18 @@ def main(argv: list[str] | None = None) -> None:
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(EXIT_BROKEN_PIPE)
     except KeyboardInterrupt as interrupt:
-        if args.debug:
+        if debug:
             traceback.print_exc()
         print(f"mope: {str(interrupt) or 'interrupted'}; a run resumes from its last checkpoint when started again",
               file=sys.stderr)
         sys.exit(EXIT_INTERRUPTED)
+    except ConfigError as error:  # a name, number or combination of arguments the package does not support
+        if debug:
+            traceback.print_exc()
+        print(f"mope: error: {error}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
     except (UserError, OSError) as error:  # OSError: a disk that filled up, a folder removed mid-run
-        if args.debug:
+        if debug:
             traceback.print_exc()
         print(f"mope: error: {error}", file=sys.stderr)
         sys.exit(EXIT_ERROR)

@@ -12,17 +12,19 @@ each file against the schema and against its path, and sorts it into one of thre
   its numbers, see ``NUMERIC_REVISIONS``), or, for the book's evidence (``EVIDENCE_PRESETS``), from a
   working tree with uncommitted changes (``provenance.git_dirty``: no commit holds the code that made
   it): never shown, retrained by ``suite``;
-* **invalid**: unreadable, not schema 1, or filed under another variant, seed or preset: named with
-  its reason, never shown, set aside and retrained by ``suite``.
+* **invalid**: damaged (unreadable, not JSON, not valid against ``RESULT_SCHEMA``, whatever the
+  exception: "damaged: <reason>") or filed under another variant, seed or preset: named with its
+  reason, never shown, set aside and retrained by ``suite`` and ``train``.
 
 Only files named ``seed<N>.json`` count; anything else in the folders (a backup, a set-aside file) is
-ignored.
+ignored. What a reader leaves out is named by :func:`skipped` / :func:`report_skipped` (one line per
+file), or ``scan(...).notices()``; ``Scan.skipped_records()`` gives it as JSON-ready records.
 
-Schema 1 (notebooks read these keys)::
+Schema 1, declared in full (types and finite ranges) as the JSON Schema ``RESULT_SCHEMA``; the keys::
 
     schema, variant, preset, seed, config {model, train}, config_hash,
     provenance {git_commit, git_dirty, torch, python, device, started, finished, wall_time_s,
-                tokens_per_s, world_size},
+                tokens_per_s, world_size, throughput (optional, newer runs)},
     num_parameters, history [{step, lr, train_loss, val_loss}], train_curve [[step, loss]],
     final {val_loss, train_loss, val_loss_full, val_loss_full_by_context {1x, 2x, 4x},
            extrapolation_note, val_loss_full_causal_stats},
@@ -30,16 +32,21 @@ Schema 1 (notebooks read these keys)::
 """
 from __future__ import annotations
 
+import fcntl
+import glob
 import hashlib
 import json
 import math
 import os
 import re
 import statistics
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+
+import jsonschema
 
 import mope
 from mope.config import GPTConfig
@@ -52,6 +59,7 @@ ENV_RESULTS_DIR = "MOPE_RESULTS_DIR"
 REPO_ROOT = Path(mope.__file__).resolve().parents[1]
 RESULT_FILE = re.compile(r"seed(0|[1-9][0-9]*)\.json")
 SET_ASIDE_SUFFIX = ".set-aside-"  # seed0.json.set-aside-20261130T101500Z: kept, never read again
+TEMPORARY_SUFFIX = ".tmp"  # seed0.json.k3j2x_.tmp: being written (atomic_write)
 
 # Changes of the code that move a model's numbers without changing its configuration. Each one enters
 # the hash of the models it touches, so their earlier runs turn stale instead of being reused.
@@ -118,19 +126,60 @@ def check_writable(directory: Path) -> None:
                         f"(--results-dir / ${ENV_RESULTS_DIR}, or $MOPE_CHECKPOINT_DIR for checkpoints)") from None
 
 
-def write_result(result: dict, root=None) -> Path:
-    """Store ``result`` atomically: readers never see a half-written file."""
-    path = result_path(result["preset"], result["variant"], result["seed"], root)
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: Path, write) -> None:
+    """Write ``path`` through ``write(binary_file)`` into a temporary file beside it, then rename it into
+    place: a reader sees the old file or the new one, never half of one.
+
+    The file gets the permissions of any other output (0666 less the umask, usually 0644), not
+    ``mkstemp``'s 0600. The temporary file is locked while it is written, so that
+    :func:`remove_stale_temporaries` can tell one left by a killed writer from one being written.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=TEMPORARY_SUFFIX)
     try:
-        with os.fdopen(handle, "w") as file:
-            json.dump(result, file, indent=1)
-            file.write("\n")
-        os.replace(temporary, path)
+        with os.fdopen(handle, "wb") as file:
+            fcntl.flock(file.fileno(), fcntl.LOCK_EX)
+            write(file)
+            file.flush()
+            os.fchmod(file.fileno(), 0o666 & ~_umask())
+            os.replace(temporary, path)  # still locked: a cleaner never takes a file being renamed
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Delete the temporary files of :func:`atomic_write` for ``path`` that no live writer holds (left
+    by a writer killed with SIGKILL mid-write); return them. A file another process is writing right
+    now is locked and kept."""
+    removed = []
+    for candidate in sorted(path.parent.glob(glob.escape(path.name) + ".*" + TEMPORARY_SUFFIX)):
+        try:
+            with open(candidate, "rb") as file:
+                fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # held by a live writer: BlockingIOError
+                candidate.unlink()
+            removed.append(candidate)
+        except OSError:
+            continue
+    return removed
+
+
+def write_result(result: dict, root=None) -> Path:
+    """Store ``result`` atomically: readers never see a half-written file. A result that does not
+    validate (``RESULT_SCHEMA``: a NaN loss, a missing field) is refused, never stored."""
+    text = json.dumps(result, indent=1) + "\n"
+    problem = schema_problem(json.loads(text))  # what a reader will see, tuples turned into lists
+    if problem is not None:
+        raise UserError(f"the result of {result.get('variant')} seed {result.get('seed')} is not valid ({problem}); "
+                        "nothing was stored (the run's last checkpoint is kept)")
+    path = result_path(result["preset"], result["variant"], result["seed"], root)
+    atomic_write(path, lambda file: file.write(text.encode()))
     return path
 
 
@@ -144,35 +193,191 @@ def set_aside(path: Path) -> Path:
 
 # --- validation -------------------------------------------------------------------------------
 
-def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+_MAX_FLOAT = 1.7976931348623157e308
+
+
+def _finite_number(checker, instance) -> bool:
+    """JSON Schema's "number", narrowed to what every reader can turn into a finite float: not a bool,
+    not NaN or an infinity (Python's json reads ``NaN``, ``Infinity`` and ``1e400``), not an integer too
+    large for a float (``10**400``)."""
+    if isinstance(instance, bool) or not isinstance(instance, (int, float)):
+        return False
+    return math.isfinite(instance) if isinstance(instance, float) else -_MAX_FLOAT <= instance <= _MAX_FLOAT
+
+
+def _strict_integer(checker, instance) -> bool:
+    """JSON Schema's "integer", without bools and without integral floats (``1.0``)."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+_NUMBER = {"type": "number"}  # finite, see _finite_number
+_LOSS = {"type": "number", "minimum": 0, "maximum": 1e4}
+_NUMBERS = {"type": "array", "items": _NUMBER}
+_MATRIX = {"type": "array", "items": _NUMBERS}
+_STEP = {"type": "integer", "minimum": 0, "maximum": 10**9}
+_POSITIVE = {"type": "integer", "minimum": 1, "maximum": 10**9}
+_TEXT = {"type": "string", "maxLength": 1000}
+_NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}
+
+# Schema 1, declared: every field that a reader of the store uses (the CLI, claims, tables, figures,
+# the explorer, the reproducibility page), with its type and a finite range. Fields a writer may add
+# later are allowed (``additionalProperties`` is left open) but never required, so that an older file
+# stays valid; ``provenance.throughput`` is such an addition (throughput and MFU, optional).
+RESULT_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "a stored MoPE run (schema 1): results/{preset}/{variant}/seed{S}.json",
+    "type": "object",
+    "required": ["schema", "variant", "preset", "seed", "config_hash", "config", "provenance", "history", "final"],
+    "properties": {
+        "schema": {"const": SCHEMA},
+        "variant": {"type": "string", "minLength": 1, "maxLength": 64},
+        "preset": _NAME,
+        "seed": {"type": "integer", "minimum": 0, "maximum": 2**32 - 1},
+        "config_hash": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+        "config": {
+            "type": "object",
+            "required": ["model", "train"],
+            "properties": {
+                "model": {"type": "object", "properties": {
+                    "vocab_size": _POSITIVE, "block_size": _POSITIVE, "n_layer": _POSITIVE, "n_head": _POSITIVE,
+                    "n_embd": _POSITIVE, "dropout": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+                    "absolute": _TEXT, "attention_positions": _TEXT, "gate": _TEXT, "admissibility": _TEXT,
+                    "morlet_centre": {"type": "boolean"}, "decay_positional": {"type": "boolean"},
+                }},
+                "train": {"type": "object", "properties": {
+                    "name": _NAME, "n_layer": _POSITIVE, "n_head": _POSITIVE, "n_embd": _POSITIVE,
+                    "block_size": _POSITIVE, "dropout": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+                    "steps": _POSITIVE, "lr": {"type": "number", "minimum": 0, "maximum": 10},
+                    "betas": {"type": "array", "items": _NUMBER, "minItems": 2, "maxItems": 2},
+                    "eps": _NUMBER, "weight_decay": _NUMBER, "warmup": _STEP, "clip": _NUMBER,
+                    "batch_size": _POSITIVE, "eval_interval": _POSITIVE, "eval_batches": _POSITIVE,
+                    "checkpoint_interval": _POSITIVE, "extrapolation": {"type": "array", "items": _POSITIVE},
+                    "full_eval_tokens": {"anyOf": [_POSITIVE, {"type": "null"}]},
+                    "autocast": _TEXT, "compile": {"type": "boolean"},
+                }},
+            },
+        },
+        "provenance": {"type": "object", "properties": {
+            "git_commit": _TEXT, "git_dirty": {"type": "boolean"}, "torch": _TEXT, "python": _TEXT,
+            "device": _TEXT, "started": _TEXT, "finished": _TEXT,
+            "wall_time_s": {"type": "number", "minimum": 0}, "tokens_per_s": {"type": "number", "minimum": 0},
+            "world_size": _POSITIVE,
+            "throughput": {"type": "object", "properties": {
+                "tokens_per_s": {"type": "number", "minimum": 0},
+                "flops_per_token": {"type": "number", "minimum": 0},
+                "peak_flops_per_s": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}]},
+                "peak_source": {"anyOf": [_TEXT, {"type": "null"}]},
+                "mfu": {"anyOf": [{"type": "number", "minimum": 0}, {"type": "null"}]},
+                "compiled": {"type": "boolean"}, "fused_adamw": {"type": "boolean"},
+            }},
+        }},
+        "num_parameters": {"type": "integer", "minimum": 0, "maximum": 10**13},
+        "history": {"type": "array", "items": {
+            "type": "object", "required": ["step", "val_loss"],
+            "properties": {"step": _STEP, "lr": {"type": "number", "minimum": 0, "maximum": 10},
+                           "train_loss": _LOSS, "val_loss": _LOSS},
+        }},
+        "train_curve": {"type": "array", "items": {
+            "type": "array", "prefixItems": [_STEP, _LOSS], "minItems": 2, "maxItems": 2}},
+        "final": {
+            "type": "object",
+            "required": ["val_loss", "val_loss_full"],
+            "properties": {
+                "val_loss": _LOSS, "train_loss": _LOSS, "val_loss_full": _LOSS,
+                "val_loss_full_by_context": {
+                    "type": "object",
+                    "propertyNames": {"pattern": "^[1-9][0-9]{0,3}x$"},
+                    "additionalProperties": {"anyOf": [_LOSS, {"type": "null"}]},
+                },
+                "extrapolation_note": {"anyOf": [_TEXT, {"type": "null"}]},
+                "val_loss_full_causal_stats": {"anyOf": [_LOSS, {"type": "null"}]},
+            },
+        },
+        "learned": {"type": "object", "properties": {
+            "morlet": {"anyOf": [{"type": "null"}, {
+                "type": "object", "required": ["omega", "sigma", "omega_raw", "sigma_raw"],
+                "properties": {"omega": _NUMBERS, "sigma": _NUMBERS, "omega_raw": _NUMBERS, "sigma_raw": _NUMBERS,
+                               "centre": {"anyOf": [_NUMBERS, {"type": "null"}]}},
+            }]},
+            "ega": {"anyOf": [{"type": "null"}, {
+                "type": "object", "required": ["alpha", "tau"],
+                "properties": {"alpha": _MATRIX, "tau": _MATRIX},
+            }]},
+            "morlet_rope_sigma": _MATRIX,
+        }},
+    },
+}
+
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many(
+        {"number": _finite_number, "integer": _strict_integer}),
+)
+jsonschema.Draft202012Validator.check_schema(RESULT_SCHEMA)
+_VALIDATOR = _Validator(RESULT_SCHEMA)
+
+
+def _shorten(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def schema_problem(data) -> str | None:
-    """Why ``data`` is not a schema-1 result, or None."""
-    if not isinstance(data, dict):
-        return f"not a JSON object but {type(data).__name__}"
-    if data.get("schema") != SCHEMA:
-        return f"schema {data.get('schema')!r}, expected {SCHEMA}"
-    types = {"variant": str, "preset": str, "seed": int, "config_hash": str, "config": dict,
-             "provenance": dict, "history": list, "final": dict}
-    for key, kind in types.items():
-        if key not in data:
-            return f"no {key!r}"
-        if not isinstance(data[key], kind) or isinstance(data[key], bool):
-            return f"{key!r} is {type(data[key]).__name__}, expected {kind.__name__}"
-    if not {"model", "train"} <= set(data["config"]):
-        return "'config' lacks 'model' or 'train'"
-    for key in ("val_loss", "val_loss_full"):
-        if not _number(data["final"].get(key)):
-            return f"final[{key!r}] is {data['final'].get(key)!r}, expected a finite number"
-    return None
+    """Why ``data`` is not a valid schema-1 result (``RESULT_SCHEMA``), or None."""
+    if isinstance(data, dict) and data.get("schema") != SCHEMA:
+        return _shorten(f"schema {data.get('schema')!r}, expected {SCHEMA}")
+    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
+    if error is None:
+        return None
+    where = error.json_path.removeprefix("$").removeprefix(".") or "the file"
+    message, shown = error.message, repr(error.instance)
+    if len(shown) > 40 and message.startswith(shown):  # a long value would hide what is wrong with it
+        message = shown[:37] + "..." + message[len(shown):]
+    return _shorten(f"{where}: {message}")
+
+
+def one_line(error: BaseException) -> str:
+    """An exception as one short line, whatever it is (some carry no message at all)."""
+    text = " ".join(str(error).split())
+    return _shorten(f"{type(error).__name__}: {text}" if text else type(error).__name__, 120)
+
+
+def read_result(path: Path) -> tuple[dict | None, str | None]:
+    """(data, None) for a readable file that validates against ``RESULT_SCHEMA``, else (None, "damaged: why").
+
+    Any failure to read, parse or validate, whatever the exception (a deeply nested file raises
+    RecursionError, a 5,000-digit number ValueError), is a reason, never a crash.
+    """
+    try:
+        if not path.is_file():
+            return None, "damaged: not a regular file" + (" (a directory)" if path.is_dir() else "")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return None, f"damaged: unreadable ({one_line(error)})"
+    except Exception as error:  # noqa: BLE001 (whatever it is, the file is named, not the reader crashed)
+        return None, f"damaged: unreadable ({one_line(error)})"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        return None, f"damaged: not valid JSON ({_shorten(str(error), 120)})"
+    except Exception as error:  # noqa: BLE001 (RecursionError, ValueError for huge integers, MemoryError)
+        return None, f"damaged: not valid JSON ({one_line(error)})"
+    try:
+        problem = schema_problem(data)
+    except Exception as error:  # noqa: BLE001
+        problem = f"cannot be validated ({one_line(error)})"
+    if problem is not None:
+        return None, f"damaged: {problem}"
+    return data, None
 
 
 @dataclass(frozen=True)
 class Rejected:
+    """A stored file that no reader shows: ``kind`` "stale" or "invalid", and why."""
+
     path: Path
     reason: str
+    kind: str = "invalid"
 
     def line(self, root: Path) -> str:
         try:
@@ -191,30 +396,42 @@ class Scan:
     stale: list[Rejected] = field(default_factory=list)
     invalid: list[Rejected] = field(default_factory=list)
 
+    @property
+    def skipped(self) -> list[Rejected]:
+        """Every file not shown, stale ones first."""
+        return [*self.stale, *self.invalid]
+
     def notices(self) -> list[str]:
-        return ([f"stale (not shown): {r.line(self.root)}" for r in self.stale]
-                + [f"invalid (not shown): {r.line(self.root)}" for r in self.invalid])
+        """One line per file not shown: "stale (not shown): cpu/EGA-1/seed1.json: <reason>"."""
+        return [f"{r.kind} (not shown): {r.line(self.root)}" for r in self.skipped]
+
+    def skipped_records(self) -> list[dict]:
+        """The files not shown as JSON-ready records: path (relative to the store), kind, reason."""
+        return [{"path": r.line(self.root).removesuffix(f": {r.reason}"), "kind": r.kind, "reason": r.reason}
+                for r in self.skipped]
 
 
 def check_file(path: Path, cfg: TrainConfig | None) -> tuple[dict | None, str | None, bool]:
     """(result, reason, stale): a valid current result, or why not (``stale`` for a valid but outdated one).
 
     ``cfg`` is the registered preset the folder belongs to, or None for a custom configuration's
-    folder, whose runs are checked against the configuration they store.
+    folder, whose runs are checked against the configuration they store. Never raises for what the
+    file holds: a file that cannot be read or validated is "damaged: <reason>".
     """
     match = RESULT_FILE.fullmatch(path.name)
     if match is None:
         return None, "not a seed<N>.json file", False
+    data, reason = read_result(path)
+    if data is None:
+        return None, reason, False
     try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError) as error:
-        return None, f"unreadable ({error})", False
-    except json.JSONDecodeError as error:
-        return None, f"not valid JSON ({error.msg} at line {error.lineno})", False
-    problem = schema_problem(data)
-    if problem is not None:
-        return None, problem, False
-    variant, folder_preset, seed = path.parent.name, path.parent.parent.name, int(match.group(1))
+        return _check_filing(path, data, int(match.group(1)), cfg)
+    except Exception as error:  # noqa: BLE001 (a reader is never crashed by what a file holds)
+        return None, f"damaged: cannot be checked ({one_line(error)})", False
+
+
+def _check_filing(path: Path, data: dict, seed: int, cfg: TrainConfig | None) -> tuple[dict | None, str | None, bool]:
+    variant, folder_preset = path.parent.name, path.parent.parent.name
     if data["variant"] != variant:
         return None, f"holds a run of {data['variant']}, filed under {variant}", False
     if data["seed"] != seed:
@@ -238,6 +455,21 @@ def check_file(path: Path, cfg: TrainConfig | None) -> tuple[dict | None, str | 
     return data, None, False
 
 
+def set_aside_if_unusable(path: Path, cfg: TrainConfig | None, doing: str) -> bool:
+    """If ``path`` exists but holds no current run (stale, misfiled, damaged, even a folder), move it
+    aside with a one-line notice on stderr (never delete it) and return True; False when nothing was
+    there or it holds a current run. ``doing`` ends the notice ("training again")."""
+    if not os.path.lexists(path):
+        return False
+    data, reason, stale = check_file(path, cfg)
+    if data is not None:
+        return False
+    moved = set_aside(path)
+    kind = "stale" if stale else "invalid"
+    print(f"notice: {kind} {path} ({reason}): moved to {moved.name}, {doing}", file=sys.stderr)
+    return True
+
+
 def folder_config(preset: str | TrainConfig) -> TrainConfig | None:
     """The configuration a folder's runs are checked against: a registered preset's, or the given one
     (None for an unregistered name: each run is then checked against the configuration it stores)."""
@@ -253,25 +485,40 @@ def scan(preset: str | TrainConfig, root=None, variants=None) -> Scan:
         if variants is not None and path.parent.name not in variants:
             continue
         if not RESULT_FILE.fullmatch(path.name):
-            continue  # backups and set-aside files do not count
+            continue  # backups, set-aside and temporary files do not count
         data, reason, stale = check_file(path, cfg)
         if data is not None:
             found.current.append(data)
         else:
-            (found.stale if stale else found.invalid).append(Rejected(path, reason))
+            (found.stale if stale else found.invalid).append(Rejected(path, reason, "stale" if stale else "invalid"))
     found.current.sort(key=lambda r: (order.get(r["variant"], len(order)), r["variant"], r["seed"]))
     return found
 
 
 def load_results(preset: str | TrainConfig, root=None) -> list[dict]:
-    """The current, valid runs of a preset, in variant-registry order then by seed."""
+    """The current, valid runs of a preset, in variant-registry order then by seed (what it leaves out:
+    :func:`skipped`)."""
     return scan(preset, root).current
+
+
+def skipped(preset: str | TrainConfig, root=None, variants=None) -> list[Rejected]:
+    """The files of a preset that :func:`load_results` leaves out (stale, misfiled or damaged), each
+    with its ``kind`` and ``reason``; ``Rejected.line(results_root(root))`` is the one line to show."""
+    return scan(preset, root, variants).skipped
+
+
+def report_skipped(preset: str | TrainConfig, root=None, variants=None, file=None) -> list[Rejected]:
+    """Name on stderr (or ``file``), one line per file, what :func:`load_results` leaves out; return them."""
+    found = scan(preset, root, variants)
+    for notice in found.notices():
+        print(f"notice: {notice}", file=file if file is not None else sys.stderr)
+    return found.skipped
 
 
 def load_result(preset: str | TrainConfig, variant: str, seed: int, root=None) -> dict | None:
     """The run of (variant, seed) if it is stored, valid and current; else None."""
     path = result_path(preset, variant, seed, root)
-    return check_file(path, folder_config(preset))[0] if path.is_file() else None
+    return check_file(path, folder_config(preset))[0] if os.path.lexists(path) else None
 
 
 def is_current(result: dict, preset: str | TrainConfig) -> bool:

@@ -6,28 +6,30 @@ the run is trained again. With ``jobs > 1`` each run is its own ``python -m mope
 ``jobs`` at a time, one torch thread each on the CPU (two jobs on two cores), one GPU per slot on a
 multi-GPU machine.
 
-Interruption: SIGINT (Ctrl-C) and SIGTERM stop the child processes this suite started and remove
-their log files; each child keeps its last checkpoint, so the next suite resumes it.
+Interruption: SIGINT (Ctrl-C) and SIGTERM stop the child processes this suite started; each child
+keeps its last checkpoint, so the next suite resumes it. A child is tracked from the moment it exists:
+with jobs the signals only set a flag, which the suite acts on between spawns, never inside one. A
+child's output goes to an unnamed temporary file (nothing is left on disk, whatever happens), and
+a child stops by itself when the suite dies, even by SIGKILL (see :mod:`mope.__main__`).
 """
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 import torch
 from tqdm import tqdm
 
+from mope.__main__ import SUITE_PID
 from mope.errors import ConfigError, UserError
 from mope.presets import TrainConfig, command_line_preset, get_preset
-from mope.results import check_file, folder_config, load_result, result_path, results_root, set_aside
-from mope.training import train
+from mope.results import folder_config, load_result, result_path, results_root, set_aside_if_unusable
+from mope.training import core_count, train
 
 
 class Terminated(KeyboardInterrupt):
@@ -51,18 +53,32 @@ def sigterm_raises():
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextmanager
+def stop_signals_deferred(stop: list):
+    """Within the block, SIGINT and SIGTERM append their number to ``stop`` instead of raising: the
+    caller acts on them where it knows every child it started (a signal raised inside
+    ``subprocess.Popen`` would lose the child it was starting)."""
+    def handler(signum, frame):
+        stop.append(signum)
+
+    try:
+        previous = {signum: signal.signal(signum, handler) for signum in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread: leave the defaults
+        yield
+        return
+    try:
+        yield
+    finally:
+        for signum, action in previous.items():
+            signal.signal(signum, action)
+
+
 def needs_training(preset: TrainConfig, variant: str, seed: int, root=None) -> bool:
-    """Whether (variant, seed) must be trained; a stale or invalid file is set aside first."""
+    """Whether (variant, seed) must be trained; a stale or invalid file (even a folder) is set aside first."""
     path = result_path(preset, variant, seed, root)
-    if not path.is_file():
+    if not os.path.lexists(path):
         return True
-    data, reason, stale = check_file(path, folder_config(preset))
-    if data is not None:
-        return False
-    moved = set_aside(path)
-    kind = "stale" if stale else "invalid"
-    print(f"notice: {kind} {path} ({reason}): moved to {moved.name}, training again", file=sys.stderr)
-    return True
+    return set_aside_if_unusable(path, folder_config(preset), "training again")
 
 
 def run_command(preset: TrainConfig, variant: str, seed: int, root, threads: int, data_path) -> list[str]:
@@ -77,30 +93,45 @@ def run_command(preset: TrainConfig, variant: str, seed: int, root, threads: int
     return command
 
 
+def _log_text(log, limit: int = 3000) -> str:
+    log.flush()
+    log.seek(0)
+    return log.read().decode(errors="replace")[-limit:]
+
+
 def train_in_subprocesses(preset: TrainConfig, runs: list[tuple[str, int]], jobs: int, root, data_path,
                           bar: tqdm) -> None:
     """Run each (variant, seed) as its own process, ``jobs`` at a time, GPUs assigned round-robin."""
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    threads = max(1, core_count() // jobs)
     pending = list(runs)
-    running: dict[int, tuple[subprocess.Popen, tuple[str, int], Path]] = {}  # slot -> process
-    failures = []
-    logs = Path(tempfile.mkdtemp(prefix="mope-suite-logs-"))
+    running: dict[int, tuple[subprocess.Popen, tuple[str, int], object]] = {}  # slot -> (process, run, log)
+    failures, stop = [], []
     try:
-        with sigterm_raises():
+        with stop_signals_deferred(stop):
             while pending or running:
                 for slot in range(jobs):
+                    if stop:
+                        break
                     if slot in running or not pending:
                         continue
                     variant, seed = pending.pop(0)
-                    env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
+                    env = {**os.environ, "OMP_NUM_THREADS": str(threads), SUITE_PID: str(os.getpid())}
                     if gpus:  # one GPU per slot; several slots share a GPU when there are fewer GPUs
                         env["CUDA_VISIBLE_DEVICES"] = str(slot % gpus)
-                    log = logs / f"{variant}-seed{seed}.log"
-                    with log.open("w") as out:
+                    log = tempfile.TemporaryFile()  # unnamed: gone with the suite, however it ends
+                    try:
                         process = subprocess.Popen(run_command(preset, variant, seed, root, threads, data_path),
-                                                   env=env, stdout=out, stderr=subprocess.STDOUT)
+                                                   env=env, stdout=log, stderr=subprocess.STDOUT)
+                    except BaseException:
+                        log.close()
+                        raise
                     running[slot] = (process, (variant, seed), log)
+                if stop:
+                    signum = stop[0]
+                    if signum == signal.SIGINT:
+                        raise KeyboardInterrupt
+                    raise Terminated(f"terminated by signal {signum}")
                 time.sleep(0.2)
                 for slot, (process, (variant, seed), log) in list(running.items()):
                     if process.poll() is None:
@@ -108,18 +139,18 @@ def train_in_subprocesses(preset: TrainConfig, runs: list[tuple[str, int]], jobs
                     del running[slot]
                     bar.update(1)
                     if process.returncode:
-                        failures.append(f"{variant} seed {seed} exited with {process.returncode}:\n"
-                                        f"{log.read_text()[-3000:]}")
+                        failures.append(f"{variant} seed {seed} exited with {process.returncode}:\n{_log_text(log)}")
+                    log.close()
     finally:  # interrupted or done: stop the runs started here (their checkpoints let a later suite resume)
         for process, _, _ in running.values():
             process.terminate()
-        for process, _, _ in running.values():
+        for process, _, log in running.values():
             try:
                 process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        shutil.rmtree(logs, ignore_errors=True)
+            log.close()
     if failures:
         raise UserError("training runs failed:\n" + "\n".join(failures))
 

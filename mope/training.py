@@ -24,7 +24,6 @@ import math
 import os
 import platform
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -39,7 +38,10 @@ from mope.data import CharDataset, derived_seed, load_dataset
 from mope.errors import ConfigError, UserError
 from mope.model import GPT
 from mope.presets import TrainConfig, check_own_name, get_preset
-from mope.results import REPO_ROOT, SCHEMA, check_writable, config_hash, result_path, set_aside, write_result
+from mope.results import (
+    REPO_ROOT, SCHEMA, atomic_write, check_writable, config_hash, folder_config, one_line, remove_stale_temporaries,
+    result_path, set_aside, set_aside_if_unusable, write_result,
+)
 from mope.source import check_committed, source_state
 from mope.variants import get_variant, variant_config
 
@@ -92,6 +94,14 @@ def _cpu_name() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def core_count() -> int:
+    """The CPUs this process may run on (its affinity), else the machine's."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def describe_device(device: torch.device) -> str:
@@ -167,48 +177,82 @@ def _rng_states(device: torch.device, world: World) -> dict:
     return {"ranks": gathered}
 
 
+class CheckpointWriteError(UserError):
+    """A checkpoint could not be written (a full disk, a folder removed): the run stops with one line."""
+
+
 def _save_checkpoint(path: Path, payload: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    os.close(handle)
+    """Write the checkpoint atomically (:func:`mope.results.atomic_write`). A failed write (a full disk
+    makes ``torch.save`` raise RuntimeError "unexpected pos ...", not OSError) is one message."""
     try:
-        torch.save(payload, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        atomic_write(path, lambda file: torch.save(payload, file))
+    except (OSError, RuntimeError) as error:
+        raise CheckpointWriteError(
+            f"cannot write checkpoint {path} ({one_line(error)}); is the disk full? Free space there (or point "
+            f"${ENV_CHECKPOINT_DIR} at a folder with room) and run the same command again: it resumes from "
+            "the last checkpoint that was written") from error
 
 
-def _checkpoint_problem(checkpoint, wanted_hash: str) -> str | None:
+def run_identity(variant: str, wanted_hash: str, seed: int, world: World) -> dict:
+    """What a checkpoint records about the run it belongs to, and what resuming it must match."""
+    return {"variant": variant, "config_hash": wanted_hash, "seed": seed, "world_size": world.size}
+
+
+def _checkpoint_problem(checkpoint, identity: dict, steps: int) -> tuple[str, str] | None:
+    """(kind, why) when ``checkpoint`` cannot resume the run ``identity`` of ``steps`` steps, else None.
+    ``kind`` is "damaged" or "another run's".
+
+    A checkpoint written before checkpoints recorded their run (no ``"run"``) belongs, as its file name
+    says, to the seed and configuration hash in that name, and is resumed."""
     if not isinstance(checkpoint, dict) or "model" not in checkpoint or "step" not in checkpoint:
-        return "not a training checkpoint"
-    if checkpoint.get("config_hash") != wanted_hash:
-        return f"configuration {checkpoint.get('config_hash')}, expected {wanted_hash}"
+        return "damaged", "not a training checkpoint"
+    if checkpoint.get("config_hash") != identity["config_hash"]:
+        return "another run's", f"configuration {checkpoint.get('config_hash')}, expected {identity['config_hash']}"
+    recorded = checkpoint.get("run")
+    if recorded is not None:
+        if not isinstance(recorded, dict):
+            return "damaged", "its record of the run is not a mapping"
+        differ = [f"{key} {recorded.get(key)!r}, this run's is {value!r}"
+                  for key, value in identity.items() if recorded.get(key) != value]
+        if differ:
+            return "another run's", "; ".join(differ)
+    step, losses = checkpoint["step"], checkpoint.get("losses")
+    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= steps:
+        return "damaged", f"step {step!r} outside 1..{steps}"
+    if not isinstance(losses, list) or len(losses) != step:
+        return "damaged", f"{len(losses) if isinstance(losses, list) else 'no'} losses for {step} steps"
+    if not isinstance(checkpoint["model"], dict):
+        return "damaged", "its weights are not a state dict"
     bad = [name for name, tensor in checkpoint["model"].items()
-           if tensor.is_floating_point() and not torch.isfinite(tensor).all()]
+           if not isinstance(tensor, torch.Tensor) or tensor.is_floating_point() and not torch.isfinite(tensor).all()]
     if bad:
-        return f"non-finite weights in {', '.join(bad[:3])}{' ...' if len(bad) > 3 else ''}"
+        return "damaged", f"non-finite weights in {', '.join(bad[:3])}{' ...' if len(bad) > 3 else ''}"
     return None
 
 
-def _load_checkpoint(path: Path, wanted_hash: str, world: World) -> dict | None:
-    """The checkpoint to resume from, or None. A damaged one (unreadable, another configuration,
-    non-finite weights) is set aside with one notice, and the run starts over."""
-    if not path.is_file():
-        return None
-    try:
-        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-        problem = _checkpoint_problem(checkpoint, wanted_hash)
-    except Exception as error:  # torch raises many kinds for a truncated or foreign file
-        checkpoint, problem = None, f"unreadable ({type(error).__name__}: {str(error).splitlines()[0][:120]})"
-    if problem is None:
-        return checkpoint
+def _set_checkpoint_aside(path: Path, kind: str, problem: str, world: World) -> None:
     if world.size > 1:
         dist.barrier()  # every rank has read it before rank 0 moves it
     if world.main:
         moved = set_aside(path)
-        print(f"notice: checkpoint {path} is damaged ({problem}); kept as {moved.name}, "
+        what = "is damaged" if kind == "damaged" else "is another run's"
+        print(f"notice: checkpoint {path} {what} ({problem}); kept as {moved.name}, "
               f"starting this run from step 0", file=sys.stderr)
+
+
+def _load_checkpoint(path: Path, identity: dict, steps: int, world: World) -> dict | None:
+    """The checkpoint to resume from, or None. One that cannot resume this run (unreadable or empty,
+    another run's, non-finite weights) is set aside with one notice, and the run starts over."""
+    if not path.is_file():
+        return None
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+        problem = _checkpoint_problem(checkpoint, identity, steps)
+    except Exception as error:  # noqa: BLE001 (torch raises many kinds for a truncated, empty or foreign file)
+        checkpoint, problem = None, ("damaged", f"unreadable ({one_line(error)})")
+    if problem is None:
+        return checkpoint
+    _set_checkpoint_aside(path, *problem, world)
     return None
 
 
@@ -266,8 +310,10 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
     device = resolve_device(device, world)
     if world.main:
         check_committed(cfg)
-        check_writable(result_path(cfg, variant, seed, results_root).parent)
-        check_writable(checkpoint_path(cfg, variant, seed, checkpoint_dir).parent)
+        stored, checkpoint = result_path(cfg, variant, seed, results_root), checkpoint_path(cfg, variant, seed, checkpoint_dir)
+        check_writable(stored.parent)
+        check_writable(checkpoint.parent)
+        _prepare_files(cfg, stored, checkpoint)
     created_group = world.size > 1 and not dist.is_initialized()
     if created_group:
         if device.type == "cuda":
@@ -278,6 +324,39 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
     finally:
         if created_group:
             dist.destroy_process_group()
+
+
+def _prepare_files(cfg: TrainConfig, stored: Path, checkpoint: Path) -> None:
+    """Before step 0: remove the temporary files a killed save left behind; set a stale or damaged
+    results file (even a folder of that name) aside, as ``suite`` does; say so when a current one is
+    about to be replaced."""
+    left = remove_stale_temporaries(checkpoint) + remove_stale_temporaries(stored)
+    if left:
+        print(f"notice: removed {len(left)} temporary file{'s' if len(left) > 1 else ''} left by an interrupted save "
+              f"({', '.join(p.name for p in left[:3])}{' ...' if len(left) > 3 else ''})", file=sys.stderr)
+    if not set_aside_if_unusable(stored, folder_config(cfg), "training it again") and stored.is_file():
+        print(f"notice: {stored} holds a current run; this run replaces it when it finishes", file=sys.stderr)
+
+
+def _resume(checkpoint: dict, raw: GPT, optimizer, scaler, seed: int, device: torch.device, world: World) -> tuple:
+    """Load ``checkpoint`` into the model, optimizer, scaler and RNG; return (step, losses, history,
+    train_time, wall_time, started). Raises, having changed nothing, if any part does not fit."""
+    initial = {name: tensor.clone() for name, tensor in raw.state_dict().items()}
+    rng = torch.get_rng_state(), torch.cuda.get_rng_state(device) if device.type == "cuda" else None
+    try:
+        raw.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        scaler.load_state_dict(checkpoint["scaler"])
+        state = (checkpoint["step"], list(checkpoint["losses"]), list(checkpoint["history"]),
+                 float(checkpoint["train_time"]), float(checkpoint["wall_time"]), str(checkpoint["started"]))
+        _restore_rng(checkpoint, seed, state[0], device, world)
+        return state
+    except Exception:
+        raw.load_state_dict(initial)
+        torch.set_rng_state(rng[0])
+        if rng[1] is not None:
+            torch.cuda.set_rng_state(rng[1], device)
+        raise
 
 
 def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_path, device, progress,
@@ -295,15 +374,17 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
     scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda" and cfg.autocast == "fp16")
 
     path = checkpoint_path(cfg, variant, seed, checkpoint_dir)
-    checkpoint = _load_checkpoint(path, wanted_hash, world)
+    identity = run_identity(variant, wanted_hash, seed, world)
+    checkpoint = _load_checkpoint(path, identity, cfg.steps, world)
     start, losses, history, train_time, earlier_wall = 0, [], [], 0.0, 0.0
     if checkpoint is not None:
-        raw.load_state_dict(checkpoint["model"])
-        optimizer.load_state_dict(checkpoint["optimizer"])
-        scaler.load_state_dict(checkpoint["scaler"])
-        start, losses, history = checkpoint["step"], checkpoint["losses"], checkpoint["history"]
-        train_time, earlier_wall, started = checkpoint["train_time"], checkpoint["wall_time"], checkpoint["started"]
-        _restore_rng(checkpoint, seed, start, device, world)
+        try:
+            start, losses, history, train_time, earlier_wall, started = _resume(
+                checkpoint, raw, optimizer, scaler, seed, device, world)
+        except Exception as error:  # noqa: BLE001 (weights of another shape, a mangled optimizer state)
+            optimizer = torch.optim.AdamW(raw.optimizer_groups(cfg.weight_decay), lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
+            scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda" and cfg.autocast == "fp16")
+            _set_checkpoint_aside(path, "damaged", f"cannot be resumed ({one_line(error)})", world)
 
     model = torch.compile(raw) if cfg.compile else raw
     if world.size > 1:
@@ -344,7 +425,7 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
             rng = _rng_states(device, world)
             if world.main:
                 _save_checkpoint(path, {
-                    "config_hash": wanted_hash, "step": done, "model": raw.state_dict(),
+                    "config_hash": wanted_hash, "run": identity, "step": done, "model": raw.state_dict(),
                     "optimizer": optimizer.state_dict(), "scaler": scaler.state_dict(), "losses": losses,
                     "history": history, "rng": rng, "train_time": train_time, "started": started,
                     "wall_time": earlier_wall + time.perf_counter() - clock,

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from mope.cli import main
+from mope.presets import PRESETS
 from mope.results import load_results
 
 
@@ -37,7 +38,7 @@ def test_smoke_suite_end_to_end(store):
 
 @pytest.mark.parametrize("args, listed", [
     (["train", "EGA-2", "--preset", "smoke"], "EGA-1-CAUSAL"),
-    (["suite", "--preset", "gpu"], "'paper', 'cpu', 'cpu-short', 'smoke'"),
+    (["suite", "--preset", "gpu"], ", ".join(repr(name) for name in PRESETS)),
     (["suite", "--variants", "BASE-DOT", "NOPE2"], "MORLET-ROPE-REL"),
 ])
 def test_bad_arguments_list_the_valid_choices(args, listed, capsys):
@@ -47,14 +48,22 @@ def test_bad_arguments_list_the_valid_choices(args, listed, capsys):
 
 
 def test_table_without_results_says_how_to_make_them(store, capsys):
+    store[0].mkdir()
     with pytest.raises(SystemExit):
         main(["table", "--preset", "smoke"])
     assert "python -m mope suite --preset smoke" in capsys.readouterr().err
 
 
-def test_claims_json_has_one_object_per_claim_with_the_documented_fields(store, capsys):
+def test_claims_json_is_the_claim_records_and_the_files_left_out(store, capsys):
+    from mope.claims import claim_records
+
+    store[0].mkdir()
     main(["claims", "--preset", "smoke", "--json"])
-    claims = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {"preset", "current_runs", "claims", "skipped"}
+    assert report["preset"] == "smoke" and report["current_runs"] == 0 and report["skipped"] == []
+    claims = report["claims"]
+    assert claims == json.loads(json.dumps(claim_records("smoke"), ensure_ascii=False))
     assert len(claims) >= 10
     assert all({"claim", "section", "kind", "paper", "ours", "sd", "n", "verdict", "outcome", "size", "interval",
                 "seeds_needed", "loss", "caveat"} <= set(c) for c in claims)
@@ -63,6 +72,7 @@ def test_claims_json_has_one_object_per_claim_with_the_documented_fields(store, 
 
 
 def test_claims_table_states_the_rule(store, capsys):
+    store[0].mkdir()
     main(["claims", "--preset", "smoke"])
     out = capsys.readouterr().out
     assert out.startswith("The paper's claims against preset 'smoke' (0 current runs)")
