@@ -284,11 +284,11 @@ RESULT_SCHEMA: dict = {
             "required": ["val_loss", "val_loss_full"],
             "properties": {
                 "val_loss": _LOSS, "train_loss": _LOSS, "val_loss_full": _LOSS,
-                "val_loss_full_by_context": {
+                "val_loss_full_by_context": {"anyOf": [{"type": "null"}, {
                     "type": "object",
                     "propertyNames": {"pattern": "^[1-9][0-9]{0,3}x$"},
                     "additionalProperties": {"anyOf": [_LOSS, {"type": "null"}]},
-                },
+                }]},
                 "extrapolation_note": {"anyOf": [_TEXT, {"type": "null"}]},
                 "val_loss_full_causal_stats": {"anyOf": [_LOSS, {"type": "null"}]},
             },
@@ -322,18 +322,28 @@ def _shorten(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def _describe(error: jsonschema.exceptions.ValidationError) -> str:
+    """A validation error in one line: where, and what is wrong (for "null or a number", the problem of
+    the branch that had the right type, else the types that would do)."""
+    message, shown = error.message, repr(error.instance)
+    if error.validator == "anyOf" and error.context:
+        deeper = [e for e in error.context if e.relative_path]  # the right type, wrong inside
+        ranged = [e for e in error.context if e.validator != "type"]  # the right type, out of range
+        if deeper or ranged:
+            return _describe(jsonschema.exceptions.best_match(deeper or ranged))
+        message = f"{shown} is not of type {' or '.join(repr(e.validator_value) for e in error.context)}"
+    if len(shown) > 40 and message.startswith(shown):  # a long value would hide what is wrong with it
+        message = shown[:37] + "..." + message[len(shown):]
+    where = error.json_path.removeprefix("$").removeprefix(".") or "the file"
+    return _shorten(f"{where}: {message}")
+
+
 def schema_problem(data) -> str | None:
     """Why ``data`` is not a valid schema-1 result (``RESULT_SCHEMA``), or None."""
     if isinstance(data, dict) and data.get("schema") != SCHEMA:
         return _shorten(f"schema {data.get('schema')!r}, expected {SCHEMA}")
     error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
-    if error is None:
-        return None
-    where = error.json_path.removeprefix("$").removeprefix(".") or "the file"
-    message, shown = error.message, repr(error.instance)
-    if len(shown) > 40 and message.startswith(shown):  # a long value would hide what is wrong with it
-        message = shown[:37] + "..." + message[len(shown):]
-    return _shorten(f"{where}: {message}")
+    return None if error is None else _describe(error)
 
 
 def one_line(error: BaseException) -> str:

@@ -2,6 +2,7 @@
 and handled, and every error a user can cause is one clear message."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -100,6 +101,16 @@ DAMAGED = {
     "no final": lambda good: json.dumps({k: v for k, v in json.loads(good).items() if k != "final"}),
     "final without a number": lambda good: json.dumps({**json.loads(good), "final": {"val_loss": None}}),
     "a list": lambda good: "[1, 2]",
+    # issue 23, case 3: files that crashed every reader, or passed a check of the top-level keys only
+    "nested too deeply": lambda good: "[" * 100000 + "]" * 100000,  # RecursionError
+    "a loss too large for a float": lambda good: good.replace('"val_loss": 2.0', '"val_loss": 1' + "0" * 400, 1),
+    "a 5000-digit loss": lambda good: good.replace('"val_loss": 2.0', '"val_loss": ' + "7" * 5000, 1),  # ValueError
+    "a NaN loss": lambda good: good.replace('"val_loss": 2.0', '"val_loss": NaN', 1),
+    "contexts as a list of words": lambda good: json.dumps(
+        {**json.loads(good), "final": {**json.loads(good)["final"], "val_loss_full_by_context": ["x"]}}),
+    "learned as a list": lambda good: json.dumps({**json.loads(good), "learned": [1]}),
+    "a history without numbers": lambda good: json.dumps({**json.loads(good), "history": [{"step": "0", "val_loss": "x"}]}),
+    "not UTF-8": lambda good: good.encode("utf-16"),
 }
 
 
@@ -108,14 +119,19 @@ def test_a_damaged_results_file_is_named_skipped_then_set_aside_and_retrained(st
     smoke = get_preset("smoke")
     write_result(fake_result(smoke, "BASE-DOT", 0, 2.5))
     path = write_result(fake_result(smoke, "EGA-1", 0, 2.0))
-    path.write_text(DAMAGED[damage](path.read_text()))
+    damaged = DAMAGED[damage](path.read_text())
+    path.write_bytes(damaged if isinstance(damaged, bytes) else damaged.encode())
 
     found = scan("smoke")
     assert [r["variant"] for r in found.current] == ["BASE-DOT"]
     assert [r.path for r in found.invalid] == [path]
+    assert all("Traceback" not in r.reason and "\n" not in r.reason and len(r.reason) < 300 for r in found.invalid)
     main(["table", "--preset", "smoke"])
     table = capsys.readouterr()
     assert "BASE-DOT" in table.out and "invalid (not shown): smoke/EGA-1/seed0.json: " in table.err
+    main(["claims", "--preset", "smoke"])  # names it too, on stderr
+    claims = capsys.readouterr()
+    assert "(1 current runs)" in claims.out and "invalid (not shown): smoke/EGA-1/seed0.json: " in claims.err
 
     trained = []
     monkeypatch.setattr(mope.suite, "train", lambda variant, preset, seed, **kw: (
@@ -166,21 +182,84 @@ def poison_weights(path):
     torch.save(checkpoint, path)
 
 
-@pytest.mark.parametrize("damage", ["garbage bytes", "non-finite weights"])
+def reshape_weights(path):
+    checkpoint = torch.load(path, weights_only=True)
+    name = next(iter(checkpoint["model"]))
+    checkpoint["model"][name] = torch.zeros(3, 3)
+    torch.save(checkpoint, path)
+
+
+@pytest.mark.parametrize("damage", ["garbage bytes", "non-finite weights", "empty file", "weights of another shape"])
 def test_a_damaged_checkpoint_is_set_aside_once_and_the_run_starts_over(tiny, store, damage, capsys):
+    """Issue 23, case 2: an empty checkpoint raised IndexError on every rerun and was never set aside."""
+    reference = train("NOPE", tiny, 0, results_root=store[0] / "reference", progress=False)
     with pytest.raises(Interrupted):
         train("NOPE", tiny, 0, on_step=stop_at(7), progress=False)
     path = checkpoint_path(tiny, "NOPE", 0)
     if damage == "garbage bytes":
         path.write_bytes(b"\x00 this is not a checkpoint")
+    elif damage == "empty file":
+        path.write_bytes(b"")
+    elif damage == "weights of another shape":
+        reshape_weights(path)
     else:
         poison_weights(path)
+    capsys.readouterr()
     steps = []
-    train("NOPE", tiny, 0, on_step=steps.append, progress=False)
+    result = train("NOPE", tiny, 0, on_step=steps.append, progress=False)
     notice = capsys.readouterr().err
     assert steps[0] == 0 and f"checkpoint {path} is damaged" in notice and "starting this run from step 0" in notice
+    assert len(notice.strip().splitlines()) == 1
     assert len(list(path.parent.glob(path.name + ".set-aside-*"))) == 1
     assert load_result(tiny, "NOPE", 0) is not None
+    assert result["final"] == reference["final"] and result["history"] == reference["history"]  # a clean restart
+
+
+# --- issue 23, case 1: a checkpoint belongs to one run ----------------------------------------------
+
+@pytest.mark.parametrize("other", ["seed", "world size"])
+def test_a_checkpoint_of_another_run_is_set_aside_not_resumed(tiny, store, other, capsys):
+    """Seed 1's checkpoint copied over seed 0's was resumed and its numbers stored as seed 0's."""
+    reference = train("PE-MORLET", tiny, 0, results_root=store[0] / "reference", progress=False)
+    path = checkpoint_path(tiny, "PE-MORLET", 0)
+    if other == "seed":
+        with pytest.raises(Interrupted):
+            train("PE-MORLET", tiny, 1, on_step=stop_at(7), progress=False)
+        shutil.copy(checkpoint_path(tiny, "PE-MORLET", 1), path)
+        expected = "seed 1, this run's is 0"
+    else:
+        with pytest.raises(Interrupted):
+            train("PE-MORLET", tiny, 0, on_step=stop_at(7), progress=False)
+        checkpoint = torch.load(path, weights_only=True)
+        checkpoint["run"]["world_size"] = 2  # written by two data-parallel ranks
+        torch.save(checkpoint, path)
+        expected = "world_size 2, this run's is 1"
+    capsys.readouterr()
+    steps = []
+    result = train("PE-MORLET", tiny, 0, on_step=steps.append, progress=False)
+    notice = capsys.readouterr().err
+    assert steps[0] == 0 and f"checkpoint {path} is another run's ({expected})" in notice
+    assert len(notice.strip().splitlines()) == 1 and "starting this run from step 0" in notice
+    assert len(list(path.parent.glob(path.name + ".set-aside-*"))) == 1
+    for key in ("history", "train_curve", "final", "learned"):
+        assert result[key] == reference[key], key
+
+
+def test_a_checkpoint_written_before_checkpoints_recorded_their_run_is_resumed(tiny, store):
+    """A run interrupted under the earlier code resumes: its checkpoint is the run's its file name names."""
+    reference = train("PE-MORLET", tiny, 0, results_root=store[0] / "reference", progress=False)
+    with pytest.raises(Interrupted):
+        train("PE-MORLET", tiny, 0, on_step=stop_at(7), progress=False)
+    path = checkpoint_path(tiny, "PE-MORLET", 0)
+    checkpoint = torch.load(path, weights_only=True)
+    assert checkpoint.pop("run") == {"variant": "PE-MORLET", "config_hash": checkpoint["config_hash"], "seed": 0,
+                                     "world_size": 1}
+    torch.save(checkpoint, path)  # as the earlier code wrote it
+    steps = []
+    resumed = train("PE-MORLET", tiny, 0, on_step=steps.append, progress=False)
+    assert steps[0] == 6
+    for key in ("history", "train_curve", "final", "learned"):
+        assert resumed[key] == reference[key], key
 
 
 # --- 5: unwritable folders -------------------------------------------------------------------------
@@ -309,3 +388,229 @@ def test_sigterm_to_a_two_job_suite_leaves_no_process_and_no_log(store, tmp_path
     assert suite.returncode == 130 and "terminated by signal 15" in err and "Traceback" not in err
     assert processes_mentioning(str(results)) == []
     assert list(temporary.iterdir()) == []
+
+
+# --- issue 23, case 4: claims names what it leaves out ----------------------------------------------
+
+def test_claims_names_every_file_it_leaves_out_on_stderr_and_in_its_json(store, capsys):
+    smoke = get_preset("smoke")
+    write_result(fake_result(smoke, "BASE-DOT", 0, 2.5))
+    truncated = write_result(fake_result(smoke, "EGA-1", 0, 2.0))
+    truncated.write_text(truncated.read_text()[:50])
+    write_result(fake_result(smoke, "EGA-1", 1, 2.0, {"config_hash": "0123456789abcdef"}))  # stale
+    misfiled = result_path(smoke, "NOPE", 0)
+    misfiled.parent.mkdir()
+    misfiled.write_text(json.dumps(fake_result(smoke, "NOPE", 0, 2.0, {"seed": 3})))
+
+    main(["claims", "--preset", "smoke"])
+    claims = capsys.readouterr()
+    assert "(1 current runs)" in claims.out
+    named = [line for line in claims.err.splitlines() if "(not shown)" in line]
+    assert len(named) == 3 and len(claims.err.splitlines()) == 3
+    assert any("stale (not shown): smoke/EGA-1/seed1.json: configuration 0123456789abcdef" in line for line in named)
+    assert any("invalid (not shown): smoke/EGA-1/seed0.json: damaged: not valid JSON" in line for line in named)
+    assert any("invalid (not shown): smoke/NOPE/seed0.json: holds seed 3, filed as seed 0" in line for line in named)
+
+    main(["claims", "--preset", "smoke", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["current_runs"] == 1
+    assert sorted((r["path"], r["kind"]) for r in report["skipped"]) == [
+        ("smoke/EGA-1/seed0.json", "invalid"), ("smoke/EGA-1/seed1.json", "stale"), ("smoke/NOPE/seed0.json", "invalid")]
+    assert all(r["reason"] for r in report["skipped"])
+
+
+def test_claims_and_table_on_a_results_folder_that_is_not_there_say_so(store, tmp_path, capsys):
+    for command in ("claims", "table"):
+        with pytest.raises(SystemExit) as exit_:
+            main([command, "--preset", "smoke", "--results-dir", str(tmp_path / "nonexistent")])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and f"--results-dir {tmp_path / 'nonexistent'}: no such folder" in err
+        assert len(err.strip().splitlines()) == 1
+
+
+# --- issue 23, case 5: train sets a stale or damaged result aside -----------------------------------------
+
+@pytest.mark.parametrize("kind", ["stale", "damaged", "a folder"])
+def test_train_sets_a_stale_or_damaged_result_aside_before_step_0(tiny, store, kind, capsys):
+    path = result_path(tiny, "NOPE", 0)
+    if kind == "stale":
+        write_result(fake_result(tiny, "NOPE", 0, 2.0, {"config_hash": "0123456789abcdef"}))
+    elif kind == "damaged":
+        path.parent.mkdir(parents=True)
+        path.write_text('{"schema": 1, "variant": "NO')
+    else:  # a folder named seed0.json was found only after the whole run had trained
+        path.mkdir(parents=True)
+    before = path.read_bytes() if path.is_file() else None
+    aside = []
+
+    def on_step(step):
+        if step == 0:
+            aside.extend(path.parent.glob("seed0.json.set-aside-*"))
+
+    train("NOPE", tiny, 0, on_step=on_step, progress=False)
+    err = capsys.readouterr().err
+    assert len(aside) == 1, "set aside before the first step"
+    assert f"{path} (" in err and f"moved to {aside[0].name}, training it again" in err
+    assert (aside[0].read_bytes() == before) if before is not None else aside[0].is_dir()
+    assert load_result(tiny, "NOPE", 0) is not None
+
+
+# --- issue 23, case 6: a suite's runs never outlive it -------------------------------------------------
+
+def test_sigterm_while_the_suite_starts_a_run_stops_that_run_too(store, monkeypatch):
+    started = []
+    real_popen = subprocess.Popen
+
+    class SignalledWhileStarting(real_popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+            os.kill(os.getpid(), signal.SIGTERM)  # arrives before Popen() has returned
+
+    monkeypatch.setattr(mope.suite.subprocess, "Popen", SignalledWhileStarting)
+    monkeypatch.setattr(mope.suite, "run_command", lambda *args: [sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        with pytest.raises(KeyboardInterrupt, match="terminated by signal 15"):
+            ensure_results("smoke", ["BASE-DOT", "EGA-1"], [0], jobs=2, progress=False)
+        assert len(started) == 1 and started[0].poll() is not None  # stopped, not left running with ppid 1
+    finally:
+        for process in started:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def test_sigkill_of_a_suite_stops_its_runs_and_leaves_no_log(store, tmp_path):
+    results, _ = store
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    suite = subprocess.Popen([sys.executable, "-m", "mope", "suite", "--preset", "smoke", "--seeds", "0",
+                              "--variants", "BASE-DOT", "EGA-1", "--jobs", "2", "--no-progress"],
+                             env={**os.environ, "TMPDIR": str(temporary)},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: len(processes_mentioning(str(results))) >= 2)
+        suite.kill()
+        suite.wait(timeout=60)
+        wait_for(lambda: processes_mentioning(str(results)) == [], seconds=10)
+    finally:
+        for pid in processes_mentioning(str(results)):
+            os.kill(pid, signal.SIGKILL)
+    assert not list(results.rglob("seed*.json"))  # stopped before they could finish
+    assert list(temporary.iterdir()) == []
+
+
+# --- issue 23, case 7: a full disk while saving a checkpoint -------------------------------------------
+
+def test_a_full_disk_during_a_checkpoint_save_is_one_message(store):
+    import resource
+
+    def small_files():  # writes past 64 KiB fail with EFBIG, as writes to a full disk fail with ENOSPC
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+    run = subprocess.run([sys.executable, "-m", "mope", "train", "NOPE", "--preset", "smoke", "--no-progress"],
+                         capture_output=True, text=True, timeout=300, preexec_fn=small_files, restore_signals=False)
+    path = checkpoint_path(get_preset("smoke"), "NOPE", 0)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.startswith(f"mope: error: cannot write checkpoint {path} (") and "is the disk full?" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert list(path.parent.iterdir()) == []  # no temporary file left behind
+
+
+# --- issue 23, cases 8 and 9: bad arguments exit 2 --------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (["train", "NOPE", "--preset", "smoke", "--steps", "0"], "0 is not a positive integer"),
+    (["train", "NOPE", "--preset", "smoke", "--steps", "-5"], "-5 is not a positive integer"),
+    (["train", "NOPE", "--preset", "smoke", "--steps", "2"], "a shortened run needs at least 3"),
+    (["suite", "--preset", "smoke", "--seeds", "0", "0"], "--seeds lists 0 more than once"),
+    (["suite", "--preset", "smoke", "--variants", "NOPE", "NOPE"], "--variants lists NOPE more than once"),
+    (["train", "NOPE", "--preset", "smoke", "--device", "cpux"], "unknown device 'cpux'"),
+])
+def test_bad_arguments_exit_2_with_one_line(store, args, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and message in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if "error" in line]) == 1
+
+
+@pytest.mark.parametrize("threads", ["100000", "20000", "cores + 1"])
+def test_threads_beyond_the_cores_are_refused_before_anything_starts(store, threads):
+    from mope.training import core_count
+
+    count = str(core_count() + 1) if threads == "cores + 1" else threads
+    run = mope_command("train", "NOPE", "--preset", "smoke", "--threads", count, "--no-progress")
+    assert run.returncode == 2, run.stderr  # was a segfault (139) or "libgomp: Thread creation failed"
+    assert f"{count} threads asked for, but this process may use {core_count()} core" in run.stderr
+    assert "Traceback" not in run.stderr and len([line for line in run.stderr.splitlines() if "error" in line]) == 1
+
+
+# --- issue 23, case 10: Ctrl-C while a command starts or exits ----------------------------------------
+
+@pytest.mark.parametrize("delay", [0.3, 1.0])
+def test_ctrl_c_while_the_command_starts_is_one_line(store, delay):
+    process = subprocess.Popen([sys.executable, "-m", "mope", "table", "--preset", "smoke"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)  # torch is being imported
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1 and "interrupted" in err
+
+
+def test_ctrl_c_while_the_command_exits_is_one_line(store):
+    write_result(fake_result(get_preset("smoke"), "EGA-1", 0, 2.0))
+    script = ("import atexit, os, runpy, signal, sys, time\n"
+              "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(2)))  # runs last\n"
+              "sys.argv = ['mope', 'table', '--preset', 'smoke']\n"
+              "runpy.run_module('mope', run_name='__main__', alter_sys=True)\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert "EGA-1" in run.stdout  # the table was printed; then Ctrl-C during the exit handlers
+    assert run.returncode == 130 and "Traceback" not in run.stderr and run.stderr == "mope: interrupted\n", run.stderr
+
+
+# --- issue 23, case 11: temporary files, permissions, messages ----------------------------------------
+
+def test_temporary_files_left_by_a_killed_save_are_removed_at_the_next_start(tiny, store, capsys):
+    import fcntl
+
+    path = checkpoint_path(tiny, "NOPE", 0)
+    path.parent.mkdir(parents=True)
+    left = path.with_name(path.name + ".k3j2x_a.tmp")  # a save killed by SIGKILL
+    left.write_bytes(b"half a checkpoint")
+    writing = path.with_name(path.name + ".b7c9q_w.tmp")  # a save in progress elsewhere: locked
+    with open(writing, "wb") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        train("NOPE", tiny, 0, progress=False)
+        assert not left.exists() and writing.exists()
+    assert f"removed 1 temporary file left by an interrupted save ({left.name})" in capsys.readouterr().err
+
+
+def test_results_and_checkpoints_are_readable_by_the_group(tiny, store):
+    mask = os.umask(0o022)
+    try:
+        with pytest.raises(Interrupted):
+            train("NOPE", tiny, 0, on_step=stop_at(7), progress=False)
+        assert checkpoint_path(tiny, "NOPE", 0).stat().st_mode & 0o777 == 0o644
+        train("NOPE", tiny, 0, progress=False)
+        assert result_path(tiny, "NOPE", 0).stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(mask)
+
+
+def test_a_json_error_names_its_place_once(store):
+    smoke = get_preset("smoke")
+    path = write_result(fake_result(smoke, "EGA-1", 0, 2.0))
+    path.write_text('{"schema": 1, "variant": "EGA')
+    (reason,) = [r.reason for r in scan("smoke").invalid]
+    assert reason.startswith("damaged: not valid JSON (Unterminated string starting at: line 1 column 26")
+    assert "at at" not in reason
+
+
+def test_a_result_that_does_not_validate_is_never_stored(store):
+    smoke = get_preset("smoke")
+    with pytest.raises(UserError, match=r"final.val_loss(_full)?: nan is not of type 'number'.*nothing was stored"):
+        write_result(fake_result(smoke, "EGA-1", 0, float("nan")))
+    assert not result_path(smoke, "EGA-1", 0).exists()
