@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import tempfile
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,15 +64,11 @@ def download(url: str, destination: Path) -> None:
 
 
 def _write_atomically(destination: Path, payload: bytes) -> None:
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=destination.parent, prefix=destination.name + ".")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(payload)
-        os.replace(temporary, destination)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write the file beside its place, then rename it there; readable like any other file (0644 under
+    the usual umask, not ``mkstemp``'s 0600)."""
+    from mope.results import atomic_write
+
+    atomic_write(destination, lambda file: file.write(payload))
 
 
 def locate(path: str | os.PathLike | None = None) -> Path:

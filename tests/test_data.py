@@ -1,5 +1,6 @@
 """TinyShakespeare: where it is found, that a wrong copy is refused, the split, and the batch samplers."""
 import hashlib
+import os
 
 import pytest
 import torch
@@ -119,4 +120,9 @@ def test_download_is_verified_and_cached(tmp_path, monkeypatch):
     cache = tmp_path / "mope" / "tinyshakespeare"
     assert not cache.exists() or not any(cache.iterdir())  # nothing half-written is left behind
     served[0] = genuine
-    assert locate() == cache / "input.txt" and (cache / "input.txt").read_bytes() == genuine
+    mask = os.umask(0o022)
+    try:
+        assert locate() == cache / "input.txt" and (cache / "input.txt").read_bytes() == genuine
+    finally:
+        os.umask(mask)
+    assert (cache / "input.txt").stat().st_mode & 0o777 == 0o644  # readable like any other file, not 0600
