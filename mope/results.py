@@ -46,7 +46,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-import jsonschema
+try:  # the declared schema is checked by jsonschema; a machine without it (a bare GPU image) uses
+    import jsonschema  # _SubsetValidator below, which reads the same schema
+except ImportError:  # pragma: no cover (tested by forcing the fallback)
+    jsonschema = None
 
 import mope
 from mope.config import GPTConfig
@@ -308,13 +311,113 @@ RESULT_SCHEMA: dict = {
     },
 }
 
-_Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many(
-        {"number": _finite_number, "integer": _strict_integer}),
-)
-jsonschema.Draft202012Validator.check_schema(RESULT_SCHEMA)
-_VALIDATOR = _Validator(RESULT_SCHEMA)
+class _SubsetValidator:
+    """The part of JSON Schema that ``RESULT_SCHEMA`` uses, read from the same declaration: the validator
+    of a machine without ``jsonschema`` (the GPU image holds torch, numpy and tqdm only). It answers as
+    jsonschema does for every file (tested on the stored results and on damaged ones); a keyword it does
+    not know fails at import, so the two cannot drift apart silently."""
+
+    KEYWORDS = frozenset({"$schema", "title", "type", "const", "required", "properties", "additionalProperties",
+                          "propertyNames", "items", "prefixItems", "minItems", "maxItems", "minimum", "maximum",
+                          "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "anyOf"})
+    TYPES = {"number": lambda v: _finite_number(None, v), "integer": lambda v: _strict_integer(None, v),
+             "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool),
+             "null": lambda v: v is None, "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list)}
+
+    def __init__(self, schema: dict) -> None:
+        self._check_keywords(schema)
+        self.schema = schema
+
+    def _check_keywords(self, schema) -> None:
+        unknown = set(schema) - self.KEYWORDS
+        if unknown:
+            raise ValueError(f"RESULT_SCHEMA uses {sorted(unknown)}, which _SubsetValidator does not know")
+        for key in ("properties",):
+            for sub in schema.get(key, {}).values():
+                self._check_keywords(sub)
+        for key in ("additionalProperties", "propertyNames", "items"):
+            if isinstance(schema.get(key), dict):
+                self._check_keywords(schema[key])
+        for key in ("prefixItems", "anyOf"):
+            for sub in schema.get(key, []):
+                self._check_keywords(sub)
+
+    def problem(self, instance) -> str | None:
+        found = self._first(self.schema, instance, "")
+        return None if found is None else _shorten(f"{found[0] or 'the file'}: {found[1]}")
+
+    def _first(self, schema: dict, value, where: str) -> tuple[str, str] | None:
+        shown = repr(value) if not isinstance(value, (dict, list)) or len(value) < 20 else f"{type(value).__name__} of {len(value)}"
+        if len(shown) > 40:
+            shown = shown[:37] + "..."
+        if "anyOf" in schema:
+            found = [self._first(sub, value, where) for sub in schema["anyOf"]]
+            if all(found):
+                typed = [f for sub, f in zip(schema["anyOf"], found) if self._is_type(sub, value)]
+                if typed:
+                    return typed[0]
+                kinds = " or ".join(repr(sub.get("type")) for sub in schema["anyOf"])
+                return where, f"{shown} is not of type {kinds}"
+        if "type" in schema and not self._is_type(schema, value):
+            return where, f"{shown} is not of type {schema['type']!r}"
+        if "const" in schema and (value != schema["const"] or isinstance(value, bool)):
+            return where, f"{schema['const']!r} was expected"
+        if isinstance(value, dict):
+            for key in schema.get("required", []):
+                if key not in value:
+                    return where, f"{key!r} is a required property"
+            for key, item in value.items():
+                inner = f"{where}.{key}" if where else key
+                if "propertyNames" in schema and not re.search(schema["propertyNames"]["pattern"], key):
+                    return where, f"{key!r} does not match {schema['propertyNames']['pattern']!r}"
+                sub = schema.get("properties", {}).get(key, schema.get("additionalProperties"))
+                if sub is not None:
+                    found = self._first(sub, item, inner if "properties" in schema else f"{where}[{key!r}]")
+                    if found:
+                        return found
+        if isinstance(value, list):
+            if len(value) < schema.get("minItems", 0):
+                return where, f"{shown} should be non-empty" if schema["minItems"] == 1 else f"{shown} is too short"
+            if len(value) > schema.get("maxItems", len(value)):
+                return where, f"{shown} is too long"
+            prefix = schema.get("prefixItems", [])
+            for index, item in enumerate(value):
+                sub = prefix[index] if index < len(prefix) else schema.get("items")
+                found = self._first(sub, item, f"{where}[{index}]") if sub is not None else None
+                if found:
+                    return found
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            for key, fails, words in (("minimum", lambda v, m: v < m, "less than the minimum of"),
+                                      ("maximum", lambda v, m: v > m, "greater than the maximum of"),
+                                      ("exclusiveMinimum", lambda v, m: v <= m, "less than or equal to the minimum of"),
+                                      ("exclusiveMaximum", lambda v, m: v >= m, "greater than or equal to the maximum of")):
+                if key in schema and fails(value, schema[key]):
+                    return where, f"{shown} is {words} {schema[key]!r}"
+        if isinstance(value, str):
+            if len(value) > schema.get("maxLength", len(value)):
+                return where, f"{shown} is too long"
+            if len(value) < schema.get("minLength", 0):
+                return where, f"{shown} is too short"
+            if "pattern" in schema and not re.search(schema["pattern"], value):
+                return where, f"{shown} does not match {schema['pattern']!r}"
+        return None
+
+    def _is_type(self, schema: dict, value) -> bool:
+        kinds = schema.get("type")
+        if kinds is None:
+            return True
+        return any(self.TYPES[kind](value) for kind in ([kinds] if isinstance(kinds, str) else kinds))
+
+
+_SUBSET = _SubsetValidator(RESULT_SCHEMA)
+if jsonschema is not None:
+    _Validator = jsonschema.validators.extend(
+        jsonschema.Draft202012Validator,
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many(
+            {"number": _finite_number, "integer": _strict_integer}),
+    )
+    jsonschema.Draft202012Validator.check_schema(RESULT_SCHEMA)
+    _VALIDATOR = _Validator(RESULT_SCHEMA)
 
 
 def _shorten(text: str, limit: int = 160) -> str:
@@ -322,9 +425,9 @@ def _shorten(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _describe(error: jsonschema.exceptions.ValidationError) -> str:
-    """A validation error in one line: where, and what is wrong (for "null or a number", the problem of
-    the branch that had the right type, else the types that would do)."""
+def _describe(error) -> str:
+    """A jsonschema validation error in one line: where, and what is wrong (for "null or a number", the
+    problem of the branch that had the right type, else the types that would do)."""
     message, shown = error.message, repr(error.instance)
     if error.validator == "anyOf" and error.context:
         deeper = [e for e in error.context if e.relative_path]  # the right type, wrong inside
@@ -338,10 +441,13 @@ def _describe(error: jsonschema.exceptions.ValidationError) -> str:
     return _shorten(f"{where}: {message}")
 
 
-def schema_problem(data) -> str | None:
-    """Why ``data`` is not a valid schema-1 result (``RESULT_SCHEMA``), or None."""
+def schema_problem(data, use_jsonschema: bool = True) -> str | None:
+    """Why ``data`` is not a valid schema-1 result (``RESULT_SCHEMA``), or None. Checked by jsonschema,
+    or, where it is not installed (or ``use_jsonschema`` is False), by ``_SubsetValidator``."""
     if isinstance(data, dict) and data.get("schema") != SCHEMA:
         return _shorten(f"schema {data.get('schema')!r}, expected {SCHEMA}")
+    if jsonschema is None or not use_jsonschema:
+        return _SUBSET.problem(data)
     error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
     return None if error is None else _describe(error)
 

@@ -142,6 +142,32 @@ def test_a_damaged_results_file_is_named_skipped_then_set_aside_and_retrained(st
     assert load_result(smoke, "EGA-1", 0)["final"]["val_loss"] == 1.5
 
 
+@pytest.mark.parametrize("damage", DAMAGED)
+def test_without_jsonschema_a_damaged_file_gets_the_same_reason(store, damage, monkeypatch):
+    """The GPU image has no jsonschema: the store's own reading of the same schema must agree with it."""
+    import mope.results
+
+    path = write_result(fake_result(get_preset("smoke"), "EGA-1", 0, 2.0))
+    damaged = DAMAGED[damage](path.read_text())
+    path.write_bytes(damaged if isinstance(damaged, bytes) else damaged.encode())
+    (expected,) = scan("smoke").invalid
+    monkeypatch.setattr(mope.results, "jsonschema", None)
+    (found,) = scan("smoke").invalid
+    assert found.reason.startswith("damaged: ") and expected.reason.startswith("damaged: ")
+    if damage != "a history without numbers":  # two faults: each validator may name either first
+        assert found.reason == expected.reason
+
+
+def test_the_command_line_runs_without_jsonschema(store):
+    write_result(fake_result(get_preset("smoke"), "EGA-1", 0, 2.0))
+    script = ("import runpy, sys\n"
+              "sys.modules['jsonschema'] = None  # not installed\n"
+              "sys.argv = ['mope', 'table', '--preset', 'smoke']\n"
+              "runpy.run_module('mope', run_name='__main__', alter_sys=True)\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "EGA-1" in run.stdout, run.stderr
+
+
 @pytest.mark.parametrize("misfiled, reason", [
     (dict(variant="BASE-DOT"), "holds a run of BASE-DOT, filed under EGA-1"),
     (dict(seed=3), "holds seed 3, filed as seed 0"),

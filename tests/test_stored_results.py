@@ -41,3 +41,9 @@ def test_no_reader_leaves_a_stored_file_out():
         assert results.skipped(preset, STORE) == [], preset
     for candidate in CPU_SWEEP:
         assert results.skipped(candidate, results.sweep_root(STORE)) == [], candidate.name
+
+
+@pytest.mark.parametrize("path", STORED[::7], ids=[str(p.relative_to(STORE)) for p in STORED[::7]])
+def test_without_jsonschema_the_same_schema_accepts_every_stored_result(path):
+    """A machine without jsonschema (the bare GPU image) validates against the same declaration."""
+    assert results.schema_problem(json.loads(path.read_text()), use_jsonschema=False) is None
