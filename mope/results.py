@@ -266,7 +266,9 @@ RESULT_SCHEMA: dict = {
             "wall_time_s": {"type": "number", "minimum": 0}, "tokens_per_s": {"type": "number", "minimum": 0},
             "world_size": _POSITIVE,
             "throughput": {"type": "object", "properties": {
-                "tokens_per_s": {"type": "number", "minimum": 0},
+                "tokens_per_s": {"anyOf": [{"type": "number", "minimum": 0}, {"type": "null"}]},
+                "first_step_s": {"anyOf": [{"type": "number", "minimum": 0}, {"type": "null"}]},
+                "steps_timed": {"type": "integer", "minimum": 0},
                 "flops_per_token": {"type": "number", "minimum": 0},
                 "peak_flops_per_s": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}]},
                 "peak_source": {"anyOf": [_TEXT, {"type": "null"}]},

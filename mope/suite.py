@@ -10,7 +10,7 @@ Interruption: SIGINT (Ctrl-C) and SIGTERM stop the child processes this suite st
 keeps its last checkpoint, so the next suite resumes it. A child is tracked from the moment it exists:
 with jobs the signals only set a flag, which the suite acts on between spawns, never inside one. A
 child's output goes to an unnamed temporary file (nothing is left on disk, whatever happens), and
-a child stops by itself when the suite dies, even by SIGKILL (see :mod:`mope.__main__`).
+a child stops by itself when the suite dies, even by SIGKILL (see ``mope/__main__.py``).
 """
 from __future__ import annotations
 

@@ -12,6 +12,15 @@ Determinism: the weights come from ``torch.manual_seed(seed)``, the batches from
 (:mod:`mope.data`), dropout from the torch RNG, whose state is checkpointed. On the CPU a repeated
 run, or a run killed and resumed from its checkpoint, gives the same losses bit for bit.
 
+Speed on a GPU (issue 21), none of it changing a CPU run's numbers: the loop never waits for the
+device per step (the losses stay on it and are read, with one all-reduce, only at the protocol's
+points: logging every ``CURVE_EVERY`` steps, evaluation, checkpoint, the end; a NaN stops the run there,
+before any checkpoint holds it); batches go to CUDA from pinned memory without blocking; AdamW is fused
+on CUDA (``use_fused_adamw``; ``$MOPE_FUSED_ADAMW`` = 0/1 overrides); ``--compile`` (off by default)
+compiles the training forward, and inductor's on-disk cache lets the runs of one suite share it. Each
+result records ``provenance.throughput``: tokens/s after the first step, FLOPs per token (6N +
+attention), the device's peak where known (``PEAK_FLOPS``) and MFU, whether it was compiled and fused.
+
 Data parallel: under ``torchrun`` (``RANK``/``WORLD_SIZE`` set) every rank takes its slice of the
 same global batch of ``batch_size`` rows, DistributedDataParallel averages the gradients (the mean
 of equal-sized rank means is the global mean), evaluation batches are shared out and their sums
@@ -46,6 +55,7 @@ from mope.source import check_committed, source_state
 from mope.variants import get_variant, variant_config
 
 ENV_CHECKPOINT_DIR = "MOPE_CHECKPOINT_DIR"
+ENV_FUSED_ADAMW = "MOPE_FUSED_ADAMW"  # 1 / 0: force fused AdamW on or off (default: on CUDA only)
 EVAL_TOKENS = 16384  # tokens per forward pass when evaluating whole splits
 CURVE_EVERY = 10  # the stored train_curve keeps every 10th step's loss
 
@@ -326,6 +336,63 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
             dist.destroy_process_group()
 
 
+def use_fused_adamw(device: torch.device) -> bool:
+    """Fused AdamW (one kernel for every parameter's update) on CUDA, where it is the fast path; off on
+    the CPU, whose runs stay bit-identical to those already stored. ``$MOPE_FUSED_ADAMW`` = 0 or 1
+    overrides (to measure a GPU run with and without it)."""
+    forced = os.environ.get(ENV_FUSED_ADAMW, "").strip()
+    if forced in ("0", "1"):
+        return forced == "1"
+    if forced:
+        raise ConfigError(f"${ENV_FUSED_ADAMW}={forced!r}; use 1, 0, or leave it unset (fused on CUDA only)")
+    return device.type == "cuda"
+
+
+def _optimizer(raw: GPT, cfg: TrainConfig, device: torch.device) -> torch.optim.AdamW:
+    fused = {"fused": True} if use_fused_adamw(device) else {}  # absent, not False: the default path as before
+    return torch.optim.AdamW(raw.optimizer_groups(cfg.weight_decay), lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, **fused)
+
+
+def _to_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """A batch made on the CPU, sent to ``device``; on CUDA from pinned memory without waiting for it."""
+    if device.type != "cuda":
+        return tensor.to(device)
+    return tensor.pin_memory().to(device, non_blocking=True)
+
+
+# Dense tensor-core peaks from the vendors' datasheets (FLOP/s, no sparsity), by (name fragment, autocast
+# dtype), most specific first; MFU is reported only for a device named here.
+PEAK_FLOPS: tuple[tuple[str, str, float], ...] = (
+    ("H200", "bf16", 989.4e12), ("H200", "fp16", 989.4e12),
+    ("H100 PCIe", "bf16", 756.0e12), ("H100 PCIe", "fp16", 756.0e12),
+    ("H100 NVL", "bf16", 835.0e12), ("H100 NVL", "fp16", 835.0e12),
+    ("H100", "bf16", 989.4e12), ("H100", "fp16", 989.4e12),
+    ("A100", "bf16", 312.0e12), ("A100", "fp16", 312.0e12),
+    ("L40S", "bf16", 362.05e12), ("L40S", "fp16", 362.05e12),
+    ("L4", "bf16", 121.0e12), ("L4", "fp16", 121.0e12),
+    ("T4", "fp16", 65.0e12),
+)
+
+
+def peak_flops(device: torch.device, cfg: TrainConfig) -> tuple[float | None, str | None]:
+    """(peak FLOP/s, where it comes from) of ``device`` at the preset's autocast dtype; (None, None) on the
+    CPU (float32, no datasheet peak that means anything here) or for a GPU not in ``PEAK_FLOPS``."""
+    if device.type != "cuda":
+        return None, None
+    name = torch.cuda.get_device_name(device)
+    for fragment, dtype, flops in PEAK_FLOPS:
+        if fragment in name and dtype == cfg.autocast:
+            return flops, f"{name}: {fragment} {dtype} dense tensor-core peak, vendor datasheet"
+    return None, None
+
+
+def flops_per_token(num_parameters: int, cfg: TrainConfig) -> float:
+    """Training FLOPs per token: 6N (forward and backward through every parameter) plus attention's
+    12 * n_layer * n_embd * T (scores and weighted values, forward and backward; PaLM's count, as in
+    nanoGPT's MFU estimate), with N every parameter of the model."""
+    return 6.0 * num_parameters + 12.0 * cfg.n_layer * cfg.n_embd * cfg.block_size
+
+
 def _prepare_files(cfg: TrainConfig, stored: Path, checkpoint: Path) -> None:
     """Before step 0: remove the temporary files a killed save left behind; set a stale or damaged
     results file (even a folder of that name) aside, as ``suite`` does; say so when a current one is
@@ -359,6 +426,24 @@ def _resume(checkpoint: dict, raw: GPT, optimizer, scaler, seed: int, device: to
         raise
 
 
+def _throughput(raw: GPT, cfg: TrainConfig, device: torch.device, optimizer, timed: dict,
+                tokens_per_step: int) -> dict:
+    """``provenance.throughput`` (optional, not part of the configuration hash): this process's tokens/s
+    after its first step (compilation and warm-up, ``first_step_s``), FLOPs per token, the device's peak
+    where known, and MFU = tokens/s x FLOPs per token / peak (None on the CPU or an unknown GPU). Runs
+    sharing one GPU each report their own share; their sum is the GPU's."""
+    steady = timed["steps"] - 1
+    tokens_per_s = tokens_per_step * steady / timed["seconds"] if steady > 0 and timed["seconds"] > 0 else None
+    per_token = flops_per_token(raw.num_parameters(), cfg)
+    peak, source = peak_flops(device, cfg)
+    return {
+        "tokens_per_s": tokens_per_s, "first_step_s": timed["first_step_s"], "steps_timed": max(steady, 0),
+        "flops_per_token": per_token, "peak_flops_per_s": peak, "peak_source": source,
+        "mfu": tokens_per_s * per_token / peak if peak and tokens_per_s else None,
+        "compiled": bool(cfg.compile), "fused_adamw": bool(optimizer.param_groups[0].get("fused")),
+    }
+
+
 def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_path, device, progress,
            on_step, world: World) -> dict:
     started, clock = _now(), time.perf_counter()
@@ -370,7 +455,7 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
     raw = GPT(model_cfg).to(device)
     if world.size > 1:  # each rank drops out its own rows
         torch.manual_seed(derived_seed("dropout", seed, world.rank))
-    optimizer = torch.optim.AdamW(raw.optimizer_groups(cfg.weight_decay), lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
+    optimizer = _optimizer(raw, cfg, device)
     scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda" and cfg.autocast == "fp16")
 
     path = checkpoint_path(cfg, variant, seed, checkpoint_dir)
@@ -382,7 +467,7 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
             start, losses, history, train_time, earlier_wall, started = _resume(
                 checkpoint, raw, optimizer, scaler, seed, device, world)
         except Exception as error:  # noqa: BLE001 (weights of another shape, a mangled optimizer state)
-            optimizer = torch.optim.AdamW(raw.optimizer_groups(cfg.weight_decay), lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
+            optimizer = _optimizer(raw, cfg, device)
             scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda" and cfg.autocast == "fp16")
             _set_checkpoint_aside(path, "damaged", f"cannot be resumed ({one_line(error)})", world)
 
@@ -393,35 +478,63 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
     tokens_per_step = cfg.batch_size * cfg.block_size
     bar = tqdm(total=cfg.steps, initial=start, desc=f"{variant} seed {seed}", unit="step",
                disable=not (progress and world.main), leave=False)
+    pending: list[torch.Tensor] = []  # the summed losses of the steps since the last read, still on the device
+    timed = {"steps": 0, "seconds": 0.0, "first_step_s": None}  # this process's training steps
+
+    def read_losses() -> None:
+        """Bring the pending losses to the host (the only place the training loop waits for the device),
+        stop the run at the first that is not finite. Called at the protocol's points only: logging
+        (every CURVE_EVERY steps), evaluation, checkpoint, the end."""
+        nonlocal train_time
+        if not pending:
+            return
+        tick = time.perf_counter()
+        summed = _all_reduce_sum(torch.stack(pending), world).tolist()  # one collective, one wait
+        train_time += time.perf_counter() - tick  # waiting for the queued steps is training time
+        timed["seconds"] += time.perf_counter() - tick
+        first = len(losses)
+        pending.clear()
+        for offset, value in enumerate(summed):
+            global_loss = value / cfg.batch_size
+            if not math.isfinite(global_loss):
+                raise NonFiniteLoss(f"training loss is {global_loss} at step {first + offset} of {variant} "
+                                    f"(preset {cfg.name}, seed {seed}); the run is stopped")
+            losses.append(global_loss)
+
     raw.train()
     for step in range(start, cfg.steps):
         lr = cfg.lr_at(step)
         for group in optimizer.param_groups:
             group["lr"] = lr
         if cfg.is_eval_step(step):
+            read_losses()
             evaluated = estimate_loss(raw, data, cfg, seed, step, device, world)
             history.append({"step": step, "lr": lr, "train_loss": evaluated["train"], "val_loss": evaluated["val"]})
         tick = time.perf_counter()
         x, y = data.batch("train", step, seed, cfg.batch_size, cfg.block_size, world.rank, world.size)
         with _autocast(device, cfg):
-            _, loss = model(x.to(device), y.to(device))
-        global_loss = _all_reduce_sum(loss.detach().double() * rows, world).item() / cfg.batch_size
-        if not math.isfinite(global_loss):
-            raise NonFiniteLoss(f"training loss is {global_loss} at step {step} of {variant} "
-                                f"(preset {cfg.name}, seed {seed}); the run is stopped")
+            _, loss = model(_to_device(x, device), _to_device(y, device))
+        pending.append(loss.detach().double() * rows)
         scaler.scale(loss).backward()
         scaler.unscale_(optimizer)
         torch.nn.utils.clip_grad_norm_(raw.parameters(), cfg.clip)
         scaler.step(optimizer)
         scaler.update()
         optimizer.zero_grad(set_to_none=True)
-        losses.append(global_loss)
-        train_time += time.perf_counter() - tick
+        elapsed = time.perf_counter() - tick
+        train_time += elapsed
+        timed["steps"] += 1
+        if timed["first_step_s"] is None:  # compilation, allocator and kernel warm-up
+            timed["first_step_s"] = elapsed
+        else:
+            timed["seconds"] += elapsed
         bar.update(1)
-        if step % CURVE_EVERY == 0 or step == cfg.steps - 1:
-            bar.set_postfix(loss=f"{global_loss:.4f}", tok_s=f"{tokens_per_step * len(losses) / train_time:,.0f}")
         done = step + 1
-        if done % cfg.checkpoint_interval == 0 or done == cfg.steps:  # the last one guards the evaluation
+        checkpoint_due = done % cfg.checkpoint_interval == 0 or done == cfg.steps  # the last one guards the evaluation
+        if step % CURVE_EVERY == 0 or step == cfg.steps - 1 or checkpoint_due:
+            read_losses()
+            bar.set_postfix(loss=f"{losses[-1]:.4f}", tok_s=f"{tokens_per_step * len(losses) / train_time:,.0f}")
+        if checkpoint_due:
             rng = _rng_states(device, world)
             if world.main:
                 _save_checkpoint(path, {
@@ -432,7 +545,9 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
                 })
         if on_step is not None:
             on_step(step)
+    read_losses()
     bar.close()
+    throughput = _throughput(raw, cfg, device, optimizer, timed, tokens_per_step)
 
     by_context, note = {"1x": full_split_loss(raw, data, "val", cfg.block_size, device, cfg, world)}, None
     for factor in cfg.extrapolation:
@@ -458,6 +573,7 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
             "wall_time_s": earlier_wall + time.perf_counter() - clock,
             "tokens_per_s": tokens_per_step * len(losses) / train_time if train_time else 0.0,
             "world_size": world.size,
+            "throughput": throughput,
         },
         "num_parameters": raw.num_parameters(),
         "history": history,

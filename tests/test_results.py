@@ -109,7 +109,7 @@ def test_stored_result_follows_schema_1(tiny, store):
     assert set(stored) == {"schema", "variant", "preset", "seed", "config", "config_hash", "provenance",
                            "num_parameters", "history", "train_curve", "final", "learned"}
     assert set(stored["provenance"]) == {"git_commit", "git_dirty", "torch", "python", "device", "started",
-                                         "finished", "wall_time_s", "tokens_per_s", "world_size"}
+                                         "finished", "wall_time_s", "tokens_per_s", "world_size", "throughput"}
     assert set(stored["final"]) == {"val_loss", "train_loss", "val_loss_full", "val_loss_full_by_context",
                                     "extrapolation_note", "val_loss_full_causal_stats"}
     assert stored["provenance"]["device"].startswith("cpu: ") and stored["provenance"]["world_size"] == 1
