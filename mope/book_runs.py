@@ -1,19 +1,24 @@
-"""The runs a chapter shows: its main preset first, beside it every other preset of the book that has
-runs, and one line per preset naming what is missing.
+"""The runs a chapter shows: its main preset first, beside it the published protocol when it has runs,
+and one line per preset naming what is missing; and the package's own code, quoted on the page.
 
 The book's presets are ``cpu`` (the trained protocol, the main numbers), ``cpu-short`` (the first,
 shorter protocol, shown for how the verdicts depend on the training budget) and ``paper`` (the
-published protocol, once its GPU runs are stored). Only the current runs of :mod:`mope.results` are
-read; nothing is trained here except in the ``smoke`` preset, whose toy runs the tests make on the spot.
+published protocol, once its GPU runs are stored). The chapters show ``cpu`` and ``paper``
+(:data:`CHAPTER_PRESETS`); ``cpu-short`` has a page of its own, the training budget, and the
+introduction's claims table a tab. Only the current runs of :mod:`mope.results` are read; nothing is
+trained here except in the ``smoke`` preset, whose toy runs the tests make on the spot.
 """
 from __future__ import annotations
 
+import inspect
+import textwrap
 from collections.abc import Sequence
 
 from mope import results
 from mope.presets import CPU_SWEEP, TrainConfig, get_preset
 
 BOOK_PRESETS = ("cpu", "cpu-short", "paper")
+CHAPTER_PRESETS = ("cpu", "paper")  # beside the main preset, a chapter shows these (cpu-short: the budget page)
 TRAINED_ON_THE_SPOT = "smoke"
 
 
@@ -24,22 +29,23 @@ def describe(preset: str) -> str:
             f"{cfg.steps:,} steps at lr {cfg.lr:g}")
 
 
-def presets_shown(main: str) -> list[str]:
-    """``main``, then the other presets of the book that hold current runs (none beside ``smoke``)."""
+def presets_shown(main: str, presets: Sequence[str] = BOOK_PRESETS) -> list[str]:
+    """``main``, then the other ``presets`` that hold current runs (none beside ``smoke``)."""
     if main not in BOOK_PRESETS:
         return [main]
-    return [main, *(p for p in BOOK_PRESETS if p != main and results.load_results(p))]
+    return [main, *(p for p in presets if p != main and results.load_results(p))]
 
 
-def load_runs(main: str, variants: Sequence[str], seeds: Sequence[int]) -> dict[str, list[dict]]:
-    """{preset: its current runs of ``variants`` and ``seeds``} for :func:`presets_shown` (``smoke``:
-    the missing runs are trained first)."""
+def load_runs(main: str, variants: Sequence[str], seeds: Sequence[int],
+              presets: Sequence[str] = CHAPTER_PRESETS) -> dict[str, list[dict]]:
+    """{preset: its current runs of ``variants`` and ``seeds``} for :func:`presets_shown` of ``main``
+    among ``presets`` (a chapter's: ``cpu`` and ``paper``; ``smoke``: the missing runs are trained first)."""
     if main == TRAINED_ON_THE_SPOT:
         from mope.suite import ensure_results
 
         ensure_results(main, list(variants), list(seeds), progress=False)
     return {preset: [r for r in results.load_results(preset) if r["variant"] in variants and r["seed"] in seeds]
-            for preset in presets_shown(main)}
+            for preset in presets_shown(main, presets)}
 
 
 def step_shape(cfg: TrainConfig) -> str:
@@ -83,3 +89,48 @@ def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], see
         if count:
             line += f"; {count} {kind} file{'s' if count > 1 else ''} not shown"
     return line + "."
+
+
+def source_lines(obj, first: str, last: str) -> str:
+    """The lines of ``obj``'s source (:func:`inspect.getsource`, the package's own code) from the first
+    line containing ``first`` through the next containing ``last``, dedented: a passage the book shows.
+    Raises ``ValueError`` when either is not found, so that a page never shows a passage that moved."""
+    lines = inspect.getsource(obj).splitlines()
+    start = next((i for i, line in enumerate(lines) if first in line), None)
+    end = None if start is None else next((i for i in range(start, len(lines)) if last in lines[i]), None)
+    if start is None or end is None:
+        raise ValueError(f"{obj.__qualname__}: no passage from {first!r} to {last!r}; the page must follow the code")
+    return textwrap.dedent("\n".join(lines[start:end + 1]))
+
+
+def code_block(text: str, caption: str = "") -> str:
+    """``text`` as a fenced Python block of MyST Markdown, under an optional caption line."""
+    return (f"{caption}\n\n" if caption else "") + f"```python\n{text}\n```"
+
+
+def found_lines(findings: dict[str, list], shown_in: Sequence[str], preset: str) -> str:
+    """A chapter's "what this chapter found": the claims whose evidence lies in the sections ``shown_in``,
+    grouped by their verdict's outcome on ``preset`` (one bullet per outcome, each claim linked to its
+    section) — the verdict objects of :mod:`mope.claims`, as every page shows them, never words of this
+    module's own. The verdicts in full stand beside the evidence in each section."""
+    from mope import claims
+
+    grouped: dict[str, list[str]] = {}
+    for claim, verdict in findings.get(preset, []):
+        if claim.shown_in in shown_in:
+            grouped.setdefault(verdict.outcome, []).append(f"{{ref}}`{claim.words} <{claim.shown_in}>`")
+    if not grouped:
+        return f"* No claim of these sections has runs on `{preset}` yet."
+    return "\n".join(f"* **{claims.OUTCOME_WORDS[outcome]}** on `{preset}`: " + "; ".join(grouped[outcome]) + "."
+                      for outcome in claims.OUTCOMES if outcome in grouped)
+
+
+def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
+    """``render({preset: runs})`` once per preset, each in a tab of sphinx-design's tab-set (MyST
+    Markdown; the first preset's tab open): a table of several presets, read one preset at a time."""
+    if len(runs) <= 1:
+        return render(runs)
+    blocks = ["::::{tab-set}"]
+    for preset, preset_runs in runs.items():
+        blocks += [f":::{{tab-item}} `{preset}`", render({preset: preset_runs}), ":::"]
+    return "\n".join(blocks + ["::::"])

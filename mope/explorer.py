@@ -362,10 +362,32 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     menu.js_on_change("value", CustomJS(args=dict(jump_args, menu=menu), code=MENU_JS))
     points_source.selected.js_on_change("indices", CustomJS(args=jump_args, code=TAP_JS))
 
+    tips = Div(name="tips", text=things_to_try(), width=FIGURE_WIDTH - WIDGET_WIDTH - 20,
+               styles={"font-size": "13px", "line-height": "1.35", "padding-left": "6px",
+                       "border-left": "3px solid #cccccc"})
     layout = column(
-        row(omega_slider, sigma_slider), row(position, centre), row(menu, admissibility), row(bound, status),
+        row(column(omega_slider, sigma_slider, position, centre, menu, admissibility), tips), row(bound, status),
         channels_plot, row(spiral, plane), kernel, name="explorer")
     return _in_own_document(layout, redraw)
+
+
+def things_to_try() -> str:
+    """What to try with the sliders (HTML for the box beside them), its numbers computed from the package:
+    the released initialisation, the pairs the paper reports, the clamp and the bound."""
+    omega0, sigma0 = (float(t[0]) for t in initial_morlet_parameters(PAPER_PAIRS))
+    dies = sigma0 * math.sqrt(-2 * math.log(DEAD_ENVELOPE))
+    omega127, sigma127 = PAPER_REPORTED_PAIRS[127]
+    alias = 2 * math.pi - omega127
+    return (
+        "<b>Things to try</b><ul style='padding-left: 1.1em; margin: 0.3em 0'>"
+        f"<li><b>Initial pair 0</b> (ω = {omega0:g}, σ = {sigma0:g}): the envelope dies {dies:.0f} tokens in; past "
+        "that the pair carries no position. Drag σ̃ into the thousands: the spiral opens into RoPE's circle.</li>"
+        "<li><b>Move b</b>: the kernel C(b, τ) is largest at τ = −b (position 0) and shrinks as G(b); the paper's "
+        "e^(−τ²/4σ²) is what averaging over b gives, not what one position sees.</li>"
+        f"<li><b>Paper pair 127</b> (ω = {omega127}, σ = {sigma127}): ω̃ lies above the clamp 0.95π, the projection "
+        f"lifts ω back to 5/σ, above π: at integer b the pair equals the one at {alias:.3f} run backwards.</li>"
+        "<li><b>Drag σ̃ below 5/ω̃</b>: as published the model uses the black dot on the bound, not the red "
+        "ring; with the bound off (PE-MORLET-FREE) the two coincide.</li></ul>")
 
 
 def variant_colour(variant: str) -> str:
@@ -497,6 +519,14 @@ def embed(layout: LayoutDOM) -> str:
     """The HTML that draws ``layout`` once BokehJS is on the page: its element and its document's script."""
     script, element = components(layout)
     return element + script
+
+
+def weight_line(parts: Mapping[str, str]) -> str:
+    """One sentence: what the interactive figures add to their page, raw and gzip-compressed."""
+    data = "".join(parts.values()).encode()
+    return (f"The interactive figures add {len(data) / 1e6:.2f} MB to this page's HTML "
+            f"({len(gzip.compress(data, compresslevel=6)) / 1e6:.2f} MB gzip-compressed), BokehJS included; "
+            "nothing is fetched from another host.")
 
 
 def weight_statement(parts: Mapping[str, str]) -> str:

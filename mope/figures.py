@@ -331,3 +331,72 @@ def plot_future_token_effect(effects: Mapping[str, np.ndarray], changed_at: int,
         ax.grid(alpha=0.3)
         legend_below(fig, [ax])
     return fig
+
+
+def plot_seed_spread(runs: list[dict], variants: Sequence[str] = TABLE_2, key: str = "val_loss_full",
+                     label: str = "whole-validation loss (nats)"):
+    """Every seed of every model as a point (its seed number beside it), the mean as a bar: whether one
+    seed drives a model's mean. One panel; models along x in ``variants`` order."""
+    import matplotlib.pyplot as plt
+
+    with book_style():
+        fig, (ax,) = panels(1, height=3.2)
+        drawn = False
+        for x, name in enumerate(variants):
+            values = {r["seed"]: r["final"].get(key) for r in runs if r["variant"] == name}
+            values = {seed: v for seed, v in sorted(values.items()) if v is not None}
+            if not values:
+                continue
+            drawn = True
+            spread = np.linspace(-0.18, 0.18, len(values)) if len(values) > 1 else np.zeros(1)
+            ax.scatter(x + spread, list(values.values()), s=18, color=colour(name), zorder=3)
+            for dx, (seed, value) in zip(spread, values.items()):
+                ax.annotate(str(seed), (x + dx, value), xytext=(3, 0), textcoords="offset points", fontsize=7,
+                            va="center", color="#444444")
+            mean = float(np.mean(list(values.values())))
+            ax.hlines(mean, x - 0.3, x + 0.3, color=colour(name), linewidth=1.5)
+        if not drawn:
+            _empty(ax, "no stored runs")
+        ax.set_xticks(range(len(variants)), variants, rotation=20)
+        ax.set_ylabel(label)
+        ax.grid(axis="y", alpha=0.3)
+    plt.close(fig)
+    return fig
+
+
+def plot_context_gaps(short: list[dict], long: list[dict], contexts: tuple[int, int],
+                      comparisons: Sequence[tuple[str, str]] = (("PE-MORLET", "BASE-DOT"), ("PE-SINCOS", "PE-MORLET"),
+                                                                ("NOPE", "BASE-DOT")),
+                      published: Mapping[tuple[str, str], float] | None = None):
+    """L(first) − L(second) at two context lengths, every seed a point joined by a line across contexts
+    (seed s of one preset to seed s of the other); ``published``: the paper's single-seed gap at T=256,
+    drawn as a cross."""
+    import matplotlib.pyplot as plt
+
+    from mope.estimates import paired
+
+    with book_style():
+        fig, axes = panels(len(comparisons), height=2.4)
+        for ax, (first, second) in zip(axes, comparisons):
+            at_short, at_long = paired(short, first, second), paired(long, first, second)
+            seeds = sorted(set(at_short.values) | set(at_long.values))
+            if not seeds:
+                _empty(ax, f"{first} − {second}: not run")
+                continue
+            for seed in seeds:
+                xs = [c for c, values in zip(contexts, (at_short.values, at_long.values)) if seed in values]
+                ys = [values[seed] for values in (at_short.values, at_long.values) if seed in values]
+                ax.plot(xs, ys, "o-", color=colour(first), alpha=0.7, markersize=4)
+            if published and (first, second) in published:
+                ax.plot([256], [published[(first, second)]], "x", color="#000000", markersize=8,
+                        label="paper (T=256, one seed)")
+                ax.legend(loc="best", frameon=False)
+            ax.axhline(0, color="#888888", linewidth=0.8)
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(sorted({*contexts, *([256] if published else [])}),
+                          [str(c) for c in sorted({*contexts, *([256] if published else [])})])
+            ax.set_title(f"L({first}) − L({second})")
+            ax.set_xlabel("context T (tokens)")
+        label_y(axes, "gap (nats)")
+    plt.close(fig)
+    return fig

@@ -12,6 +12,7 @@ of one MoPE pair.
 """
 from __future__ import annotations
 
+#: One colour per model of the registry (``mope.variants.VARIANTS``), as hex strings.
 MODEL_COLOURS: dict[str, str] = {
     # the six models of Table 2
     "BASE-DOT": "#333333",
@@ -34,11 +35,14 @@ MODEL_COLOURS: dict[str, str] = {
     "MORLET-ROPE-REL": "#32cd32",
 }
 
-UNKNOWN = "#000000"  # a model the registry does not know (a test's fixture)
-NEUTRAL = "#555555"  # references that are no model: the unit circle, a bound, a decay-only curve
-CHANNELS = ("#1a1a1a", "#8c8c8c")  # channel 2i (cos, solid) and 2i+1 (sin, dashed) of one pair
+#: The colour of a model the registry does not know (a test's fixture).
+UNKNOWN = "#000000"
+#: References that are no model: the unit circle of σ = ∞, a bound, a decay-only curve.
+NEUTRAL = "#555555"
+#: Channel 2i (cos, drawn solid) and 2i+1 (sin, dashed) of one MoPE pair in the explorer.
+CHANNELS = ("#1a1a1a", "#8c8c8c")
 
-# What the encodings chapter draws, by the model whose encoding or gate it is.
+#: What the encodings chapter draws, by the model whose encoding or gate it is.
 ENCODINGS = {"learned table": "BASE-DOT", "sin/cos": "PE-SINCOS", "RoPE": "PE-ROPE", "MoPE": "PE-MORLET",
              "ALiBi": "ALIBI", "Morlet-RoPE": "MORLET-ROPE", "EGA-1 gate": "EGA-1",
              "causal EGA-1 gate": "EGA-1-CAUSAL"}

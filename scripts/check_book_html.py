@@ -31,8 +31,8 @@ Two passes over every ``*.html`` file of the build:
    order (the introduction and the chapters, ``notebooks/``) are together taller than
    ``--max-reading-height`` (60,000 px). At a 400 px viewport no page may scroll sideways and nothing
    of the article may stick out of the screen: a wide table, formula or figure scrolls inside its own
-   box, and a table that does carries a visible cue (the scroll shadow of the book's stylesheet, a
-   background image on its scrolling box).
+   box, and a table that does carries a visible cue (its box's right edge fades, a mask or background
+   image of the book's stylesheet, while more lies beyond it).
 
    ``--screenshots DIR`` saves a PNG of the chosen pages (at 1280 px, and at 400 px as ``*-400.png``).
 
@@ -406,7 +406,9 @@ NARROW_PROBE = r"""
   for (const table of article.querySelectorAll("table")) {
     const box = scroller(table);
     if (!box || box.scrollWidth <= box.clientWidth + 1) continue;
-    if (getComputedStyle(box).backgroundImage === "none") noCue.push(shortText(table.textContent));
+    const style = getComputedStyle(box);
+    const cue = [style.backgroundImage, style.maskImage, style.webkitMaskImage].some(v => v && v !== "none");
+    if (!cue) noCue.push(shortText(table.textContent));
   }
   return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue});
 })()
