@@ -13,8 +13,6 @@ after averaging over $b$, and which envelope appears depends on the average take
   (:func:`line_kernel`);
 * over $b \ge 0$ (a sequence starts at 0): $\tfrac{\sqrt\pi}{2}\sigma\,\mathrm{erfc}(\tau/2\sigma)\,
   e^{-\tau^2/4\sigma^2}\cos\omega\tau$ (:func:`half_line_kernel`);
-* over $b \sim \mathcal N(0, s^2)$: a Gaussian whose width depends on $s$
-  (:func:`gaussian_density_kernel`);
 * over the integer positions $b = 0..T-1-|\tau|$ a model actually sees: :func:`averaged_kernel`.
 
 The weight-decay arithmetic of the released training (AdamW's decay on every parameter) is
@@ -30,7 +28,7 @@ import numpy as np
 import torch
 
 from mope.positional import morlet
-from mope.positional.morlet import ADMISSIBILITY_BOUND, MorletPositions
+from mope.positional.morlet import ADMISSIBILITY_BOUND, BOUNDARY_TOL, MorletPositions
 
 #: Learned (omega, sigma) the paper reports for three pairs of EGA-MORLET (Figure 1, §6.3).
 PAPER_REPORTED_PAIRS: dict[int, tuple[float, float]] = {0: (1.112, 4.5), 64: (1.972, 2.5), 127: (3.346, 1.49)}
@@ -80,14 +78,6 @@ def half_line_kernel(omega: float, sigma: float, tau) -> np.ndarray:
     r"""$\int_0^\infty C(b,\tau)\,db = \tfrac{\sqrt\pi}{2}\sigma\,\mathrm{erfc}(\tfrac{\tau}{2\sigma})\,e^{-\tau^2/4\sigma^2}\cos\omega\tau$."""
     tau = np.asarray(tau, dtype=float)
     return 0.5 * _erfc(tau / (2 * sigma)) * line_kernel(omega, sigma, tau)
-
-
-def gaussian_density_kernel(omega: float, sigma: float, tau, s: float) -> np.ndarray:
-    r"""$\mathbb E_{b\sim\mathcal N(0,s^2)}[C(b,\tau)]
-    = \frac{\sigma}{\sqrt{\sigma^2+2s^2}}\,e^{-\frac{\tau^2}{4}\left(\frac1{\sigma^2}+\frac1{\sigma^2+2s^2}\right)}\cos\omega\tau$."""
-    tau = np.asarray(tau, dtype=float)
-    wide = sigma**2 + 2 * s**2
-    return sigma / math.sqrt(wide) * np.exp(-(tau**2) / 4 * (1 / sigma**2 + 1 / wide)) * np.cos(omega * tau)
 
 
 def alias_frequency(omega) -> np.ndarray:
@@ -152,8 +142,9 @@ def decay_only_adamw(n_embd: int = 256, preset="paper") -> tuple[np.ndarray, np.
     return omega.double().numpy(), sigma.double().numpy()
 
 
-def on_boundary(omega: Sequence[float], sigma: Sequence[float], tol: float = 5e-4) -> np.ndarray:
-    r"""True where $|\omega\sigma - 5| \le$ ``tol`` (default: $10^{-4}$ relative to the bound)."""
+def on_boundary(omega: Sequence[float], sigma: Sequence[float], tol: float = BOUNDARY_TOL) -> np.ndarray:
+    r"""True where $|\omega\sigma - 5| \le$ ``tol`` (default: the package's one tolerance,
+    :data:`mope.positional.morlet.BOUNDARY_TOL`)."""
     product = np.asarray(omega, dtype=float) * np.asarray(sigma, dtype=float)
     return np.abs(product - ADMISSIBILITY_BOUND) <= tol
 

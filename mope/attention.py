@@ -79,19 +79,21 @@ class CausalSelfAttention(nn.Module):
         self.positions = positions
         self.gate = gate
 
-    def qkv(self, xn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Queries, keys and values, (B, H, T, hs) each, before any position hook."""
-        q, k, v = self.qkv_proj(xn).unflatten(-1, (3, self.n_head, -1)).permute(2, 0, 3, 1, 4)
+    def qkv(self, normed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Queries, keys and values, (B, H, T, hs) each, before any position hook. ``normed`` is the
+        block's input after its first LayerNorm, (B, T, d)."""
+        q, k, v = self.qkv_proj(normed).unflatten(-1, (3, self.n_head, -1)).permute(2, 0, 3, 1, 4)
         return q, k, v
 
-    def forward(self, xn: torch.Tensor) -> torch.Tensor:
-        length = xn.size(1)
-        q, k, v = self.qkv(xn)
+    def forward(self, normed: torch.Tensor) -> torch.Tensor:
+        """Attention of ``normed`` (the block's input after LN_1, (B, T, d)), before the residual sum."""
+        length = normed.size(1)
+        q, k, v = self.qkv(normed)
         hook = self.positions
         if hook is not None and hasattr(hook, "rotate"):
             q, k = hook.rotate(q, k)
         position_bias = hook.logit_bias(length) if hook is not None and hasattr(hook, "logit_bias") else None
-        log_gate = self.gate.log_gate(xn) if self.gate is not None else None
+        log_gate = self.gate.log_gate(normed) if self.gate is not None else None
         dropout_p = self.dropout if self.training else 0.0
         gate_after_dropout = log_gate is not None and dropout_p > 0
         if hook is not None and hasattr(hook, "scores"):

@@ -7,7 +7,8 @@
     python -m mope stamp          # before sending a clean checkout, without .git, to another machine
 
 Results go to ``results/`` (or ``--results-dir`` / ``$MOPE_RESULTS_DIR``), checkpoints to the
-gitignored ``checkpoints/`` (or ``$MOPE_CHECKPOINT_DIR``). ``suite`` skips what is stored with the
+gitignored ``checkpoints/`` (or ``$MOPE_CHECKPOINT_DIR``): both in the source checkout, or in the
+current directory for a package installed without one (:func:`mope.results.default_home`). ``suite`` skips what is stored with the
 current configuration. Under ``torchrun --nproc_per_node=N -m mope train ...`` a run is data-parallel.
 
 A mistake a user can make (a bad name or number, missing data, an unwritable folder, a device that is
@@ -27,7 +28,7 @@ import traceback
 
 from mope.errors import ConfigError, UserError
 from mope.presets import PRESETS, get_preset, with_autocast
-from mope.results import ENV_RESULTS_DIR, results_root, scan, summary_table
+from mope.results import ENV_RESULTS_DIR, results_root, scan
 from mope.training import MAX_SEED, core_count
 from mope.variants import TABLE_2, VARIANTS
 
@@ -77,7 +78,8 @@ def thread_count(text: str) -> int:
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", choices=list(PRESETS), default="cpu", help="training preset (default: cpu)")
-    parser.add_argument("--results-dir", help="results root (default: $MOPE_RESULTS_DIR or the repository's results/)")
+    parser.add_argument("--results-dir", help="results root (default: $MOPE_RESULTS_DIR, else results/ of the source checkout, or of the "
+                             "current directory for an installed package)")
     _add_debug(parser)
 
 
@@ -137,21 +139,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _cell(stats: dict) -> str:
-    if stats["mean"] is None:
-        return "-"
-    spread = f" ± {stats['sd']:.4f}" if stats["sd"] is not None else ""
-    return f"{stats['mean']:.4f}{spread} (n={stats['n']})"
+def _cell(estimate) -> str:
+    """"mean ± sd (n=N)" of an :class:`~mope.estimates.Estimate`, four decimals; "-" without runs."""
+    return estimate.format(decimals=4) if estimate.n else "-"
 
 
-def format_table(rows: list[dict]) -> str:
+def format_table(runs: list[dict]) -> str:
+    """Table 2 of the stored ``runs``: per variant, the paper's Val, our random-batch validation loss
+    (mean ± sd over seeds, :func:`mope.estimates.summary`), ours minus the paper's, our whole-split loss."""
+    from mope import estimates, paper  # no scipy needed: means and sds only
+
     header = ("variant", "paper val", "ours val (random batches)", "ours - paper", "ours whole val")
     lines = [header]
-    for row in rows:
-        ours, paper = row["val_loss"]["mean"], row["paper_val"]
+    for variant, losses in estimates.summary(runs).items():
+        ours, published = losses["val_loss"].mean, paper.TABLE_2_VAL.get(variant)
         lines.append((
-            row["variant"], f"{paper:.4f}" if paper is not None else "-", _cell(row["val_loss"]),
-            f"{ours - paper:+.4f}" if paper is not None and ours is not None else "-", _cell(row["val_loss_full"]),
+            variant, f"{published:.4f}" if published is not None else "-", _cell(losses["val_loss"]),
+            f"{ours - published:+.4f}" if published is not None and ours is not None else "-",
+            _cell(losses["val_loss_full"]),
         ))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines]
@@ -168,7 +173,7 @@ def _print_table(preset, results_dir) -> bool:
     """Table 2 from the current runs, the stale and invalid ones named below it; False if none is current."""
     found = scan(preset, results_dir)
     if found.current:
-        print(format_table(summary_table(found.current)))
+        print(format_table(found.current))
     _print_notices(found)
     return bool(found.current)
 
@@ -180,10 +185,10 @@ def _check_store(results_dir) -> None:
         return
     if results_dir is not None:
         raise ConfigError(f"--results-dir {results_dir}: no such folder; give the folder that holds "
-                          "<preset>/<variant>/seed<N>.json, or leave it out for the repository's results/")
+                          "<preset>/<variant>/seed<N>.json, or leave it out for the default results/")
     where = f"${ENV_RESULTS_DIR}={root}" if os.environ.get(ENV_RESULTS_DIR) else str(root)
     raise UserError(f"the results folder {where} does not exist; point ${ENV_RESULTS_DIR} at the folder that "
-                    "holds <preset>/<variant>/seed<N>.json, or unset it for the repository's results/")
+                    "holds <preset>/<variant>/seed<N>.json, or unset it for the default results/")
 
 
 def _print_claims(preset, results_dir, as_json: bool) -> None:

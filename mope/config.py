@@ -1,13 +1,13 @@
 """The model configuration: one frozen dataclass that names every architectural choice.
 
 A variant of the paper (see :mod:`mope.variants`) is nothing but a :class:`GPTConfig`; every
-choice is validated here so that a bad combination fails before any tensor is allocated.
+choice is validated here so that a bad combination fails before any tensor is allocated. The names
+each scheme may take are registered here once (``ABSOLUTE_SCHEMES``, ``ATTENTION_SCHEMES``, ``GATES``,
+``ADMISSIBILITY_MODES``); validation, error messages and labels read them. This module imports no torch.
 """
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 from dataclasses import dataclass
 
 from mope.errors import ConfigError
@@ -15,12 +15,54 @@ from mope.errors import ConfigError
 ABSOLUTE_SCHEMES = ("learned", "sincos", "sincos_scaled", "morlet", "none")
 ATTENTION_SCHEMES = ("none", "rope", "morlet_rope", "morlet_rope_relative", "alibi")
 GATES = ("none", "ega", "ega_causal")
-ADMISSIBILITY_MODES = ("published", "straight_through", "none")
 
 
 def _choose(name: str, value: str, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise ConfigError(f"unknown {name} {value!r}; valid choices: {', '.join(choices)}")
+
+
+@dataclass(frozen=True)
+class AdmissibilityMode:
+    """One way MoPE's forward treats the bound omega*sigma >= 5 (Appendix A.3; see
+    :func:`mope.positional.morlet.project_admissible`)."""
+
+    name: str
+    label: str  # what a widget, table or legend shows
+    projects: bool  # the forward replaces omega by 5/sigma where omega*sigma < 5
+    gradient: str  # how the loss gradient crosses the projection
+
+
+#: The admissibility modes, in one place: :class:`GPTConfig` validates against it, the projection reads
+#: it, and its error messages and labels come from it. Modes with the same ``projects`` draw the same
+#: forward values (they differ in the gradient only): see :func:`forward_modes`.
+ADMISSIBILITY_MODES: dict[str, AdmissibilityMode] = {mode.name: mode for mode in (
+    AdmissibilityMode("published", "ωσ ≥ 5 projected (published)", True,
+                      "inside autograd, as released: log ω gets no loss gradient where the bound acts"),
+    AdmissibilityMode("straight_through", "ωσ ≥ 5 projected, straight-through gradient", True,
+                      "straight-through: the backward pass sees no projection, log ω keeps its gradient (Appendix A.3's wording)"),
+    AdmissibilityMode("none", "bound off (FREE)", False, "no bound, no projection"),
+)}
+
+
+def forward_modes() -> tuple[str, ...]:
+    """One admissibility mode per distinct forward (what a plot of the encoding can tell apart): the
+    first of the modes that project, and the first of those that do not: ("published", "none")."""
+    firsts: dict[bool, str] = {}
+    for mode in ADMISSIBILITY_MODES.values():
+        firsts.setdefault(mode.projects, mode.name)
+    return tuple(firsts.values())
+
+
+def check_admissibility(mode: str) -> AdmissibilityMode:
+    """The registered mode of that name; a :class:`~mope.errors.ConfigError` naming the valid ones otherwise."""
+    _choose("admissibility mode", mode, tuple(ADMISSIBILITY_MODES))
+    return ADMISSIBILITY_MODES[mode]
+
+
+# The model shape: the fields of GPTConfig that every variant of one preset shares
+# (:class:`mope.presets.TrainConfig` carries them, with GPTConfig's defaults).
+SHAPE_FIELDS = ("n_layer", "n_head", "n_embd", "block_size", "dropout")
 
 
 @dataclass(frozen=True)
@@ -47,7 +89,7 @@ class GPTConfig:
         _choose("absolute position scheme", self.absolute, ABSOLUTE_SCHEMES)
         _choose("attention position scheme", self.attention_positions, ATTENTION_SCHEMES)
         _choose("gate", self.gate, GATES)
-        _choose("admissibility mode", self.admissibility, ADMISSIBILITY_MODES)
+        check_admissibility(self.admissibility)
         for field in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
             if getattr(self, field) < 1:
                 raise ConfigError(f"{field} must be a positive integer, got {getattr(self, field)}")
@@ -78,8 +120,3 @@ class GPTConfig:
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
-
-    def digest(self) -> str:
-        """A short stable hash of every field, used to tell stored results apart."""
-        text = json.dumps(self.to_dict(), sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]

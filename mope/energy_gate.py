@@ -1,7 +1,8 @@
 r"""The EGA-1 energy gate (Zeris 2026a), as the released code runs it, and a causal version.
 
 Each head $h$ scores every key position $j$ from $x_n = \mathrm{LN}_1(x)$, the tensor that feeds
-q, k and v, standardises the scores, and gates the attention weights:
+q, k and v (the argument ``normed`` of every method), standardises the scores, and gates the
+attention weights:
 
 $$e_j = w_h^\top x_{n,j} + b_h,\qquad z_j = \frac{e_j-\mu}{\max(s, 10^{-8})},\qquad
 g_j = \mathrm{sigmoid}\big(\alpha_h (z_j-\tau_h)\big),$$
@@ -41,20 +42,20 @@ class EnergyGate(nn.Module):
         self.alpha = nn.Parameter(torch.full((n_head,), 2.0))
         self.tau = nn.Parameter(torch.zeros(n_head))
 
-    def energies(self, xn: torch.Tensor) -> torch.Tensor:
+    def energies(self, normed: torch.Tensor) -> torch.Tensor:
         """(B, H, T) energy scores e_j of every head."""
-        return self.energy(xn).transpose(1, 2).float()
+        return self.energy(normed).transpose(1, 2).float()
 
-    def standardised(self, xn: torch.Tensor) -> torch.Tensor:
+    def standardised(self, normed: torch.Tensor) -> torch.Tensor:
         """z_j over the whole window: (B, H, 1, T)."""
-        e = self.energies(xn)
+        e = self.energies(normed)
         mean = e.mean(dim=-1, keepdim=True)
         std = e.std(dim=-1, correction=0, keepdim=True).clamp_min(STD_FLOOR)
         return ((e - mean) / std).unsqueeze(2)
 
-    def log_gate(self, xn: torch.Tensor) -> torch.Tensor:
+    def log_gate(self, normed: torch.Tensor) -> torch.Tensor:
         """log g, broadcastable to the (B, H, T, T) logits."""
-        z = self.standardised(xn)
+        z = self.standardised(normed)
         return F.logsigmoid(self.alpha[:, None, None] * (z - self.tau[:, None, None]))
 
 
@@ -63,25 +64,25 @@ class CausalEnergyGate(EnergyGate):
 
     causal = True
 
-    def prefix_statistics(self, xn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def prefix_statistics(self, normed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(e_j - e_0, mu_i - e_0, s_i), (B, H, T) each: shifted energies and the prefix statistics."""
-        e = self.energies(xn)
+        e = self.energies(normed)
         centred = e - e[..., :1]  # a causal shift that keeps the running sums small
         count = torch.arange(1, e.size(-1) + 1, device=e.device, dtype=e.dtype)
         mean = centred.cumsum(-1) / count
         variance = (centred.square().cumsum(-1) / count - mean.square()).clamp_min(0.0)
         return centred, mean, torch.sqrt(variance + PREFIX_VARIANCE_EPS)
 
-    def standardised(self, xn: torch.Tensor) -> torch.Tensor:
+    def standardised(self, normed: torch.Tensor) -> torch.Tensor:
         """z_ij = (e_j - mu_i) / s_i: (B, H, T, T); entries j > i are masked later by attention."""
-        centred, mean, std = self.prefix_statistics(xn)
+        centred, mean, std = self.prefix_statistics(normed)
         return (centred[..., None, :] - mean[..., :, None]) / std[..., :, None]
 
-    def log_gate(self, xn: torch.Tensor) -> torch.Tensor:
+    def log_gate(self, normed: torch.Tensor) -> torch.Tensor:
         """log g_ij, (B, H, T, T), in one T x T pass: alpha (z_ij - tau) = a_i (e_j - e_0) + c_i with
         a_i = alpha / s_i and c_i = -alpha ((mu_i - e_0) / s_i + tau) (the same numbers as
         ``logsigmoid(alpha * (standardised - tau))`` up to rounding, with one T x T temporary instead of four)."""
-        centred, mean, std = self.prefix_statistics(xn)
+        centred, mean, std = self.prefix_statistics(normed)
         slope = self.alpha[:, None] / std
         offset = -(slope * mean + (self.alpha * self.tau)[:, None])
         return F.logsigmoid(torch.addcmul(offset[..., :, None], slope[..., :, None], centred[..., None, :]))

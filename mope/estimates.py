@@ -4,7 +4,8 @@ is built from.
 This module owns three things and nothing else:
 
 * **reading runs**: result dictionaries of :mod:`mope.results` grouped by variant, and a variant's
-  final numbers seed by seed (:func:`by_variant`, :func:`final_values`, :func:`context_values`);
+  final numbers seed by seed (:func:`by_variant`, :func:`final_values`, :func:`context_values`), and
+  every variant's final losses at once (:func:`summary`, what ``python -m mope table`` prints);
 * **pairing by seed**: a difference between two models is taken seed by seed, because every model
   of seed $s$ saw the same training and evaluation batches (:func:`paired`, :func:`per_seed`, and
   over the evaluations of training, :func:`gap_curve`);
@@ -13,16 +14,17 @@ This module owns three things and nothing else:
   undecided effect would need (:func:`seeds_needed`). With one seed there is no spread and no interval;
   with none, no mean.
 
+scipy (Student's t) is imported only where an interval or a seed count is computed, so that the
+summary of a store also works on a machine without it (the bare GPU image).
+
 Verdicts are :mod:`mope.claims`; formatting for the book is :mod:`mope.tables`.
 """
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-
-from scipy import stats
 
 from mope import paper
 from mope.variants import TABLE_2
@@ -37,6 +39,8 @@ def t_quantile(degrees_of_freedom: int, level: float = LEVEL) -> float:
     """The two-sided ``level`` quantile of Student's t (scipy.stats) for ``degrees_of_freedom`` >= 1."""
     if degrees_of_freedom < 1:
         raise ValueError(f"a t interval needs at least 1 degree of freedom, got {degrees_of_freedom}")
+    from scipy import stats
+
     return float(stats.t.ppf(0.5 + level / 2, degrees_of_freedom))
 
 
@@ -149,6 +153,8 @@ def seeds_needed(spread: float, distance: float, level: float = LEVEL, power: fl
     :data:`MOST_SEEDS` (or when the effect sits on the boundary)."""
     if distance <= 0:
         return None
+    from scipy import stats
+
     for n in range(2, MOST_SEEDS + 1):
         t_sum = t_quantile(n - 1, level) + float(stats.t.ppf(power, n - 1))
         if t_sum * spread / math.sqrt(n) <= distance:
@@ -172,6 +178,13 @@ def estimate(values: Mapping[int, float] | Iterable[float], resolution: float = 
 
 def loss(runs: Iterable[dict], variant: str, key: str = "val_loss") -> Estimate:
     return Estimate(final_values(runs, variant, key))
+
+
+def summary(runs: Iterable[dict], keys: Sequence[str] = ("val_loss", "val_loss_full")) -> dict[str, dict[str, Estimate]]:
+    """{variant: {key: :func:`loss` of ``final[key]`` over its seeds}} for every variant with runs, in
+    the order of their first run."""
+    grouped = by_variant(runs)
+    return {variant: {key: loss(group, variant, key) for key in keys} for variant, group in grouped.items()}
 
 
 def distance_to_paper(runs: Iterable[dict], variants: Iterable[str] = TABLE_2) -> dict[str, Estimate]:

@@ -1,7 +1,7 @@
 """Training presets: the paper's protocol, a CPU-sized version of it, and a smoke test.
 
 A :class:`TrainConfig` holds the model shape (the fields of :class:`~mope.config.GPTConfig` that
-every variant shares) and the training protocol. The learning-rate schedule is one function of the
+every variant shares, ``SHAPE_FIELDS``, with GPTConfig's own defaults) and the training protocol. The learning-rate schedule is one function of the
 preset, the same shape for all three: linear warm-up ``lr * s / warmup`` for ``s < warmup``, then
 a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
 
@@ -56,7 +56,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from mope.config import GPTConfig
+from mope.config import SHAPE_FIELDS, GPTConfig
 from mope.errors import ConfigError
 
 AUTOCAST_DTYPES = ("bf16", "fp16")
@@ -69,12 +69,13 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 @dataclass(frozen=True)
 class TrainConfig:
     name: str
-    # model shape shared by every variant
-    n_layer: int = 6
-    n_head: int = 8
-    n_embd: int = 256
-    block_size: int = 256
-    dropout: float = 0.1
+    # the model shape every variant shares (config.SHAPE_FIELDS), defaults read from GPTConfig; the
+    # field names are part of every stored configuration and its hash
+    n_layer: int = GPTConfig.n_layer
+    n_head: int = GPTConfig.n_head
+    n_embd: int = GPTConfig.n_embd
+    block_size: int = GPTConfig.block_size
+    dropout: float = GPTConfig.dropout
     # protocol
     steps: int = 5001  # iterations, step 0 included (it runs at lr 0)
     lr: float = 3e-4
@@ -107,8 +108,7 @@ class TrainConfig:
 
     def shape(self) -> GPTConfig:
         """The model shape; a variant adds its positional and gating fields on top."""
-        return GPTConfig(n_layer=self.n_layer, n_head=self.n_head, n_embd=self.n_embd,
-                         block_size=self.block_size, dropout=self.dropout)
+        return GPTConfig(**{field: getattr(self, field) for field in SHAPE_FIELDS})
 
     def lr_at(self, step: int) -> float:
         """Linear warm-up from 0, then cosine to exactly 0 at the last step."""
@@ -137,8 +137,9 @@ class TrainConfig:
         return self.replace(name=f"{self.name}-steps{steps}", steps=steps, warmup=min(self.warmup, steps // 10),
                             eval_interval=min(self.eval_interval, steps - 1))
 
-    def identity(self) -> dict:
-        """The fields that determine a run's numbers (what the configuration hash covers).
+    def hashed_fields(self) -> dict:
+        """The fields that determine a run's numbers: what the configuration hash covers
+        (:func:`mope.results.config_hash`), all but ``RUNTIME_FIELDS``.
 
         An optional field left at None is omitted, so that adding one keeps earlier hashes valid.
         """
@@ -230,8 +231,8 @@ def check_own_name(cfg: TrainConfig) -> None:
     results. Give it a name of its own (``cfg.replace(name=...)``; ``shortened`` does this itself).
     """
     registered = PRESETS.get(cfg.name)
-    if registered is not None and registered.identity() != cfg.identity():
-        changed = sorted(k for k, v in cfg.identity().items() if registered.identity().get(k) != v)
+    if registered is not None and registered.hashed_fields() != cfg.hashed_fields():
+        changed = sorted(k for k, v in cfg.hashed_fields().items() if registered.hashed_fields().get(k) != v)
         raise ConfigError(f"this configuration differs from preset {cfg.name!r} in {', '.join(changed)} but "
                           f"carries its name; give it its own name, e.g. cfg.replace(name='{cfg.name}-custom')")
 

@@ -1,7 +1,8 @@
 """The results store: one JSON file per (preset, variant, seed), with its configuration and provenance.
 
-``results/{preset}/{variant}/seed{S}.json`` under the repository's ``results/`` directory (or
-``$MOPE_RESULTS_DIR``). A run is filed under the name of its configuration: a registered preset's
+``results/{preset}/{variant}/seed{S}.json`` under ``$MOPE_RESULTS_DIR``, else under ``results/`` of the
+source checkout the package runs from (a clone, or an editable install of one), else, for a package
+installed into site-packages, under ``results/`` of the current directory (:func:`default_home`). A run is filed under the name of its configuration: a registered preset's
 (:mod:`mope.presets`) or a custom one's own (a shortened run is ``{preset}-steps{N}``).
 
 Every reader (``table``, ``suite``, ``claims``, the book) goes through :func:`scan`, which validates
@@ -39,7 +40,6 @@ import json
 import math
 import os
 import re
-import statistics
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -59,7 +59,7 @@ from mope.variants import VARIANTS, variant_config
 
 SCHEMA = 1
 ENV_RESULTS_DIR = "MOPE_RESULTS_DIR"
-REPO_ROOT = Path(mope.__file__).resolve().parents[1]
+REPO_ROOT = Path(mope.__file__).resolve().parents[1]  # the source checkout, if the package runs from one
 RESULT_FILE = re.compile(r"seed(0|[1-9][0-9]*)\.json")
 SET_ASIDE_SUFFIX = ".set-aside-"  # seed0.json.set-aside-20261130T101500Z: kept, never read again
 TEMPORARY_SUFFIX = ".tmp"  # seed0.json.k3j2x_.tmp: being written (atomic_write)
@@ -74,10 +74,23 @@ NUMERIC_REVISIONS: tuple[tuple[str, object], ...] = (
 )
 
 
+def in_source_checkout(root: Path = REPO_ROOT) -> bool:
+    """Whether the package runs from a source checkout (its ``pyproject.toml`` beside ``mope/``), not
+    from an installed copy in site-packages."""
+    return (root / "pyproject.toml").is_file() and (root / "mope" / "__init__.py").is_file()
+
+
+def default_home() -> Path:
+    """The folder that holds ``results/`` and ``checkpoints/`` by default: the source checkout the
+    package runs from, else (an installed package, whose folder is site-packages) the current directory."""
+    return REPO_ROOT if in_source_checkout() else Path.cwd()
+
+
 def results_root(root: str | os.PathLike | None = None) -> Path:
+    """``root`` if given, else ``$MOPE_RESULTS_DIR``, else ``results/`` of :func:`default_home`."""
     if root is not None:
         return Path(root)
-    return Path(os.environ.get(ENV_RESULTS_DIR) or REPO_ROOT / "results")
+    return Path(os.environ.get(ENV_RESULTS_DIR) or default_home() / "results")
 
 
 def sweep_root(root: str | os.PathLike | None = None) -> Path:
@@ -96,11 +109,14 @@ def result_path(preset: str | TrainConfig, variant: str, seed: int, root=None) -
 
 
 def config_hash(model_cfg: GPTConfig, train_cfg: TrainConfig) -> str:
-    identity = {"model": model_cfg.to_dict(), "train": train_cfg.identity()}
+    """The configuration hash a run is stored with: the first 16 hex digits of the SHA-256 of the JSON
+    (keys sorted) of ``{"model": every GPTConfig field, "train": TrainConfig.hashed_fields(), "revisions":
+    the numbers (from 1) of the NUMERIC_REVISIONS that apply}``, "revisions" left out when none does."""
+    hashed = {"model": model_cfg.to_dict(), "train": train_cfg.hashed_fields()}
     revisions = [i + 1 for i, (_, applies) in enumerate(NUMERIC_REVISIONS) if applies(model_cfg)]
     if revisions:  # absent for untouched models, so that their earlier hashes stay valid
-        identity["revisions"] = revisions
-    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+        hashed["revisions"] = revisions
+    return hashlib.sha256(json.dumps(hashed, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def expected_hashes(preset: str | TrainConfig, variant: str) -> set[str]:
@@ -637,31 +653,3 @@ def load_result(preset: str | TrainConfig, variant: str, seed: int, root=None) -
     """The run of (variant, seed) if it is stored, valid and current; else None."""
     path = result_path(preset, variant, seed, root)
     return check_file(path, folder_config(preset))[0] if os.path.lexists(path) else None
-
-
-def is_current(result: dict, preset: str | TrainConfig) -> bool:
-    """Whether a result dict was made with the current configuration of its variant under ``preset``."""
-    return result.get("config_hash") in expected_hashes(preset, result["variant"])
-
-
-def _stats(values: list[float]) -> dict:
-    return {"mean": statistics.fmean(values) if values else None,
-            "sd": statistics.stdev(values) if len(values) > 1 else None,
-            "n": len(values)}
-
-
-def summary_table(results: list[dict]) -> list[dict]:
-    """Per variant: mean, sample sd (None for n = 1) and n of ``val_loss`` and ``val_loss_full``."""
-    by_variant: dict[str, list[dict]] = {}
-    for result in results:
-        by_variant.setdefault(result["variant"], []).append(result)
-    rows = []
-    for variant, group in by_variant.items():
-        known = VARIANTS.get(variant)
-        rows.append({
-            "variant": variant,
-            "paper_val": known.paper_val if known else None,
-            "val_loss": _stats([r["final"]["val_loss"] for r in group]),
-            "val_loss_full": _stats([r["final"]["val_loss_full"] for r in group]),
-        })
-    return rows

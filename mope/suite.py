@@ -1,6 +1,7 @@
 """Running many trainings: every (variant, seed) of a suite that the store does not hold yet.
 
-``ensure_results`` asks the store (:func:`mope.results.check_file`) about each run. A current run is
+``ensure_results`` asks the store (:func:`mope.results.check_file`) about each run
+(:func:`set_aside_unless_current`). A current run is
 reused; a stale or invalid file is set aside (renamed, never deleted) with a one-line notice, and
 the run is trained again. With ``jobs > 1`` each run is its own ``python -m mope train`` process,
 ``jobs`` at a time, one torch thread each on the CPU (two jobs on two cores), one GPU per slot on a
@@ -73,8 +74,9 @@ def stop_signals_deferred(stop: list):
             signal.signal(signum, action)
 
 
-def needs_training(preset: TrainConfig, variant: str, seed: int, root=None) -> bool:
-    """Whether (variant, seed) must be trained; a stale or invalid file (even a folder) is set aside first."""
+def set_aside_unless_current(preset: TrainConfig, variant: str, seed: int, root=None) -> bool:
+    """Move a stale or invalid file of (variant, seed) (even a folder of that name) aside, with a notice;
+    return True when no current run of it is stored now (it must be trained), False when one is."""
     path = result_path(preset, variant, seed, root)
     if not os.path.lexists(path):
         return True
@@ -169,7 +171,7 @@ def ensure_results(preset: str | TrainConfig, variants, seeds, jobs: int = 1, ro
         raise ConfigError(f"parallel jobs re-read preset {preset.name!r} by name, but this configuration is "
                           "not a registered preset; run it with jobs=1")
     runs = [(v, s) for v in variants for s in seeds]
-    missing = [(v, s) for v, s in runs if needs_training(preset, v, s, root)]
+    missing = [(v, s) for v, s in runs if set_aside_unless_current(preset, v, s, root)]
     with tqdm(total=len(runs), initial=len(runs) - len(missing), desc=f"suite {preset.name}",
               unit="run", disable=not progress) as bar:
         if jobs == 1:

@@ -1,7 +1,9 @@
 """Training one variant under one preset and seed, resumable and optionally data-parallel.
 
-``train(variant, preset, seed)`` runs the protocol of the preset (see :mod:`mope.presets`), then
-evaluates the final model four ways and stores the result (see :mod:`mope.results`):
+``train(variant, preset, seed)`` resolves the three once into a :class:`RunSpec` (the model's
+configuration and its hash, passed down from there), runs the protocol of the preset (see
+:mod:`mope.presets`), then evaluates the final model four ways and stores the result (see
+:mod:`mope.results`):
 
 (a) the paper's number: mean loss over ``eval_batches`` random batches per split (last eval point);
 (b) the loss over the *whole* validation split in non-overlapping windows of the training context;
@@ -21,10 +23,10 @@ compiles the training forward, and inductor's on-disk cache lets the runs of one
 result records ``provenance.throughput``: tokens/s after the first step, FLOPs per token (6N +
 attention), the device's peak where known (``PEAK_FLOPS``) and MFU, whether it was compiled and fused.
 
-Data parallel: under ``torchrun`` (``RANK``/``WORLD_SIZE`` set) every rank takes its slice of the
-same global batch of ``batch_size`` rows, DistributedDataParallel averages the gradients (the mean
-of equal-sized rank means is the global mean), evaluation batches are shared out and their sums
-all-reduced; only rank 0 writes checkpoints and results.
+Data parallel: under ``torchrun`` (``RANK``/``WORLD_SIZE`` set, read into :class:`DataParallelRank`)
+every rank takes its slice of the same global batch of ``batch_size`` rows, DistributedDataParallel
+averages the gradients (the mean of equal-sized rank means is the global mean), evaluation batches
+are shared out and their sums all-reduced; only rank 0 writes checkpoints and results.
 """
 from __future__ import annotations
 
@@ -47,9 +49,10 @@ from mope.data import CharDataset, derived_seed, load_dataset
 from mope.errors import ConfigError, UserError
 from mope.model import GPT
 from mope.presets import TrainConfig, check_own_name, get_preset
+from mope.config import GPTConfig
 from mope.results import (
-    REPO_ROOT, SCHEMA, atomic_write, check_writable, config_hash, folder_config, one_line, remove_stale_temporaries,
-    result_path, set_aside, set_aside_if_unusable, write_result,
+    SCHEMA, atomic_write, check_writable, config_hash, default_home, folder_config, one_line,
+    remove_stale_temporaries, result_path, set_aside, set_aside_if_unusable, write_result,
 )
 from mope.source import check_committed, source_state
 from mope.variants import get_variant, variant_config
@@ -68,32 +71,74 @@ class NonFiniteLoss(UserError, FloatingPointError):
 
 
 @dataclass(frozen=True)
-class World:
+class DataParallelRank:
+    """This process's place in a data-parallel run, as ``torchrun`` sets it: its ``rank``, the number of
+    processes (``world_size``) and its device index on its machine (``local_rank``). A run without
+    torchrun is rank 0 of 1."""
+
     rank: int = 0
-    size: int = 1
+    world_size: int = 1
     local_rank: int = 0
 
     @property
     def main(self) -> bool:
+        """Rank 0: the process that writes checkpoints and results."""
         return self.rank == 0
 
     @classmethod
-    def from_environment(cls) -> "World":
+    def from_environment(cls) -> "DataParallelRank":
         return cls(int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)),
                    int(os.environ.get("LOCAL_RANK", 0)))
 
 
+SINGLE_PROCESS = DataParallelRank()
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run, resolved once from (variant, preset, seed) into what training it needs: the model's
+    configuration and the configuration hash it is stored and checkpointed under. :func:`train` makes
+    it and passes it down; nothing below rebuilds it from the variant's name."""
+
+    variant: str
+    preset: TrainConfig
+    seed: int
+    model: GPTConfig
+    config_hash: str
+
+    @classmethod
+    def resolve(cls, variant: str, preset: str | TrainConfig, seed: int) -> "RunSpec":
+        """Validate the three (an unknown variant or preset, a seed outside 0..2**32-1, a configuration
+        that borrows a preset's name: :class:`~mope.errors.ConfigError`) and resolve them."""
+        get_variant(variant)
+        check_seed(seed)
+        cfg = preset if isinstance(preset, TrainConfig) else get_preset(preset)
+        check_own_name(cfg)
+        model = variant_config(variant, cfg.shape())
+        return cls(variant, cfg, seed, model, config_hash(model, cfg))
+
+    def checkpoint_path(self, checkpoint_dir=None) -> Path:
+        """``checkpoints/{name}/{variant}/seed{S}-{hash}.pt``: the configuration hash in the file name means
+        that a run with another configuration never reads, overwrites or deletes this one's checkpoint."""
+        return checkpoint_root(checkpoint_dir) / self.preset.name / self.variant / f"seed{self.seed}-{self.config_hash}.pt"
+
+    def checkpoint_owner(self, parallel: DataParallelRank) -> dict:
+        """What a checkpoint records about the run it belongs to, and what resuming it must match."""
+        return {"variant": self.variant, "config_hash": self.config_hash, "seed": self.seed,
+                "world_size": parallel.world_size}
+
+
 def checkpoint_root(checkpoint_dir=None) -> Path:
+    """``checkpoint_dir`` if given, else ``$MOPE_CHECKPOINT_DIR``, else ``checkpoints/`` of
+    :func:`mope.results.default_home` (the source checkout, or the current directory)."""
     if checkpoint_dir is not None:
         return Path(checkpoint_dir)
-    return Path(os.environ.get(ENV_CHECKPOINT_DIR) or REPO_ROOT / "checkpoints")
+    return Path(os.environ.get(ENV_CHECKPOINT_DIR) or default_home() / "checkpoints")
 
 
-def checkpoint_path(preset: TrainConfig, variant: str, seed: int, checkpoint_dir=None) -> Path:
-    """``checkpoints/{name}/{variant}/seed{S}-{hash}.pt``: the configuration hash in the file name means
-    that a run with another configuration never reads, overwrites or deletes this one's checkpoint."""
-    wanted = config_hash(variant_config(variant, preset.shape()), preset)
-    return checkpoint_root(checkpoint_dir) / preset.name / variant / f"seed{seed}-{wanted}.pt"
+def checkpoint_path(preset: str | TrainConfig, variant: str, seed: int, checkpoint_dir=None) -> Path:
+    """Where the run (variant, preset, seed) keeps its checkpoint (:meth:`RunSpec.checkpoint_path`)."""
+    return RunSpec.resolve(variant, preset, seed).checkpoint_path(checkpoint_dir)
 
 
 def _cpu_name() -> str:
@@ -127,33 +172,33 @@ def _autocast(device: torch.device, cfg: TrainConfig):
     return torch.autocast("cuda", dtype=torch.bfloat16 if cfg.autocast == "bf16" else torch.float16)
 
 
-def _all_reduce_sum(value: torch.Tensor, world: World) -> torch.Tensor:
-    if world.size > 1:
+def _all_reduce_sum(value: torch.Tensor, parallel: DataParallelRank) -> torch.Tensor:
+    if parallel.world_size > 1:
         dist.all_reduce(value)
     return value
 
 
 @torch.no_grad()
 def estimate_loss(model: GPT, data: CharDataset, cfg: TrainConfig, seed: int, eval_round: int,
-                  device: torch.device, world: World = World()) -> dict[str, float]:
+                  device: torch.device, parallel: DataParallelRank = SINGLE_PROCESS) -> dict[str, float]:
     """The paper's evaluation: mean loss over ``eval_batches`` batches per split, the same for every model."""
     model.eval()
     losses = {}
     for split in ("train", "val"):
         total = torch.zeros((), dtype=torch.float64, device=device)
-        for index in range(world.rank, cfg.eval_batches, world.size):
+        for index in range(parallel.rank, cfg.eval_batches, parallel.world_size):
             x, y = data.eval_batch(split, eval_round, index, seed, cfg.batch_size, cfg.block_size)
             with _autocast(device, cfg):
                 _, loss = model(x.to(device), y.to(device))
             total += loss.double()
-        losses[split] = _all_reduce_sum(total, world).item() / cfg.eval_batches
+        losses[split] = _all_reduce_sum(total, parallel).item() / cfg.eval_batches
     model.train()
     return losses
 
 
 @torch.no_grad()
 def full_split_loss(model: GPT, data: CharDataset, split: str, context: int, device: torch.device,
-                    cfg: TrainConfig, world: World = World()) -> float:
+                    cfg: TrainConfig, parallel: DataParallelRank = SINGLE_PROCESS) -> float:
     """Mean loss over every target of the split (or its first ``full_eval_tokens``), in non-overlapping windows of ``context`` tokens."""
     model.eval()
     chunks = []
@@ -169,20 +214,20 @@ def full_split_loss(model: GPT, data: CharDataset, split: str, context: int, dev
             tokens += chunk[1].numel()
         chunks = kept
     total = torch.zeros((), dtype=torch.float64, device=device)
-    for x, y in chunks[world.rank::world.size]:
+    for x, y in chunks[parallel.rank::parallel.world_size]:
         with _autocast(device, cfg):
             logits, _ = model(x.to(device))
         total += F.cross_entropy(logits.flatten(0, 1).float(), y.to(device).flatten(), reduction="sum").double()
     model.train()
-    return _all_reduce_sum(total, world).item() / sum(y.numel() for _, y in chunks)
+    return _all_reduce_sum(total, parallel).item() / sum(y.numel() for _, y in chunks)
 
 
-def _rng_states(device: torch.device, world: World) -> dict:
+def _rng_states(device: torch.device, parallel: DataParallelRank) -> dict:
     """Every rank's torch RNG states (dropout), gathered so that each rank resumes its own."""
     mine = {"cpu": torch.get_rng_state(), "cuda": torch.cuda.get_rng_state(device) if device.type == "cuda" else None}
-    if world.size == 1:
+    if parallel.world_size == 1:
         return {"ranks": [mine]}
-    gathered = [None] * world.size
+    gathered = [None] * parallel.world_size
     dist.all_gather_object(gathered, mine)
     return {"ranks": gathered}
 
@@ -203,27 +248,22 @@ def _save_checkpoint(path: Path, payload: dict) -> None:
             "the last checkpoint that was written") from error
 
 
-def run_identity(variant: str, wanted_hash: str, seed: int, world: World) -> dict:
-    """What a checkpoint records about the run it belongs to, and what resuming it must match."""
-    return {"variant": variant, "config_hash": wanted_hash, "seed": seed, "world_size": world.size}
-
-
-def _checkpoint_problem(checkpoint, identity: dict, steps: int) -> tuple[str, str] | None:
-    """(kind, why) when ``checkpoint`` cannot resume the run ``identity`` of ``steps`` steps, else None.
+def _checkpoint_problem(checkpoint, owner: dict, steps: int) -> tuple[str, str] | None:
+    """(kind, why) when ``checkpoint`` cannot resume the run ``owner`` of ``steps`` steps, else None.
     ``kind`` is "damaged" or "another run's".
 
     A checkpoint written before checkpoints recorded their run (no ``"run"``) belongs, as its file name
     says, to the seed and configuration hash in that name, and is resumed."""
     if not isinstance(checkpoint, dict) or "model" not in checkpoint or "step" not in checkpoint:
         return "damaged", "not a training checkpoint"
-    if checkpoint.get("config_hash") != identity["config_hash"]:
-        return "another run's", f"configuration {checkpoint.get('config_hash')}, expected {identity['config_hash']}"
+    if checkpoint.get("config_hash") != owner["config_hash"]:
+        return "another run's", f"configuration {checkpoint.get('config_hash')}, expected {owner['config_hash']}"
     recorded = checkpoint.get("run")
     if recorded is not None:
         if not isinstance(recorded, dict):
             return "damaged", "its record of the run is not a mapping"
         differ = [f"{key} {recorded.get(key)!r}, this run's is {value!r}"
-                  for key, value in identity.items() if recorded.get(key) != value]
+                  for key, value in owner.items() if recorded.get(key) != value]
         if differ:
             return "another run's", "; ".join(differ)
     step, losses = checkpoint["step"], checkpoint.get("losses")
@@ -240,50 +280,50 @@ def _checkpoint_problem(checkpoint, identity: dict, steps: int) -> tuple[str, st
     return None
 
 
-def _set_checkpoint_aside(path: Path, kind: str, problem: str, world: World) -> None:
-    if world.size > 1:
+def _set_checkpoint_aside(path: Path, kind: str, problem: str, parallel: DataParallelRank) -> None:
+    if parallel.world_size > 1:
         dist.barrier()  # every rank has read it before rank 0 moves it
-    if world.main:
+    if parallel.main:
         moved = set_aside(path)
         what = "is damaged" if kind == "damaged" else "is another run's"
         print(f"notice: checkpoint {path} {what} ({problem}); kept as {moved.name}, "
               f"starting this run from step 0", file=sys.stderr)
 
 
-def _load_checkpoint(path: Path, identity: dict, steps: int, world: World) -> dict | None:
+def _load_checkpoint(path: Path, owner: dict, steps: int, parallel: DataParallelRank) -> dict | None:
     """The checkpoint to resume from, or None. One that cannot resume this run (unreadable or empty,
     another run's, non-finite weights) is set aside with one notice, and the run starts over."""
     if not path.is_file():
         return None
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-        problem = _checkpoint_problem(checkpoint, identity, steps)
+        problem = _checkpoint_problem(checkpoint, owner, steps)
     except Exception as error:  # noqa: BLE001 (torch raises many kinds for a truncated, empty or foreign file)
         checkpoint, problem = None, ("damaged", f"unreadable ({one_line(error)})")
     if problem is None:
         return checkpoint
-    _set_checkpoint_aside(path, *problem, world)
+    _set_checkpoint_aside(path, *problem, parallel)
     return None
 
 
-def _restore_rng(checkpoint: dict, seed: int, step: int, device: torch.device, world: World) -> None:
+def _restore_rng(checkpoint: dict, seed: int, step: int, device: torch.device, parallel: DataParallelRank) -> None:
     ranks = checkpoint["rng"]["ranks"]
-    if len(ranks) != world.size:  # resumed on another number of ranks: fresh, but reproducible, dropout
-        torch.manual_seed(derived_seed("dropout", seed, world.rank, step))
+    if len(ranks) != parallel.world_size:  # resumed on another number of ranks: fresh, but reproducible, dropout
+        torch.manual_seed(derived_seed("dropout", seed, parallel.rank, step))
         return
-    torch.set_rng_state(ranks[world.rank]["cpu"])
-    if device.type == "cuda" and ranks[world.rank]["cuda"] is not None:
-        torch.cuda.set_rng_state(ranks[world.rank]["cuda"], device)
+    torch.set_rng_state(ranks[parallel.rank]["cpu"])
+    if device.type == "cuda" and ranks[parallel.rank]["cuda"] is not None:
+        torch.cuda.set_rng_state(ranks[parallel.rank]["cuda"], device)
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def resolve_device(device, world: World = World()) -> torch.device:
+def resolve_device(device, parallel: DataParallelRank = SINGLE_PROCESS) -> torch.device:
     """The torch device to train on; a clear error for a name torch does not know or a device not here."""
     if device is None:
-        return torch.device("cuda", world.local_rank) if torch.cuda.is_available() else torch.device("cpu")
+        return torch.device("cuda", parallel.local_rank) if torch.cuda.is_available() else torch.device("cpu")
     try:
         resolved = torch.device(device)
     except (RuntimeError, TypeError):
@@ -312,25 +352,22 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
     ``on_step(step)`` is called after every completed optimiser step (and after its checkpoint).
     """
     # everything a user can get wrong fails here, before any data is read or any step is taken
-    get_variant(variant)
-    check_seed(seed)
-    cfg = preset if isinstance(preset, TrainConfig) else get_preset(preset)
-    check_own_name(cfg)
-    world = World.from_environment()
-    device = resolve_device(device, world)
-    if world.main:
-        check_committed(cfg)
-        stored, checkpoint = result_path(cfg, variant, seed, results_root), checkpoint_path(cfg, variant, seed, checkpoint_dir)
+    spec = RunSpec.resolve(variant, preset, seed)
+    parallel = DataParallelRank.from_environment()
+    device = resolve_device(device, parallel)
+    if parallel.main:
+        check_committed(spec.preset)
+        stored, checkpoint = result_path(spec.preset, variant, seed, results_root), spec.checkpoint_path(checkpoint_dir)
         check_writable(stored.parent)
         check_writable(checkpoint.parent)
-        _prepare_files(cfg, stored, checkpoint)
-    created_group = world.size > 1 and not dist.is_initialized()
+        _prepare_files(spec.preset, stored, checkpoint)
+    created_group = parallel.world_size > 1 and not dist.is_initialized()
     if created_group:
         if device.type == "cuda":
             torch.cuda.set_device(device)
         dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     try:
-        return _train(variant, cfg, seed, results_root, checkpoint_dir, data_path, device, progress, on_step, world)
+        return _train(spec, results_root, checkpoint_dir, data_path, device, progress, on_step, parallel)
     finally:
         if created_group:
             dist.destroy_process_group()
@@ -405,7 +442,7 @@ def _prepare_files(cfg: TrainConfig, stored: Path, checkpoint: Path) -> None:
         print(f"notice: {stored} holds a current run; this run replaces it when it finishes", file=sys.stderr)
 
 
-def _resume(checkpoint: dict, raw: GPT, optimizer, scaler, seed: int, device: torch.device, world: World) -> tuple:
+def _resume(checkpoint: dict, raw: GPT, optimizer, scaler, seed: int, device: torch.device, parallel: DataParallelRank) -> tuple:
     """Load ``checkpoint`` into the model, optimizer, scaler and RNG; return (step, losses, history,
     train_time, wall_time, started). Raises, having changed nothing, if any part does not fit."""
     initial = {name: tensor.clone() for name, tensor in raw.state_dict().items()}
@@ -416,7 +453,7 @@ def _resume(checkpoint: dict, raw: GPT, optimizer, scaler, seed: int, device: to
         scaler.load_state_dict(checkpoint["scaler"])
         state = (checkpoint["step"], list(checkpoint["losses"]), list(checkpoint["history"]),
                  float(checkpoint["train_time"]), float(checkpoint["wall_time"]), str(checkpoint["started"]))
-        _restore_rng(checkpoint, seed, state[0], device, world)
+        _restore_rng(checkpoint, seed, state[0], device, parallel)
         return state
     except Exception:
         raw.load_state_dict(initial)
@@ -444,40 +481,39 @@ def _throughput(raw: GPT, cfg: TrainConfig, device: torch.device, optimizer, tim
     }
 
 
-def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_path, device, progress,
-           on_step, world: World) -> dict:
+def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progress, on_step,
+           parallel: DataParallelRank) -> dict:
     started, clock = _now(), time.perf_counter()
+    variant, cfg, seed, model_cfg = spec.variant, spec.preset, spec.seed, spec.model
     data = load_dataset(data_path)
-    model_cfg = variant_config(variant, cfg.shape())
-    wanted_hash = config_hash(model_cfg, cfg)
 
     torch.manual_seed(seed)  # initial weights, and dropout of a single process
     raw = GPT(model_cfg).to(device)
-    if world.size > 1:  # each rank drops out its own rows
-        torch.manual_seed(derived_seed("dropout", seed, world.rank))
+    if parallel.world_size > 1:  # each rank drops out its own rows
+        torch.manual_seed(derived_seed("dropout", seed, parallel.rank))
     optimizer = _optimizer(raw, cfg, device)
     scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda" and cfg.autocast == "fp16")
 
-    path = checkpoint_path(cfg, variant, seed, checkpoint_dir)
-    identity = run_identity(variant, wanted_hash, seed, world)
-    checkpoint = _load_checkpoint(path, identity, cfg.steps, world)
+    path = spec.checkpoint_path(checkpoint_dir)
+    owner = spec.checkpoint_owner(parallel)
+    checkpoint = _load_checkpoint(path, owner, cfg.steps, parallel)
     start, losses, history, train_time, earlier_wall = 0, [], [], 0.0, 0.0
     if checkpoint is not None:
         try:
             start, losses, history, train_time, earlier_wall, started = _resume(
-                checkpoint, raw, optimizer, scaler, seed, device, world)
+                checkpoint, raw, optimizer, scaler, seed, device, parallel)
         except Exception as error:  # noqa: BLE001 (weights of another shape, a mangled optimizer state)
             optimizer = _optimizer(raw, cfg, device)
             scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda" and cfg.autocast == "fp16")
-            _set_checkpoint_aside(path, "damaged", f"cannot be resumed ({one_line(error)})", world)
+            _set_checkpoint_aside(path, "damaged", f"cannot be resumed ({one_line(error)})", parallel)
 
     model = torch.compile(raw) if cfg.compile else raw
-    if world.size > 1:
+    if parallel.world_size > 1:
         model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
-    rows = cfg.batch_size // world.size
+    rows = cfg.batch_size // parallel.world_size
     tokens_per_step = cfg.batch_size * cfg.block_size
     bar = tqdm(total=cfg.steps, initial=start, desc=f"{variant} seed {seed}", unit="step",
-               disable=not (progress and world.main), leave=False)
+               disable=not (progress and parallel.main), leave=False)
     pending: list[torch.Tensor] = []  # the summed losses of the steps since the last read, still on the device
     timed = {"steps": 0, "seconds": 0.0, "first_step_s": None}  # this process's training steps
 
@@ -489,7 +525,7 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
         if not pending:
             return
         tick = time.perf_counter()
-        summed = _all_reduce_sum(torch.stack(pending), world).tolist()  # one collective, one wait
+        summed = _all_reduce_sum(torch.stack(pending), parallel).tolist()  # one collective, one wait
         train_time += time.perf_counter() - tick  # waiting for the queued steps is training time
         timed["seconds"] += time.perf_counter() - tick
         first = len(losses)
@@ -508,10 +544,10 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
             group["lr"] = lr
         if cfg.is_eval_step(step):
             read_losses()
-            evaluated = estimate_loss(raw, data, cfg, seed, step, device, world)
+            evaluated = estimate_loss(raw, data, cfg, seed, step, device, parallel)
             history.append({"step": step, "lr": lr, "train_loss": evaluated["train"], "val_loss": evaluated["val"]})
         tick = time.perf_counter()
-        x, y = data.batch("train", step, seed, cfg.batch_size, cfg.block_size, world.rank, world.size)
+        x, y = data.batch("train", step, seed, cfg.batch_size, cfg.block_size, parallel.rank, parallel.world_size)
         with _autocast(device, cfg):
             _, loss = model(_to_device(x, device), _to_device(y, device))
         pending.append(loss.detach().double() * rows)
@@ -535,10 +571,10 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
             read_losses()
             bar.set_postfix(loss=f"{losses[-1]:.4f}", tok_s=f"{tokens_per_step * len(losses) / train_time:,.0f}")
         if checkpoint_due:
-            rng = _rng_states(device, world)
-            if world.main:
+            rng = _rng_states(device, parallel)
+            if parallel.main:
                 _save_checkpoint(path, {
-                    "config_hash": wanted_hash, "run": identity, "step": done, "model": raw.state_dict(),
+                    "config_hash": spec.config_hash, "run": owner, "step": done, "model": raw.state_dict(),
                     "optimizer": optimizer.state_dict(), "scaler": scaler.state_dict(), "losses": losses,
                     "history": history, "rng": rng, "train_time": train_time, "started": started,
                     "wall_time": earlier_wall + time.perf_counter() - clock,
@@ -549,30 +585,30 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
     bar.close()
     throughput = _throughput(raw, cfg, device, optimizer, timed, tokens_per_step)
 
-    by_context, note = {"1x": full_split_loss(raw, data, "val", cfg.block_size, device, cfg, world)}, None
+    by_context, note = {"1x": full_split_loss(raw, data, "val", cfg.block_size, device, cfg, parallel)}, None
     for factor in cfg.extrapolation:
         if raw.max_context is None:
-            by_context[f"{factor}x"] = full_split_loss(raw, data, "val", factor * cfg.block_size, device, cfg, world)
+            by_context[f"{factor}x"] = full_split_loss(raw, data, "val", factor * cfg.block_size, device, cfg, parallel)
         else:
             by_context[f"{factor}x"] = None
             note = f"learned position table has {raw.max_context} rows"
     causal_stats = None
-    if not raw.causal:
-        twin = GPT(model_cfg.replace(gate="ega_causal")).to(device)
-        twin.load_state_dict(raw.state_dict())
-        causal_stats = full_split_loss(twin, data, "val", cfg.block_size, device, cfg, world)
+    if not raw.causal:  # the same weights with the gate's statistics taken over each prefix
+        with_causal_gate = GPT(model_cfg.replace(gate="ega_causal")).to(device)
+        with_causal_gate.load_state_dict(raw.state_dict())
+        causal_stats = full_split_loss(with_causal_gate, data, "val", cfg.block_size, device, cfg, parallel)
 
     commit, dirty = source_state()
     result = {
         "schema": SCHEMA, "variant": variant, "preset": cfg.name, "seed": seed,
-        "config": {"model": model_cfg.to_dict(), "train": cfg.to_dict()}, "config_hash": wanted_hash,
+        "config": {"model": model_cfg.to_dict(), "train": cfg.to_dict()}, "config_hash": spec.config_hash,
         "provenance": {
             "git_commit": commit, "git_dirty": dirty,
             "torch": torch.__version__, "python": platform.python_version(), "device": describe_device(device),
             "started": started, "finished": _now(),
             "wall_time_s": earlier_wall + time.perf_counter() - clock,
             "tokens_per_s": tokens_per_step * len(losses) / train_time if train_time else 0.0,
-            "world_size": world.size,
+            "world_size": parallel.world_size,
             "throughput": throughput,
         },
         "num_parameters": raw.num_parameters(),
@@ -585,7 +621,7 @@ def _train(variant, cfg: TrainConfig, seed, results_root, checkpoint_dir, data_p
         },
         "learned": raw.learned_position_parameters(),
     }
-    if world.main:
+    if parallel.main:
         write_result(result, results_root)
         path.unlink(missing_ok=True)
     return result

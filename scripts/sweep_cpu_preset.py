@@ -15,7 +15,7 @@ import torch
 
 from mope.presets import CPU_SWEEP
 from mope.results import sweep_root
-from mope.suite import needs_training
+from mope.suite import set_aside_unless_current
 from mope.training import train
 
 SWEEP_ROOT = sweep_root()
@@ -32,7 +32,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=len(CPU_SWEEP))
     args = parser.parse_args()
-    todo = [i for i, c in enumerate(CPU_SWEEP) if needs_training(c, "BASE-DOT", 0, SWEEP_ROOT)]
+    todo = [i for i, c in enumerate(CPU_SWEEP) if set_aside_unless_current(c, "BASE-DOT", 0, SWEEP_ROOT)]
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
         for line in pool.imap_unordered(run, todo):
             print(line, flush=True)

@@ -1,5 +1,6 @@
 """mope.book_runs and mope.provenance: which runs a chapter shows, what is missing, and where they came from."""
 from mope import book_runs, provenance, results
+from mope.presets import get_preset
 from mope.results import write_result
 from synthetic_runs import run
 
@@ -26,8 +27,7 @@ def test_presets_shown_put_the_main_one_first_and_skip_empty_ones(store):
 
 
 def test_runs_of_uncommitted_code_are_listed_as_not_shown_never_shown(store):
-    dirty = run("BASE-DOT", 0, 1.5, dirty=True)
-    dirty["config_hash"] = results.expected_hash("cpu", "BASE-DOT")  # current in every other respect
+    dirty = run("BASE-DOT", 0, 1.5, dirty=True, preset=get_preset("cpu"))  # current in every other respect
     write_result(dirty)
     assert results.load_results("cpu") == []
     table = provenance.not_shown_table(["cpu", "cpu-short"])
@@ -51,8 +51,7 @@ def test_the_sweep_is_read_from_its_own_store_current_runs_only(store):
 
     assert book_runs.load_sweep() == {c: None for c in CPU_SWEEP}
     candidate = CPU_SWEEP[1]
-    stored = run("BASE-DOT", 0, 1.7, preset=candidate.name)
-    stored["config_hash"] = results.expected_hash(candidate, "BASE-DOT")
+    stored = run("BASE-DOT", 0, 1.7, preset=candidate)
     write_result(stored, results.sweep_root())
     assert book_runs.load_sweep()[candidate]["final"]["val_loss"] == 1.7
     write_result(dict(stored, provenance=dict(stored["provenance"], git_dirty=True)), results.sweep_root())

@@ -19,11 +19,11 @@ def normalised_input(length: int = 24, seed: int = 1):
 @pytest.mark.parametrize("name", ["EGA-1", "EGA-1-CAUSAL"])
 def test_gated_rows_sum_to_one_even_after_dropout(name):
     attn = first_attention(name, dropout=0.3).train()
-    xn = normalised_input()
-    q, k, _ = attn.qkv(xn)
+    normed = normalised_input()
+    q, k, _ = attn.qkv(normed)
     ones = torch.ones_like(q)
     torch.manual_seed(0)
-    y = attn.explicit(q, k, ones, None, attn.gate.log_gate(xn), gate_after_dropout=True)
+    y = attn.explicit(q, k, ones, None, attn.gate.log_gate(normed), gate_after_dropout=True)
     rows = y[..., 0]
     # a row whose every kept weight was dropped sums to 0; all others renormalise to exactly 1
     assert torch.all(((rows - 1).abs() < 1e-5) | (rows == 0))
@@ -50,30 +50,30 @@ def test_without_dropout_the_gate_is_an_additive_log_bias(name):
     with torch.no_grad():
         attn.gate.energy.weight.normal_(0, 1.0)  # a gate far from uniform
         attn.gate.alpha.fill_(3.0)
-    xn = normalised_input()
-    q, k, v = attn.qkv(xn)
-    length = xn.size(1)
+    normed = normalised_input()
+    q, k, v = attn.qkv(normed)
+    length = normed.size(1)
     mask = torch.full((length, length), float("-inf")).triu(1)
     weights = torch.softmax(q @ k.transpose(-1, -2) / q.size(-1) ** 0.5 + mask, dim=-1)
-    gate = attn.gate.log_gate(xn).exp()
+    gate = attn.gate.log_gate(normed).exp()
     gated = weights * gate / (weights * gate).sum(-1, keepdim=True)
     expected = attn.out((gated @ v).transpose(1, 2).flatten(2))
-    assert torch.allclose(attn(xn), expected, atol=1e-5)
+    assert torch.allclose(attn(normed), expected, atol=1e-5)
 
 
 def test_published_gate_uses_population_std_over_the_whole_window():
     attn = first_attention("EGA-1")
-    xn = normalised_input()
-    e = attn.gate.energy(xn).transpose(1, 2)
+    normed = normalised_input()
+    e = attn.gate.energy(normed).transpose(1, 2)
     z = (e - e.mean(-1, keepdim=True)) / e.std(-1, correction=0, keepdim=True)
-    assert torch.allclose(attn.gate.standardised(xn)[:, :, 0], z, atol=1e-5)
+    assert torch.allclose(attn.gate.standardised(normed)[:, :, 0], z, atol=1e-5)
 
 
 def test_causal_gate_uses_prefix_statistics_of_each_query_row():
     attn = first_attention("EGA-1-CAUSAL")
-    xn = normalised_input()
-    e = attn.gate.energy(xn).transpose(1, 2)
-    z = attn.gate.standardised(xn)
+    normed = normalised_input()
+    e = attn.gate.energy(normed).transpose(1, 2)
+    z = attn.gate.standardised(normed)
     row = 9
     prefix = e[..., : row + 1]
     expected = (prefix - prefix.mean(-1, keepdim=True)) / prefix.std(-1, correction=0, keepdim=True)
@@ -103,8 +103,8 @@ def test_published_gate_keeps_the_released_floor_when_a_row_has_almost_no_gated_
     """Row 0 attends to key 0 only; a gate of ~1e-12 there leaves a gated mass below 1e-8, and the
     released formula then damps the row (A g / 1e-8 sums to ~1e-4) instead of renormalising it to one."""
     attn = first_attention("EGA-1").eval()
-    xn = normalised_input()
-    q, k, v = attn.qkv(xn)
+    normed = normalised_input()
+    q, k, v = attn.qkv(normed)
     gate = torch.full((3, 2, 1, 24), 0.5)
     gate[..., 0] = 1e-12
     ours = attn.key_gated(q, k, v, None, gate, dropout_p=0.0)
@@ -119,9 +119,9 @@ def test_published_gate_path_equals_the_released_head_on_a_trained_looking_gate(
     with torch.no_grad():
         attn.gate.energy.weight.normal_(0, 1.0)
         attn.gate.alpha.fill_(12.0)  # steep: many gates far below 1e-8
-    xn = normalised_input()
-    q, k, v = attn.qkv(xn)
-    gate = attn.gate.log_gate(xn).exp()
+    normed = normalised_input()
+    q, k, v = attn.qkv(normed)
+    gate = attn.gate.log_gate(normed).exp()
     assert (gate < 1e-8).any()
     expected = attn.out(released_ega_attention(q, k, v, gate).transpose(1, 2).flatten(2))
-    assert torch.allclose(attn(xn), expected, atol=1e-6)
+    assert torch.allclose(attn(normed), expected, atol=1e-6)

@@ -17,20 +17,10 @@ from interruptions import Interrupted, stop_at
 from mope.cli import main
 from mope.errors import ConfigError, UserError
 from mope.presets import get_preset
-from mope.results import expected_hash, load_result, result_path, scan, write_result
+from mope.results import load_result, result_path, scan, write_result
 from mope.suite import ensure_results
 from mope.training import checkpoint_path, train
-from mope.variants import variant_config
-
-
-def fake_result(preset, variant, seed, val, changes=None):
-    """A schema-1 result with made-up losses, current for ``preset`` unless ``changes`` say otherwise."""
-    result = {"schema": 1, "variant": variant, "preset": preset.name, "seed": seed,
-              "config_hash": expected_hash(preset, variant),
-              "config": {"model": variant_config(variant, preset.shape()).to_dict(), "train": preset.to_dict()},
-              "provenance": {}, "history": [], "final": {"val_loss": val, "val_loss_full": val}}
-    result.update(changes or {})
-    return result
+from synthetic_runs import PLACEHOLDER_HASH, run
 
 
 def mope_command(*args, env=None, **kwargs):
@@ -42,7 +32,7 @@ def mope_command(*args, env=None, **kwargs):
 
 def test_rehearsal_after_an_interrupted_run_keeps_its_checkpoint_and_stored_result(store):
     smoke = get_preset("smoke")
-    write_result(fake_result(smoke, "NOPE", 1, 3.25))  # a finished run of the preset
+    write_result(run("NOPE", 1, 3.25, preset=smoke))  # a finished run of the preset
     stored_before = result_path(smoke, "NOPE", 1).read_bytes()
     with pytest.raises(Interrupted):
         train("NOPE", smoke, 0, on_step=stop_at(25), progress=False)
@@ -83,8 +73,8 @@ def test_a_bad_configuration_name_fails_at_once():
 
 def test_table_after_a_rehearsal_shows_the_current_run_and_names_the_stale_one(store, capsys):
     smoke = get_preset("smoke")
-    write_result(fake_result(smoke, "EGA-1", 0, 3.1832))
-    write_result(fake_result(smoke, "EGA-1", 1, 3.9015, {"config_hash": "0123456789abcdef"}))
+    write_result(run("EGA-1", 0, 3.1832, preset=smoke))
+    write_result(run("EGA-1", 1, 3.9015, preset=smoke, changes={"config_hash": PLACEHOLDER_HASH}))
     main(["table", "--preset", "smoke"])
     table = capsys.readouterr()
     row = next(line for line in table.out.splitlines() if line.startswith("EGA-1 "))
@@ -93,6 +83,14 @@ def test_table_after_a_rehearsal_shows_the_current_run_and_names_the_stale_one(s
 
 
 # --- 3: damaged results files ----------------------------------------------------------------------
+
+def final_loss_as(good: str, text: str) -> str:
+    """The stored file ``good`` with its final ``val_loss`` (2.0) written as ``text``, which JSON cannot
+    hold (NaN, a number beyond a float): only a file on disk can carry it."""
+    head, final, tail = good.partition('"final": {')
+    assert '"val_loss": 2.0,' in tail
+    return head + final + tail.replace('"val_loss": 2.0,', f'"val_loss": {text},', 1)
+
 
 DAMAGED = {
     "truncated": lambda good: good[: len(good) // 2],
@@ -103,9 +101,9 @@ DAMAGED = {
     "a list": lambda good: "[1, 2]",
     # issue 23, case 3: files that crashed every reader, or passed a check of the top-level keys only
     "nested too deeply": lambda good: "[" * 100000 + "]" * 100000,  # RecursionError
-    "a loss too large for a float": lambda good: good.replace('"val_loss": 2.0', '"val_loss": 1' + "0" * 400, 1),
-    "a 5000-digit loss": lambda good: good.replace('"val_loss": 2.0', '"val_loss": ' + "7" * 5000, 1),  # ValueError
-    "a NaN loss": lambda good: good.replace('"val_loss": 2.0', '"val_loss": NaN', 1),
+    "a loss too large for a float": lambda good: final_loss_as(good, "1" + "0" * 400),
+    "a 5000-digit loss": lambda good: final_loss_as(good, "7" * 5000),  # ValueError
+    "a NaN loss": lambda good: final_loss_as(good, "NaN"),
     "contexts as a list of words": lambda good: json.dumps(
         {**json.loads(good), "final": {**json.loads(good)["final"], "val_loss_full_by_context": ["x"]}}),
     "learned as a list": lambda good: json.dumps({**json.loads(good), "learned": [1]}),
@@ -117,8 +115,8 @@ DAMAGED = {
 @pytest.mark.parametrize("damage", DAMAGED)
 def test_a_damaged_results_file_is_named_skipped_then_set_aside_and_retrained(store, damage, monkeypatch, capsys):
     smoke = get_preset("smoke")
-    write_result(fake_result(smoke, "BASE-DOT", 0, 2.5))
-    path = write_result(fake_result(smoke, "EGA-1", 0, 2.0))
+    write_result(run("BASE-DOT", 0, 2.5, preset=smoke))
+    path = write_result(run("EGA-1", 0, 2.0, preset=smoke))
     damaged = DAMAGED[damage](path.read_text())
     path.write_bytes(damaged if isinstance(damaged, bytes) else damaged.encode())
 
@@ -135,7 +133,7 @@ def test_a_damaged_results_file_is_named_skipped_then_set_aside_and_retrained(st
 
     trained = []
     monkeypatch.setattr(mope.suite, "train", lambda variant, preset, seed, **kw: (
-        trained.append((variant, seed)), write_result(fake_result(preset, variant, seed, 1.5), kw["results_root"])))
+        trained.append((variant, seed)), write_result(run(variant, seed, 1.5, preset=preset), kw["results_root"])))
     ensure_results("smoke", ["BASE-DOT", "EGA-1"], [0], progress=False)
     assert trained == [("EGA-1", 0)]
     assert len(list(path.parent.glob("seed0.json.set-aside-*"))) == 1  # the damaged file is kept aside
@@ -147,7 +145,7 @@ def test_without_jsonschema_a_damaged_file_gets_the_same_reason(store, damage, m
     """The GPU image has no jsonschema: the store's own reading of the same schema must agree with it."""
     import mope.results
 
-    path = write_result(fake_result(get_preset("smoke"), "EGA-1", 0, 2.0))
+    path = write_result(run("EGA-1", 0, 2.0, preset=get_preset("smoke")))
     damaged = DAMAGED[damage](path.read_text())
     path.write_bytes(damaged if isinstance(damaged, bytes) else damaged.encode())
     (expected,) = scan("smoke").invalid
@@ -159,13 +157,13 @@ def test_without_jsonschema_a_damaged_file_gets_the_same_reason(store, damage, m
 
 
 def test_the_command_line_runs_without_jsonschema(store):
-    write_result(fake_result(get_preset("smoke"), "EGA-1", 0, 2.0))
+    write_result(run("EGA-1", 0, 2.0, preset=get_preset("smoke")))
     script = ("import runpy, sys\n"
               "sys.modules['jsonschema'] = None  # not installed\n"
               "sys.argv = ['mope', 'table', '--preset', 'smoke']\n"
               "runpy.run_module('mope', run_name='__main__', alter_sys=True)\n")
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0 and "EGA-1" in run.stdout, run.stderr
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "EGA-1" in done.stdout, done.stderr
 
 
 @pytest.mark.parametrize("misfiled, reason", [
@@ -177,14 +175,14 @@ def test_a_misfiled_result_is_invalid(store, misfiled, reason):
     smoke = get_preset("smoke")
     path = result_path(smoke, "EGA-1", 0)
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(fake_result(smoke, "EGA-1", 0, 2.0, misfiled)))
+    path.write_text(json.dumps(run("EGA-1", 0, 2.0, preset=smoke, changes=misfiled)))
     found = scan("smoke")
     assert found.current == [] and [r.reason for r in found.invalid] == [reason]
 
 
 def test_only_seed_files_count(store):
     smoke = get_preset("smoke")
-    path = write_result(fake_result(smoke, "EGA-1", 0, 2.0))
+    path = write_result(run("EGA-1", 0, 2.0, preset=smoke))
     (path.parent / "seed0.orig.json").write_text(path.read_text())
     (path.parent / "seed01.json").write_text(path.read_text())
     assert [(r["variant"], r["seed"]) for r in scan("smoke").current] == [("EGA-1", 0)]
@@ -192,7 +190,7 @@ def test_only_seed_files_count(store):
 
 def test_former_name_of_a_renamed_preset_still_counts(store):
     short = get_preset("cpu-short")
-    as_stored = fake_result(short.replace(name="cpu"), "NOPE", 0, 2.36)  # stored before the rename
+    as_stored = run("NOPE", 0, 2.36, preset=short.replace(name="cpu"))  # stored before the rename
     path = result_path(short, "NOPE", 0)
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(as_stored))
@@ -341,8 +339,8 @@ def test_a_corrupt_data_file_is_named_with_the_fix(store, tmp_path, monkeypatch,
 
 
 def test_debug_shows_the_traceback(store):
-    run = mope_command("train", "NOPE", "--preset", "smoke", "--device", "cpux", "--debug")
-    assert run.returncode == 2 and "Traceback" in run.stderr and "unknown device 'cpux'" in run.stderr
+    done = mope_command("train", "NOPE", "--preset", "smoke", "--device", "cpux", "--debug")
+    assert done.returncode == 2 and "Traceback" in done.stderr and "unknown device 'cpux'" in done.stderr
 
 
 def test_a_diverging_run_is_one_message(store, monkeypatch, capsys):
@@ -378,7 +376,7 @@ def test_ctrl_c_is_one_message_and_the_run_resumes_later(store):
 
 
 def test_a_closed_pipe_ends_quietly(store):
-    write_result(fake_result(get_preset("smoke"), "EGA-1", 0, 2.0))
+    write_result(run("EGA-1", 0, 2.0, preset=get_preset("smoke")))
     process = subprocess.Popen([sys.executable, "-m", "mope", "table", "--preset", "smoke"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     process.stdout.close()  # the reader (think `| head -0`) is gone before the table is printed
@@ -420,13 +418,13 @@ def test_sigterm_to_a_two_job_suite_leaves_no_process_and_no_log(store, tmp_path
 
 def test_claims_names_every_file_it_leaves_out_on_stderr_and_in_its_json(store, capsys):
     smoke = get_preset("smoke")
-    write_result(fake_result(smoke, "BASE-DOT", 0, 2.5))
-    truncated = write_result(fake_result(smoke, "EGA-1", 0, 2.0))
+    write_result(run("BASE-DOT", 0, 2.5, preset=smoke))
+    truncated = write_result(run("EGA-1", 0, 2.0, preset=smoke))
     truncated.write_text(truncated.read_text()[:50])
-    write_result(fake_result(smoke, "EGA-1", 1, 2.0, {"config_hash": "0123456789abcdef"}))  # stale
+    write_result(run("EGA-1", 1, 2.0, preset=smoke, changes={"config_hash": PLACEHOLDER_HASH}))  # stale
     misfiled = result_path(smoke, "NOPE", 0)
     misfiled.parent.mkdir()
-    misfiled.write_text(json.dumps(fake_result(smoke, "NOPE", 0, 2.0, {"seed": 3})))
+    misfiled.write_text(json.dumps(run("NOPE", 0, 2.0, preset=smoke, changes={"seed": 3})))
 
     main(["claims", "--preset", "smoke"])
     claims = capsys.readouterr()
@@ -460,7 +458,7 @@ def test_claims_and_table_on_a_results_folder_that_is_not_there_say_so(store, tm
 def test_train_sets_a_stale_or_damaged_result_aside_before_step_0(tiny, store, kind, capsys):
     path = result_path(tiny, "NOPE", 0)
     if kind == "stale":
-        write_result(fake_result(tiny, "NOPE", 0, 2.0, {"config_hash": "0123456789abcdef"}))
+        write_result(run("NOPE", 0, 2.0, preset=tiny, changes={"config_hash": PLACEHOLDER_HASH}))
     elif kind == "damaged":
         path.parent.mkdir(parents=True)
         path.write_text('{"schema": 1, "variant": "NO')
@@ -535,12 +533,12 @@ def test_a_full_disk_during_a_checkpoint_save_is_one_message(store):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
 
-    run = subprocess.run([sys.executable, "-m", "mope", "train", "NOPE", "--preset", "smoke", "--no-progress"],
+    done = subprocess.run([sys.executable, "-m", "mope", "train", "NOPE", "--preset", "smoke", "--no-progress"],
                          capture_output=True, text=True, timeout=300, preexec_fn=small_files, restore_signals=False)
     path = checkpoint_path(get_preset("smoke"), "NOPE", 0)
-    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
-    assert run.stderr.startswith(f"mope: error: cannot write checkpoint {path} (") and "is the disk full?" in run.stderr
-    assert len(run.stderr.strip().splitlines()) == 1
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"mope: error: cannot write checkpoint {path} (") and "is the disk full?" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
     assert list(path.parent.iterdir()) == []  # no temporary file left behind
 
 
@@ -567,10 +565,10 @@ def test_threads_beyond_the_cores_are_refused_before_anything_starts(store, thre
     from mope.training import core_count
 
     count = str(core_count() + 1) if threads == "cores + 1" else threads
-    run = mope_command("train", "NOPE", "--preset", "smoke", "--threads", count, "--no-progress")
-    assert run.returncode == 2, run.stderr  # was a segfault (139) or "libgomp: Thread creation failed"
-    assert f"{count} threads asked for, but this process may use {core_count()} core" in run.stderr
-    assert "Traceback" not in run.stderr and len([line for line in run.stderr.splitlines() if "error" in line]) == 1
+    done = mope_command("train", "NOPE", "--preset", "smoke", "--threads", count, "--no-progress")
+    assert done.returncode == 2, done.stderr  # was a segfault (139) or "libgomp: Thread creation failed"
+    assert f"{count} threads asked for, but this process may use {core_count()} core" in done.stderr
+    assert "Traceback" not in done.stderr and len([line for line in done.stderr.splitlines() if "error" in line]) == 1
 
 
 # --- issue 23, case 10: Ctrl-C while a command starts or exits ----------------------------------------
@@ -587,14 +585,14 @@ def test_ctrl_c_while_the_command_starts_is_one_line(store, delay):
 
 
 def test_ctrl_c_while_the_command_exits_is_one_line(store):
-    write_result(fake_result(get_preset("smoke"), "EGA-1", 0, 2.0))
+    write_result(run("EGA-1", 0, 2.0, preset=get_preset("smoke")))
     script = ("import atexit, os, runpy, signal, sys, time\n"
               "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(2)))  # runs last\n"
               "sys.argv = ['mope', 'table', '--preset', 'smoke']\n"
               "runpy.run_module('mope', run_name='__main__', alter_sys=True)\n")
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    assert "EGA-1" in run.stdout  # the table was printed; then Ctrl-C during the exit handlers
-    assert run.returncode == 130 and "Traceback" not in run.stderr and run.stderr == "mope: interrupted\n", run.stderr
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert "EGA-1" in done.stdout  # the table was printed; then Ctrl-C during the exit handlers
+    assert done.returncode == 130 and "Traceback" not in done.stderr and done.stderr == "mope: interrupted\n", done.stderr
 
 
 # --- issue 23, case 11: temporary files, permissions, messages ----------------------------------------
@@ -628,7 +626,7 @@ def test_results_and_checkpoints_are_readable_by_the_group(tiny, store):
 
 def test_a_json_error_names_its_place_once(store):
     smoke = get_preset("smoke")
-    path = write_result(fake_result(smoke, "EGA-1", 0, 2.0))
+    path = write_result(run("EGA-1", 0, 2.0, preset=smoke))
     path.write_text('{"schema": 1, "variant": "EGA')
     (reason,) = [r.reason for r in scan("smoke").invalid]
     assert reason.startswith("damaged: not valid JSON (Unterminated string starting at: line 1 column 26")
@@ -638,5 +636,5 @@ def test_a_json_error_names_its_place_once(store):
 def test_a_result_that_does_not_validate_is_never_stored(store):
     smoke = get_preset("smoke")
     with pytest.raises(UserError, match=r"final.val_loss(_full)?: nan is not of type 'number'.*nothing was stored"):
-        write_result(fake_result(smoke, "EGA-1", 0, float("nan")))
+        write_result(run("EGA-1", 0, float("nan"), preset=smoke))
     assert not result_path(smoke, "EGA-1", 0).exists()

@@ -1,33 +1,57 @@
 """The results store: layout, configuration hash, reuse of what is current, retraining of what is stale."""
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 import mope
 import mope.suite
-from mope.presets import get_preset
-from mope.results import (
-    config_hash, expected_hash, load_result, load_results, result_path, results_root, summary_table, write_result,
-)
+from mope.presets import PRESETS, get_preset
+from mope.results import config_hash, expected_hash, load_result, load_results, result_path, results_root, write_result
 from mope.suite import ensure_results
-from mope.variants import variant_config
+from mope.variants import VARIANTS, variant_config
+from synthetic_runs import PLACEHOLDER_HASH, expected_config_hash, run
 
 
-def _fake_result(preset, variant, seed, val, full=None, config_hash=None):
-    """A schema-1 result with made-up losses (the store's tests need no training)."""
-    return {"schema": 1, "variant": variant, "preset": preset.name, "seed": seed,
-            "config_hash": config_hash or expected_hash(preset, variant),
-            "config": {"model": variant_config(variant, preset.shape()).to_dict(), "train": preset.to_dict()},
-            "provenance": {}, "history": [],
-            "final": {"val_loss": val, "val_loss_full": full if full is not None else val + 0.01}}
-
-
-def test_default_root_is_the_repository_results_directory(monkeypatch, tmp_path):
+def test_default_store_is_the_checkouts_results_folder_and_the_environment_overrides_it(monkeypatch, tmp_path):
     monkeypatch.delenv("MOPE_RESULTS_DIR", raising=False)
-    from pathlib import Path
-    assert results_root() == Path(mope.__file__).resolve().parents[1] / "results"
+    monkeypatch.chdir(tmp_path)  # not where a checkout keeps its store
+    checkout = Path(mope.__file__).resolve().parents[1]
+    assert results_root() == checkout / "results" and (checkout / "results" / "cpu").is_dir()
     monkeypatch.setenv("MOPE_RESULTS_DIR", str(tmp_path))
     assert result_path("cpu", "EGA-1", 2) == tmp_path / "cpu" / "EGA-1" / "seed2.json"
+
+
+def test_an_installed_package_keeps_results_and_checkpoints_in_the_current_directory(tmp_path):
+    """A copy of the package in a folder without pyproject.toml (site-packages after `pip install .`)
+    must not write into that folder: its default store and checkpoints are under the current directory."""
+    site, work = tmp_path / "site-packages", tmp_path / "work"
+    shutil.copytree(Path(mope.__file__).parent, site / "mope", ignore=shutil.ignore_patterns("__pycache__"))
+    work.mkdir()
+    environment = {k: v for k, v in os.environ.items() if k not in ("MOPE_RESULTS_DIR", "MOPE_CHECKPOINT_DIR")}
+    script = ("import mope, mope.results, mope.training\n"
+              "print(mope.__file__); print(mope.results.results_root()); print(mope.training.checkpoint_root())")
+    done = subprocess.run([sys.executable, "-c", script], cwd=work, capture_output=True, text=True, timeout=300,
+                          env={**environment, "PYTHONPATH": str(site)})
+    assert done.returncode == 0, done.stderr
+    package, results, checkpoints = done.stdout.split()
+    assert Path(package).parent == site / "mope"
+    assert (Path(results), Path(checkpoints)) == (work / "results", work / "checkpoints")
+
+
+def test_fixture_hashes_follow_the_rule_the_stored_runs_were_made_with():
+    """tests/synthetic_runs.py computes the hash from the documented rule, independently of mope.results;
+    both agree on every variant and preset, and with runs trained before this test existed."""
+    for preset in (*PRESETS.values(), get_preset("smoke").shortened(60)):
+        for variant in VARIANTS:
+            assert expected_config_hash(variant, preset) == expected_hash(preset, variant), (preset.name, variant)
+    assert expected_config_hash("PE-MORLET", get_preset("smoke").shortened(60)) == "ad523465e39b4491"
+    stored = json.loads((Path(mope.__file__).resolve().parents[1] / "results/cpu/BASE-DOT/seed0.json").read_text())
+    assert expected_config_hash("BASE-DOT", get_preset("cpu")) == stored["config_hash"]
 
 
 def test_hash_covers_what_changes_the_numbers_only():
@@ -40,10 +64,10 @@ def test_hash_covers_what_changes_the_numbers_only():
 
 def test_write_is_atomic_and_loads_back(store):
     smoke = get_preset("smoke")
-    path = write_result(_fake_result(smoke, "EGA-1", 0, 2.0))
+    path = write_result(run("EGA-1", 0, 2.0, preset=smoke))
     assert path == result_path("smoke", "EGA-1", 0) and [p.name for p in path.parent.iterdir()] == ["seed0.json"]
-    write_result(_fake_result(smoke, "BASE-DOT", 1, 2.5))
-    write_result(_fake_result(smoke, "BASE-DOT", 0, 2.4))
+    write_result(run("BASE-DOT", 1, 2.5, preset=smoke))
+    write_result(run("BASE-DOT", 0, 2.4, preset=smoke))
     assert [(r["variant"], r["seed"]) for r in load_results("smoke")] == [("BASE-DOT", 0), ("BASE-DOT", 1), ("EGA-1", 0)]
     assert load_result("smoke", "EGA-1", 0)["final"]["val_loss"] == 2.0 and load_result("smoke", "EGA-1", 5) is None
 
@@ -54,11 +78,11 @@ def test_current_results_are_reused_and_stale_ones_retrained(store, monkeypatch,
 
     def fake_train(variant, preset, seed, results_root=None, data_path=None, progress=True):
         trained.append((variant, seed))
-        write_result(_fake_result(preset, variant, seed, 1.5), results_root)
+        write_result(run(variant, seed, 1.5, preset=preset), results_root)
 
     monkeypatch.setattr(mope.suite, "train", fake_train)
-    write_result(_fake_result(smoke, "BASE-DOT", 0, 2.0))
-    write_result(_fake_result(smoke, "EGA-1", 0, 2.0, config_hash="0123456789abcdef"))
+    write_result(run("BASE-DOT", 0, 2.0, preset=smoke))
+    write_result(run("EGA-1", 0, 2.0, preset=smoke, changes={"config_hash": PLACEHOLDER_HASH}))
     results = ensure_results("smoke", ["BASE-DOT", "EGA-1"], [0, 1], progress=False)
     assert trained == [("BASE-DOT", 1), ("EGA-1", 0), ("EGA-1", 1)]
     assert [r["final"]["val_loss"] for r in results] == [2.0, 1.5, 1.5, 1.5]
@@ -76,10 +100,10 @@ def test_a_run_of_uncommitted_code_is_stale_and_retrained(store, monkeypatch, ca
 
     def fake_train(variant, preset, seed, results_root=None, data_path=None, progress=True):
         trained.append((variant, seed))
-        write_result(_fake_result(preset, variant, seed, 1.5), results_root)
+        write_result(run(variant, seed, 1.5, preset=preset), results_root)
 
     monkeypatch.setattr(mope.suite, "train", fake_train)
-    dirty = _fake_result(evidence, "BASE-DOT", 0, 2.0)
+    dirty = run("BASE-DOT", 0, 2.0, preset=evidence)
     dirty["provenance"] = {"git_commit": "0123456789abcdef", "git_dirty": True}
     write_result(dirty)
     assert load_results("cpu-short") == [] and load_result("cpu-short", "BASE-DOT", 0) is None
@@ -87,19 +111,8 @@ def test_a_run_of_uncommitted_code_is_stale_and_retrained(store, monkeypatch, ca
     assert trained == [("BASE-DOT", 0)] and [r["final"]["val_loss"] for r in results] == [1.5]
     assert "made from uncommitted code" in capsys.readouterr().err
     smoke = get_preset("smoke")
-    write_result(dict(_fake_result(smoke, "BASE-DOT", 0, 2.0), provenance=dirty["provenance"]))
+    write_result(dict(run("BASE-DOT", 0, 2.0, preset=smoke), provenance=dirty["provenance"]))
     assert [r["final"]["val_loss"] for r in load_results("smoke")] == [2.0]
-
-
-def test_summary_table_mean_sd_n():
-    smoke = get_preset("smoke")
-    rows = summary_table([_fake_result(smoke, "EGA-1", s, v) for s, v in enumerate([1.0, 2.0, 3.0])]
-                         + [_fake_result(smoke, "NOPE", 0, 4.0)])
-    ega, nope = rows
-    assert ega["variant"] == "EGA-1" and ega["paper_val"] == 1.3821
-    assert ega["val_loss"] == {"mean": 2.0, "sd": 1.0, "n": 3}
-    assert ega["val_loss_full"]["mean"] == pytest.approx(2.01)
-    assert nope["paper_val"] is None and nope["val_loss"] == {"mean": 4.0, "sd": None, "n": 1}
 
 
 def test_stored_result_follows_schema_1(tiny, store):

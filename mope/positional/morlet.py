@@ -18,7 +18,12 @@ $$\omega \leftarrow \min(e^{\log\omega}, 0.95\pi),\quad \sigma \leftarrow \max(e
 The last projection is the admissibility bound $\omega\sigma\ge5$. The released code applies it inside
 autograd (``published``): while it is active $\log\omega$ gets no loss gradient and $\log\sigma$ gets it
 through $5/\sigma$. Appendix A.3 describes a projection "not during gradient computation", which is
-``straight_through``; ``none`` drops the bound (the paper's open question of relaxing it).
+``straight_through``; ``none`` drops the bound (the paper's open question of relaxing it). The modes
+are registered once, in :data:`mope.config.ADMISSIBILITY_MODES`.
+
+A pair is *on the boundary* when $|\omega\sigma - 5| \le$ ``BOUNDARY_TOL``: every reader of the
+learned pairs (:func:`mope.analysis.on_boundary`, the chapters, the tables and verdicts) uses that one
+tolerance. The projection puts a pair on the bound to float32 rounding (~1e-6), far inside it.
 """
 from __future__ import annotations
 
@@ -27,7 +32,10 @@ import math
 import torch
 from torch import nn
 
+from mope.config import check_admissibility
+
 ADMISSIBILITY_BOUND = 5.0  # omega * sigma >= 5 (Appendix A.2-A.3)
+BOUNDARY_TOL = 1e-3  # a pair is "on the boundary" when |omega * sigma - 5| <= this
 OMEGA_MAX = 0.95 * math.pi  # upper clamp on omega, below Nyquist
 SIGMA_MIN = 1e-3
 ENVELOPE_EPS = 1e-8  # added to 2 sigma^2, as released
@@ -45,15 +53,14 @@ def initial_morlet_parameters(n_pairs: int) -> tuple[torch.Tensor, torch.Tensor]
 
 
 def project_admissible(omega: torch.Tensor, sigma: torch.Tensor, mode: str) -> torch.Tensor:
-    """Return omega after the omega*sigma >= 5 bound, in the given autograd mode."""
-    if mode == "none":
+    """Return omega after the omega*sigma >= 5 bound, in the given autograd mode
+    (one of :data:`~mope.config.ADMISSIBILITY_MODES`)."""
+    if not check_admissibility(mode).projects:
         return omega
     projected = torch.where(omega * sigma < ADMISSIBILITY_BOUND, ADMISSIBILITY_BOUND / sigma, omega)
-    if mode == "published":
-        return projected
     if mode == "straight_through":
         return omega + (projected - omega).detach()
-    raise ValueError(f"unknown admissibility mode {mode!r}; valid choices: published, straight_through, none")
+    return projected
 
 
 def effective_parameters(log_omega: torch.Tensor, log_sigma: torch.Tensor,
@@ -72,7 +79,7 @@ class MorletPositions(nn.Module):
         super().__init__()
         if n_embd % 2:
             raise ValueError(f"MoPE pairs channels (2i, 2i+1): n_embd must be even, got {n_embd}")
-        project_admissible(torch.ones(1), torch.ones(1), admissibility)  # validates the mode
+        check_admissibility(admissibility)
         omega, sigma = initial_morlet_parameters(n_embd // 2)
         self.admissibility = admissibility
         self.log_omega = nn.Parameter(torch.log(omega))
