@@ -40,6 +40,30 @@ def test_workflow_tests_builds_and_deploys_the_book_on_push_to_main():
     assert any(step.get("uses", "").startswith("actions/deploy-pages@") for step in deploy["steps"])
 
 
+def test_the_workflow_makes_every_check_of_the_ci_entry_point():
+    """.ci/run is what CI runs here; the workflow must not skip any of its checks of the built book."""
+    checks = re.findall(r"^\S*python\S* (scripts/check_\w+\.py _build/html)", (ROOT / ".ci" / "run").read_text(), re.M)
+    assert {"scripts/check_book_html.py _build/html", "scripts/check_explorer.py _build/html"} <= set(checks)
+    build = yaml.safe_load(WORKFLOW.read_text())["jobs"]["build"]
+    runs = "\n".join(step.get("run", "") for step in build["steps"])
+    missing = [check for check in checks if check not in runs]
+    assert not missing, f"the workflow skips {missing}, which .ci/run runs"
+    upload = next(i for i, step in enumerate(build["steps"]) if "upload-pages-artifact" in step.get("uses", ""))
+    assert all(check in "\n".join(step.get("run", "") for step in build["steps"][:upload]) for check in checks)
+
+
+def test_the_readme_layout_names_every_module_of_the_package_and_no_other():
+    readme = (ROOT / "README.md").read_text()
+    layout = readme[readme.index("## Layout"):]
+    rows = [line for line in layout.splitlines() if line.startswith("| `mope/`")]
+    named = {name for row in rows for name in re.findall(r"`(\w+)/?`", row.split("|")[2])}
+    package = ROOT / "mope"
+    modules = {p.stem for p in package.glob("*.py") if p.stem != "__init__"} | {
+        p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
+    assert modules - named == set(), f"the README's layout does not name {sorted(modules - named)}"
+    assert named - modules == set(), f"the README's layout names {sorted(named - modules)}, which do not exist"
+
+
 def requirement_name_and_bounds(requirement: str) -> tuple[str, str]:
     name, bounds = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*(.*?)\s*", requirement).groups()
     return re.sub(r"[-_.]+", "-", name).lower(), bounds.replace(" ", "")
