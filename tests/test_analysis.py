@@ -23,3 +23,12 @@ def test_decay_only_prediction_without_the_bound_leaves_pairs_below_it():
     assert np.allclose(free[0] * free[1], 5.0 ** factor)
     kept = analysis.decay_only_prediction(omega0, sigma0, "cpu-short", factor=1.0)
     assert np.allclose(kept[1], sigma0)
+
+
+def test_on_the_boundary_means_within_the_packages_one_tolerance_of_omega_sigma_5():
+    from mope.positional.morlet import BOUNDARY_TOL
+
+    sigma = np.full(4, 2.0)
+    omega = (5.0 + np.array([0.0, -0.9, 0.9, 1.1]) * BOUNDARY_TOL) / sigma
+    assert analysis.on_boundary(omega, sigma).tolist() == [True, True, True, False]
+    assert BOUNDARY_TOL == 1e-3  # what chapter 4 states; no stored pair lies between 5e-4 and 1e-3 off the bound

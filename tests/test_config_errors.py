@@ -1,8 +1,12 @@
 """Specification: bad input fails early with a message that names the problem and the choices."""
+import dataclasses
+
 import pytest
 import torch
 
 from mope import GPTConfig, build_model
+from mope.config import SHAPE_FIELDS
+from mope.presets import PRESETS, TrainConfig
 
 
 def test_head_count_must_divide_width():
@@ -50,3 +54,18 @@ def test_unknown_scheme_names_the_valid_choices(field, value, choices):
 def test_dropout_outside_unit_interval_is_refused():
     with pytest.raises(ValueError, match="dropout must lie in"):
         GPTConfig(dropout=1.0)
+
+
+def test_a_presets_shape_is_gptconfigs_own_fields_with_gptconfigs_defaults():
+    """TrainConfig carries the shape (config.SHAPE_FIELDS) without a copy of GPTConfig's defaults."""
+    assert TrainConfig("defaults").shape() == GPTConfig()
+    for preset in PRESETS.values():
+        shape = preset.shape()
+        assert {f: getattr(shape, f) for f in SHAPE_FIELDS} == {f: getattr(preset, f) for f in SHAPE_FIELDS}
+        assert shape == GPTConfig(**{f: getattr(preset, f) for f in SHAPE_FIELDS})
+    train_fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    for field in dataclasses.fields(GPTConfig):
+        if field.name in SHAPE_FIELDS:
+            assert train_fields[field.name].type == field.type and train_fields[field.name].default == field.default
+        else:
+            assert field.name not in train_fields, f"TrainConfig copies GPTConfig.{field.name}"

@@ -4,7 +4,7 @@ import math
 import pytest
 
 from mope.estimates import (DASH, Estimate, distance_to_paper, estimate, improvement, paired, per_seed, seeds_needed,
-                            t_quantile)
+                            summary, t_quantile)
 from synthetic_runs import run
 
 
@@ -65,3 +65,15 @@ def test_distance_to_paper_is_taken_seed_by_seed_for_the_variants_with_runs():
     assert distances["BASE-DOT"].values == pytest.approx({0: 0.010, 1: 0.020})
     assert distances["EGA-1"].mean == pytest.approx(-0.005) and distances["EGA-1"].n == 1
     assert distance_to_paper(runs, ["PE-ROPE"]) == {}
+
+
+def test_summary_gives_each_variants_final_losses_over_its_seeds_in_the_order_of_the_runs():
+    runs = ([run("EGA-1", s, v, full=v + 0.01) for s, v in enumerate([1.0, 2.0, 3.0])]
+            + [run("NOPE", 0, 4.0), run("BASE-DOT", 5, 2.5, full=None)])
+    found = summary(runs)
+    assert list(found) == ["EGA-1", "NOPE", "BASE-DOT"]
+    ega = found["EGA-1"]
+    assert (ega["val_loss"].n, ega["val_loss"].mean, ega["val_loss"].sd) == (3, 2.0, 1.0)
+    assert ega["val_loss_full"].mean == pytest.approx(2.01) and ega["val_loss_full"].format(decimals=4) == "2.0100 ± 1.0000 (n=3)"
+    assert (found["NOPE"]["val_loss"].mean, found["NOPE"]["val_loss"].sd) == (4.0, None)
+    assert dict(found["BASE-DOT"]["val_loss"].values) == {5: 2.5}

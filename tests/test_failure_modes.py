@@ -156,14 +156,19 @@ def test_without_jsonschema_a_damaged_file_gets_the_same_reason(store, damage, m
         assert found.reason == expected.reason
 
 
-def test_the_command_line_runs_without_jsonschema(store):
-    write_result(run("EGA-1", 0, 2.0, preset=get_preset("smoke")))
+def test_the_command_line_runs_on_the_bare_gpu_image_without_jsonschema_or_scipy(store):
+    """The GPU image holds torch, numpy and tqdm only; gpu_suite.sh runs `suite` and `table` there."""
+    smoke = get_preset("smoke")
+    write_result(run("EGA-1", 0, 2.0, preset=smoke))
+    write_result(run("EGA-1", 1, 2.2, preset=smoke))
     script = ("import runpy, sys\n"
-              "sys.modules['jsonschema'] = None  # not installed\n"
+              "sys.modules['jsonschema'] = sys.modules['scipy'] = None  # not installed\n"
               "sys.argv = ['mope', 'table', '--preset', 'smoke']\n"
               "runpy.run_module('mope', run_name='__main__', alter_sys=True)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and "EGA-1" in done.stdout, done.stderr
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("EGA-1 "))
+    assert "2.1000 ± 0.1414 (n=2)" in row
 
 
 @pytest.mark.parametrize("misfiled, reason", [

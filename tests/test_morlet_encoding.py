@@ -4,8 +4,9 @@ import math
 import pytest
 import torch
 
+from mope.config import ADMISSIBILITY_MODES, GPTConfig, forward_modes
 from mope.positional import MorletPositions, SinusoidalPositions
-from mope.positional.morlet import initial_morlet_parameters
+from mope.positional.morlet import initial_morlet_parameters, project_admissible
 
 
 @pytest.fixture
@@ -124,3 +125,32 @@ def test_initial_log_parameters_equal_the_released_float32_recipe_bit_for_bit():
     omega = torch.exp(encoding.log_omega).clamp(max=math.pi * 0.95)
     sigma = torch.exp(encoding.log_sigma).clamp(min=1e-3)
     assert (omega * sigma < 5.0).sum().item() == 21
+
+
+# --- the admissibility modes: one registry (mope.config.ADMISSIBILITY_MODES) feeds every reader ----------
+
+def test_every_registered_mode_draws_what_the_registry_says_it_does():
+    """A mode that 'projects' draws the published forward below the bound; one that does not draws the
+    raw pairs; forward_modes() picks one mode per distinct forward, in the registry's order."""
+    drawn = {}
+    for name, mode in ADMISSIBILITY_MODES.items():
+        module = MorletPositions(8, admissibility=name)
+        with torch.no_grad():
+            module.log_sigma[:2] -= 1.0  # two pairs below omega * sigma = 5
+        omega, sigma = module.effective()
+        assert bool((omega * sigma >= 5 - 1e-5).all()) == mode.projects, name
+        drawn[name] = module(30)
+    assert forward_modes() == ("published", "none")
+    for name, mode in ADMISSIBILITY_MODES.items():
+        same = [other for other in forward_modes() if torch.equal(drawn[other], drawn[name])]
+        assert same == [next(m for m in forward_modes() if ADMISSIBILITY_MODES[m].projects == mode.projects)]
+    assert len({mode.label for mode in ADMISSIBILITY_MODES.values()}) == len(ADMISSIBILITY_MODES)
+
+
+def test_an_unknown_mode_is_refused_in_the_registrys_words_everywhere():
+    listed = ", ".join(ADMISSIBILITY_MODES)
+    for build in (lambda: MorletPositions(8, admissibility="soft"),
+                  lambda: project_admissible(torch.ones(2), torch.ones(2), "soft"),
+                  lambda: GPTConfig(absolute="morlet", admissibility="soft")):
+        with pytest.raises(ValueError, match=f"unknown admissibility mode 'soft'; valid choices: {listed}$"):
+            build()
