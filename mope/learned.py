@@ -18,11 +18,10 @@ import numpy as np
 
 from mope import analysis
 from mope.estimates import by_variant
-from mope.positional.morlet import initial_morlet_parameters
+from mope.positional.morlet import BOUNDARY_TOL, initial_morlet_parameters
 from mope.presets import TrainConfig, get_preset
 from mope.variants import variant_config
 
-BOUNDARY_TOL = 1e-3  # a pair is "on the boundary" when |omega*sigma - 5| <= this
 MORLET_VARIANTS = ("PE-MORLET", "EGA-MORLET", "PE-MORLET-NODECAY", "PE-MORLET-FREE")
 
 
