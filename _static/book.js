@@ -1,8 +1,8 @@
 // The book's own script (Jupyter Book adds every .js file of _static/ to every page).
-// A box that scrolls sideways (a wide table, an output, a formula) gets the class
+// A box that scrolls sideways (a wide table, an output, a formula, a code listing) gets the class
 // "book-scrolls-more" while more of it lies to the right: _static/book.css fades its right edge.
 (function () {
-  const SELECTOR = ".pst-scrollable-table-container, div.cell_output, div.output.text_html, div.math";
+  const SELECTOR = ".pst-scrollable-table-container, div.cell_output, div.output.text_html, div.math, div.highlight > pre";
   function mark(box) {
     const more = box.scrollWidth > box.clientWidth + 1 && box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
     box.classList.toggle("book-scrolls-more", more);
@@ -18,4 +18,18 @@
   });
   window.addEventListener("load", markAll);
   window.addEventListener("resize", markAll);
+})();
+
+// A link to a member of the API page opens the dropdown that holds it (a closed <details> hides its target).
+(function () {
+  function openTarget() {
+    const id = decodeURIComponent(window.location.hash.slice(1));
+    const target = id && document.getElementById(id);
+    for (let e = target; e; e = e.parentElement) {
+      if (e.tagName === "DETAILS") e.open = true;
+    }
+    if (target) target.scrollIntoView();
+  }
+  window.addEventListener("load", openTarget);
+  window.addEventListener("hashchange", openTarget);
 })();

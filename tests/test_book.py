@@ -253,3 +253,68 @@ def test_html_checker_finds_what_a_reader_cannot_read(tmp_path, capsys):
     assert "figure shrunk to fit" in found and "wide.png (1000 px shown at" in found
     assert "table cell wider than its column: -1.75e-04" in found
     assert "path of the build machine on the page: /work/main/results/cpu" in found
+
+
+# A page too tall, one too wide for a phone, a wide table that scrolls inside its box without a cue,
+# and a printed output cut off at the column's edge.
+TALL = """<html><head><title>Tall</title></head><body><main><article class="bd-article">
+<p>A long page.</p><div style="height: 13000px"></div></article></main></body></html>"""
+NARROW = """<html><head><title>Narrow</title><meta name="viewport" content="width=device-width"></head>
+<body><main><article class="bd-article" style="max-width: 100%">
+<p style="width: 900px">A paragraph of fixed width, wider than a phone.</p>
+<div style="overflow-x: auto"><table><tr><td style="white-space: nowrap">a very wide cell of a table
+that scrolls inside its own box, with no cue that it does, 0123456789 0123456789</td></tr></table></div>
+<div class="cell_output" style="width: 300px"><pre style="white-space: pre; overflow-x: auto">a printed line far too long for its column: 0123456789 0123456789 0123456789 0123456789 0123456789 0123456789</pre></div>
+</article></main></body></html>"""
+
+
+def make_page(tmp_path: Path, name: str, html: str) -> Path:
+    site = tmp_path / name
+    site.mkdir()
+    (site / "index.html").write_text(html)
+    return site
+
+
+@needs_chromium
+def test_html_checker_prints_every_height_and_fails_above_the_limits(tmp_path, capsys):
+    checker = load_checker()
+    site = make_page(tmp_path, "tall", TALL)
+    assert checker.main([str(site)]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^height index\.html +1[34],\d{3} px$", out, flags=re.M), out
+    assert "above the limit of 12,000 px" in out
+    assert checker.main([str(site), "--max-page-height", "20000", "--max-reading-height", "20000"]) == 0
+    assert "0 broken" in capsys.readouterr().out
+
+
+def test_heights_add_up_over_the_introduction_and_the_chapters():
+    checker = load_checker()
+    heights = {"book/intro.html": 7_000, "notebooks/01_mathematics.html": 11_000, "notebooks/02_encodings.html": 11_000,
+               "book/api.html": 5_000}
+    assert checker.height_problems(heights, 12_000, 30_000) == []
+    (problem,) = checker.height_problems(heights, 12_000, 25_000)
+    assert "29,000 px tall at 1280 px together" in problem
+    (problem,) = checker.height_problems({**heights, "book/api.html": 12_001}, 12_000, 30_000)
+    assert problem.startswith("book/api.html: 12,001 px tall")
+    lines = checker.height_report(heights)
+    assert lines[-2].endswith("29,000 px") and lines[-1].endswith("34,000 px")
+
+
+@needs_chromium
+def test_html_checker_finds_what_a_phone_cannot_read(tmp_path, capsys):
+    checker = load_checker()
+    assert checker.main([str(make_page(tmp_path, "narrow", NARROW))]) == 1
+    found = "\n".join(line for line in capsys.readouterr().out.splitlines() if line.startswith("BROKEN"))
+    assert "the page scrolls sideways at 400 px" in found
+    assert "sticks out of the screen at 400 px, in no box that scrolls: <p> A paragraph of fixed width" in found
+    assert "table scrolls inside its box at 400 px with no visible cue: 'a very wide cell" in found
+    assert "printed output cut off at the column's edge: a printed line far too long" in found
+
+
+def test_the_book_stylesheet_wraps_outputs_and_marks_boxes_that_scroll():
+    css = (ROOT / "_static" / "book.css").read_text()
+    assert re.search(r"div\.cell_output pre[^{]*\{[^}]*white-space: pre-wrap", css)
+    assert ".book-scrolls-more" in css and "mask-image" in css
+    assert re.search(r"figcaption[^{]*\{[^}]*color: var\(--pst-color-text-base\)", css)
+    script = (ROOT / "_static" / "book.js").read_text()
+    assert "book-scrolls-more" in script and ".pst-scrollable-table-container" in script

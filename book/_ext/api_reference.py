@@ -2,8 +2,8 @@
 
 **Every module.** The line ``{API_MODULES}`` of the page is replaced, when the page is read, by one
 section per module of ``mope`` (found by ``pkgutil``, so a new module appears without editing the
-page), each an ``automodule`` with its members. Packages show their docstring only: their members
-are documented in their modules.
+page), each an ``automodule`` with its members, folded into a dropdown (the page lists the modules; a
+reader opens one). Packages show their docstring only: their members are documented in their modules.
 
 **Maths.** The docstrings of ``mope`` write formulas the way the chapters do, ``$...$`` inline and ``$$...$$``
 on lines of their own. autodoc parses docstrings as reStructuredText, where a dollar sign is just
@@ -74,15 +74,21 @@ PACKAGE = "mope"
 
 
 def module_sections(package: str = PACKAGE) -> str:
-    """MyST text: a section with an ``automodule`` for every module of ``package`` (but ``__main__``)."""
+    """MyST text: a section with an ``automodule`` for every module of ``package`` (but ``__main__``).
+
+    A module's documentation is folded into a dropdown under its heading (a package's, its docstring
+    only, is shown), so that the page is a list of the modules a reader opens one at a time; a link
+    to a member opens its module's dropdown."""
     root = importlib.import_module(package)
     names = [package] + [m.name for m in pkgutil.walk_packages(root.__path__, f"{package}.")
                          if not m.name.endswith("__main__")]
     sections = []
     for name in names:
         is_package = hasattr(importlib.import_module(name), "__path__")
-        options = "" if is_package else "\n   :members:"
-        sections.append(f"## `{name}`\n\n```{{eval-rst}}\n.. automodule:: {name}{options}\n```\n")
+        block = f"```{{eval-rst}}\n.. automodule:: {name}" + ("" if is_package else "\n   :members:") + "\n```\n"
+        if not is_package:
+            block = f":::{{dropdown}} The module `{name}`: its documentation, classes and functions\n{block}:::\n"
+        sections.append(f"## `{name}`\n\n{block}")
     return "\n".join(sections)
 
 

@@ -1,0 +1,178 @@
+"""What issue 19 asks of the pages: the package's own code on them, one place for each argument, a
+"What this chapter found" at the end of every chapter, the training budget on a page of its own, the
+explorer first on its page; and the helpers that put code, tabs and findings on a page (mope.book_runs).
+
+Where the book has been built (``_build/html``), the built pages are checked too; the sources always."""
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import jupytext
+import pytest
+import yaml
+
+from mope import book_runs, claims, explorer, training
+from mope.energy_gate import CausalEnergyGate, EnergyGate
+from mope.positional.morlet import MorletPositions, project_admissible
+from synthetic_runs import run
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+BUILT = ROOT / "_build" / "html"
+CHAPTERS = sorted(NOTEBOOKS.glob("0[1-6]_*.md"))
+
+
+def markdown_of(page: Path) -> str:
+    """The Markdown cells of a jupytext page, joined (code cells left out)."""
+    return "\n\n".join(cell.source for cell in jupytext.read(page).cells if cell.cell_type == "markdown")
+
+
+def included(page: Path) -> set[tuple[str, str]]:
+    """The (file, object) pairs a page shows with ``literalinclude`` and ``:pyobject:``."""
+    text = page.read_text()
+    return set(re.findall(r"```\{literalinclude\} /(\S+)\n:pyobject: (\S+)", text))
+
+
+# --- the code on the page ----------------------------------------------------------------------------
+
+def test_the_encodings_and_gate_chapters_include_the_packages_own_classes():
+    encodings, stress = NOTEBOOKS / "02_encodings.md", NOTEBOOKS / "05_stress_tests.md"
+    shown = included(encodings)
+    for wanted in (("mope/positional/morlet.py", "MorletPositions"), ("mope/energy_gate.py", "EnergyGate"),
+                   ("mope/energy_gate.py", "CausalEnergyGate")):
+        assert wanted in shown, wanted
+    assert {("mope/energy_gate.py", "EnergyGate.standardised"),
+            ("mope/energy_gate.py", "CausalEnergyGate.standardised")} <= included(stress)
+    assert ("mope/positional/morlet.py", "project_admissible") in included(NOTEBOOKS / "01_mathematics.md")
+    for page in (encodings, stress, NOTEBOOKS / "01_mathematics.md", NOTEBOOKS / "03_reproduction.md"):
+        for path, name in included(page):
+            assert (ROOT / path).is_file(), (page.name, path)
+
+
+@pytest.mark.skipif(not (BUILT / "notebooks" / "02_encodings.html").is_file(), reason="the book is not built")
+def test_the_built_pages_show_the_source_of_the_model_and_the_gates():
+    def text_of(name):
+        html = (BUILT / "notebooks" / name).read_text()
+        return re.sub(r"<[^>]+>", "", html).replace("&quot;", '"').replace("&gt;", ">").replace("&lt;", "<")
+
+    encodings, stress = text_of("02_encodings.html"), text_of("05_stress_tests.html")
+    for obj in (MorletPositions, EnergyGate, CausalEnergyGate):
+        source = inspect.getsource(obj)
+        first, last = source.splitlines()[0], source.rstrip().splitlines()[-1].strip()
+        assert first in encodings and last in encodings, obj.__name__
+    for obj in (EnergyGate.standardised, CausalEnergyGate.standardised):
+        assert inspect.getsource(obj).splitlines()[0].strip() in stress
+    assert inspect.getsource(project_admissible).splitlines()[0] in text_of("01_mathematics.html")
+    assert "scaler.step(optimizer)" in text_of("03_reproduction.html")
+
+
+def test_source_lines_quotes_a_passage_of_the_package_and_fails_when_it_moved():
+    loop = book_runs.source_lines(training._train, "for step in range(start, cfg.steps):", "optimizer.zero_grad(")
+    assert loop.startswith("for step in range(start, cfg.steps):") and loop.rstrip().endswith(")")
+    assert loop in inspect.cleandoc(inspect.getsource(training._train)) or "scaler.step(optimizer)" in loop
+    with pytest.raises(ValueError, match="the page must follow the code"):
+        book_runs.source_lines(training._train, "no such line", "optimizer.zero_grad(")
+    assert book_runs.code_block("x = 1", "*caption*") == "*caption*\n\n```python\nx = 1\n```"
+
+
+# --- one place for each argument -----------------------------------------------------------------------
+
+def test_the_claims_table_and_the_verdict_rule_are_not_in_the_stress_tests():
+    source = (NOTEBOOKS / "05_stress_tests.md").read_text()
+    for gone in ("claims.claims_tabs(", "claims.VOCABULARY", "claims.RULE", "single_seed_contrasts", "(stress-verdicts)="):
+        assert gone not in source, gone
+    assert "{ref}`intro-claims`" in source and "{ref}`intro-vocabulary`" in source
+
+
+def test_chapters_show_the_main_preset_and_paper_and_cpu_short_lives_on_the_budget_page():
+    assert "cpu-short" not in book_runs.CHAPTER_PRESETS and "paper" in book_runs.CHAPTER_PRESETS
+    for page in CHAPTERS:
+        assert "book_runs.load_runs(PRESET, MODELS, SEEDS)" in page.read_text() or "load_runs" not in page.read_text()
+        assert "load_sweep" not in page.read_text(), f"{page.name}: the sweep is on the training-budget page"
+    budget = (ROOT / "book" / "training_budget.md").read_text()
+    assert "(repro-cpu-preset)=" in budget and "budget_changes" in budget and "load_sweep" in budget
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    back_matter = next(part for part in toc["parts"] if part["caption"] == "Back matter")
+    assert {"file": "book/training_budget"} in back_matter["chapters"]
+
+
+def test_the_decay_only_argument_is_made_in_the_mathematics_and_only_linked_elsewhere():
+    """The derivation (decoupled decay multiplies log ω, log σ by f) is made once, in chapter 1."""
+    derivation = r"f=\prod_s(1-\mathrm{lr}_s\lambda)"
+    assert derivation in (NOTEBOOKS / "01_mathematics.md").read_text()
+    for page in CHAPTERS[1:]:
+        assert derivation not in page.read_text(), page.name
+    assert "{ref}`math-weight-decay`" in (NOTEBOOKS / "04_learned_parameters.md").read_text()
+
+
+# --- every chapter ends with what it found -------------------------------------------------------------
+
+@pytest.mark.parametrize("page", [p for p in CHAPTERS if "explorer" not in p.name], ids=lambda p: p.name)
+def test_every_chapter_ends_with_what_it_found_computed(page):
+    text = page.read_text()
+    headings = re.findall(r"^## (.+)$", text, flags=re.M)
+    assert headings[-1] == "What this chapter found", page.name
+    found = text[text.rindex("## What this chapter found"):]
+    code = re.findall(r"```\{code-cell\}.*?\n```", found, flags=re.S)
+    assert code or "{eval}" in found, f"{page.name}: what the chapter found is computed"
+    without_code = re.sub(r"```\{code-cell\}.*?\n```", "", found, flags=re.S)
+    prose = "\n".join(line for line in without_code.splitlines()[1:]
+                      if not line.startswith((":", "|", "<!--")))  # tables in a dropdown: statements, no numbers
+    prose = re.sub(r"\{eval\}`\w+`|\{[\w:]+\}`[^`]*`|\$[^$]*\$", "", prose)  # computed values, links, maths
+    # names, not results: "Eq. 17", "Figure 1", "seed 0", and the paper's own words in quotation marks
+    prose = re.sub(r"(Eq\.|Equation|Figures?|Tables?|seed|pairs?|§)\s*\d+(\s*(and|,)\s*\d+)*|\"[^\"]*\"|“[^”]*”", "",
+                   prose)
+    typed = re.findall(r"(?<![\w.§-])\d+(?:\.\d+)?(?!\w)", prose)
+    assert not typed, f"{page.name}: numbers typed into its findings: {typed}"
+
+
+def test_found_lines_group_the_claims_of_a_section_by_their_verdict():
+    runs = [run(name, seed, value + 0.01 * seed) for seed in range(3)
+            for name, value in (("BASE-DOT", 1.50), ("PE-MORLET", 1.60), ("PE-ROPE", 1.49), ("PE-SINCOS", 1.70))]
+    findings = {"cpu": claims.judge_all("cpu", runs)}
+    text = book_runs.found_lines(findings, ["repro-table-2"], "cpu")
+    words = {c.words for c, _ in findings["cpu"] if c.shown_in == "repro-table-2"}
+    for claim, verdict in findings["cpu"]:
+        if claim.shown_in == "repro-table-2":
+            line = next(row for row in text.splitlines() if f"`{claim.words} <repro-table-2>`" in row)
+            assert line.startswith(f"* **{claims.OUTCOME_WORDS[verdict.outcome]}** on `cpu`")
+    assert len(words) == text.count("<repro-table-2>`")
+    assert "No claim" in book_runs.found_lines({}, ["repro-table-2"], "cpu")
+
+
+def test_preset_tabs_put_each_preset_in_a_tab_and_one_preset_plainly():
+    render = lambda runs: "|".join(f"{preset}:{len(r)}" for preset, r in runs.items())  # noqa: E731
+    assert book_runs.preset_tabs(render, {"cpu": [1, 2]}) == "cpu:2"
+    tabs = book_runs.preset_tabs(render, {"cpu": [1, 2], "paper": [3]})
+    assert tabs.splitlines() == ["::::{tab-set}", ":::{tab-item} `cpu`", "cpu:2", ":::",
+                                 ":::{tab-item} `paper`", "paper:1", ":::", "::::"]
+
+
+# --- the explorer page ---------------------------------------------------------------------------------
+
+def test_the_explorer_comes_first_on_its_page_with_things_to_try_beside_the_sliders():
+    page = (NOTEBOOKS / "06_explorer.md").read_text()
+    first_section = page.index("\n## ")
+    assert page.index("HTML(BOKEHJS + EXPLORER)") < first_section, "the explorer before any section"
+    for moved in ("## Why Bokeh", "## Page weight", "scripts/check_explorer.py"):
+        assert moved not in page, moved
+    reproducibility = (ROOT / "book" / "reproducibility.md").read_text()
+    assert "(reproducibility-explorer)=" in reproducibility and "scripts/check_explorer.py" in reproducibility
+    layout = explorer.explorer(explorer.all_points({}))
+    top = layout.children[0]
+    sliders, tips = top.children
+    assert tips.name == "tips" and "Things to try" in tips.text
+    assert {child.name for child in sliders.children} >= {"omega", "sigma", "position", "centre", "jump"}
+
+
+def test_the_things_to_try_are_computed_from_the_package():
+    from mope.analysis import PAPER_REPORTED_PAIRS
+    from mope.positional.morlet import initial_morlet_parameters
+
+    text = explorer.things_to_try()
+    omega127, sigma127 = PAPER_REPORTED_PAIRS[127]
+    assert f"ω = {omega127}, σ = {sigma127}" in text
+    sigma0 = float(initial_morlet_parameters(128)[1][0])
+    assert f"σ = {sigma0:g}" in text
