@@ -363,7 +363,7 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     points_source.selected.js_on_change("indices", CustomJS(args=jump_args, code=TAP_JS))
 
     tips = Div(name="tips", text=things_to_try(), width=FIGURE_WIDTH - WIDGET_WIDTH - 20,
-               styles={"font-size": "13px", "line-height": "1.35", "padding-left": "6px",
+               styles={"font-size": "13px", "line-height": "1.35", "padding-left": "6px", "text-align": "left",
                        "border-left": "3px solid #cccccc"})
     layout = column(
         row(column(omega_slider, sigma_slider, position, centre, menu, admissibility), tips), row(bound, status),

@@ -24,7 +24,8 @@ Two passes over every ``*.html`` file of the build:
      its text or links.
 
    - no printed output (a cell's output block) is wider than the column: long lines wrap, none is cut
-     off at the column's edge.
+     off at the column's edge (a code listing a cell displays keeps its indentation and scrolls inside
+     its box, with the fade cue of the book's stylesheet).
 
 3. **Length and narrow screens**: each page's height at 1280 px is measured and printed; the check
    fails when a page is taller than ``--max-page-height`` (12,000 px) or the pages a reader reads in
@@ -331,6 +332,7 @@ PAGE_PROBE = r"""
   // behind a horizontal scroll bar): outputs must wrap.
   const cutOutputs = [];
   for (const block of article.querySelectorAll(".cell_output pre, div.output pre")) {
+    if (block.closest(".cell_output > div.highlight-python")) continue;  // a code listing: scrolls, with its cue
     if (block.offsetParent !== null && block.scrollWidth > block.clientWidth + 1) {
       const line = Array.from(block.textContent.split("\n")).sort((a, b) => b.length - a.length)[0] || "";
       cutOutputs.push(`${shortText(line, 60)} (${block.scrollWidth} px in ${block.clientWidth} px)`);

@@ -314,6 +314,7 @@ def test_html_checker_finds_what_a_phone_cannot_read(tmp_path, capsys):
 def test_the_book_stylesheet_wraps_outputs_and_marks_boxes_that_scroll():
     css = (ROOT / "_static" / "book.css").read_text()
     assert re.search(r"div\.cell_output pre[^{]*\{[^}]*white-space: pre-wrap", css)
+    assert re.search(r"div\.cell_output > div\.highlight-python pre \{[^}]*white-space: pre;", css)
     assert ".book-scrolls-more" in css and "mask-image" in css
     assert re.search(r"figcaption[^{]*\{[^}]*color: var\(--pst-color-text-base\)", css)
     script = (ROOT / "_static" / "book.js").read_text()
