@@ -144,7 +144,7 @@ def decay_only_adamw(n_embd: int = 256, preset="paper") -> tuple[np.ndarray, np.
 
 def on_boundary(omega: Sequence[float], sigma: Sequence[float], tol: float = BOUNDARY_TOL) -> np.ndarray:
     r"""True where $|\omega\sigma - 5| \le$ ``tol`` (default: the package's one tolerance,
-    :data:`mope.positional.morlet.BOUNDARY_TOL`)."""
+    ``mope.positional.morlet.BOUNDARY_TOL``)."""
     product = np.asarray(omega, dtype=float) * np.asarray(sigma, dtype=float)
     return np.abs(product - ADMISSIBILITY_BOUND) <= tol
 

@@ -341,7 +341,8 @@ def _below_bound_without_projection(runs, cfg):
 
 def data_share_of_sigma(runs: list[dict], variant: str, cfg: TrainConfig) -> Estimate:
     """Seed by seed, the median over pairs of how much of σ's way from its initial value (in log) the
-    data account for: |log σ − log σ(decay alone)| / |log σ − log σ(initial)|; σ as the forward uses it."""
+    data account for: the distance of log σ from log σ(decay alone) over its distance from log σ(initial),
+    σ as the forward uses it."""
     found = learned.morlet_runs(runs, variant)
     reference = learned.decay_only_reference(variant, cfg)
     start = learned.initial_effective(variant, cfg)["sigma"]

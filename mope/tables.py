@@ -66,7 +66,9 @@ def outcome(estimate: Estimate, positive: str, negative: str) -> str:
     if verdict.outcome in words:
         answer = words[verdict.outcome]
     elif verdict.outcome == "indicative":
-        answer = f"one seed: {positive if estimate.mean > 0 else negative}"
+        shown_as_zero = abs(estimate.mean) < estimate.resolution / 2
+        answer = "one seed: no difference at this precision" if shown_as_zero else \
+            f"one seed: {positive if estimate.mean > 0 else negative}"
     else:
         answer = verdict.text
     return f"{estimate.format(signed=True)}<br>{answer}"

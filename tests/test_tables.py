@@ -61,6 +61,9 @@ def test_comparison_outcomes_name_the_better_model():
                                                                  for s in range(3)]}
     cell = rows_of(tables.comparison_table(spread, {("PE-MORLET", "NOPE"): "q"}))["q"][2]
     assert cell.startswith("-0.002 ± 0.010 (n=3)<br>undecided: ") and "seeds would" in cell
+    tie = {"cpu": [run("NOPE", 0, 1.60), run("PE-MORLET", 0, 1.6002)]}  # one seed, shown as +0.000: no winner
+    assert rows_of(tables.comparison_table(tie, {("PE-MORLET", "NOPE"): "q"}))["q"][2] == \
+        "-0.000 (n=1)<br>one seed: no difference at this precision"
 
 
 def test_boundary_table_shows_the_decay_only_reference_of_each_preset():
