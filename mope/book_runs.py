@@ -36,15 +36,19 @@ def presets_shown(main: str, presets: Sequence[str] = BOOK_PRESETS) -> list[str]
     return [main, *(p for p in presets if p != main and results.load_results(p))]
 
 
-def load_runs(main: str, variants: Sequence[str], seeds: Sequence[int],
+def load_runs(main: str, variants: Sequence[str], seeds: Sequence[int] | None = None,
               presets: Sequence[str] = CHAPTER_PRESETS) -> dict[str, list[dict]]:
-    """{preset: its current runs of ``variants`` and ``seeds``} for :func:`presets_shown` of ``main``
-    among ``presets`` (a chapter's: ``cpu`` and ``paper``; ``smoke``: the missing runs are trained first)."""
+    """{preset: its current runs of ``variants`` and ``seeds`` (None: every stored seed, as the claims
+    table of the introduction reads them)} for :func:`presets_shown` of ``main`` among ``presets`` (a
+    chapter's: ``cpu`` and ``paper``; ``smoke``: the missing runs of ``seeds`` are trained first)."""
     if main == TRAINED_ON_THE_SPOT:
+        if seeds is None:
+            raise ValueError(f"preset {main!r} trains its runs on the spot: name the seeds")
         from mope.suite import ensure_results
 
         ensure_results(main, list(variants), list(seeds), progress=False)
-    return {preset: [r for r in results.load_results(preset) if r["variant"] in variants and r["seed"] in seeds]
+    return {preset: [r for r in results.load_results(preset)
+                     if r["variant"] in variants and (seeds is None or r["seed"] in seeds)]
             for preset in presets_shown(main, presets)}
 
 
@@ -67,11 +71,13 @@ def seed_list(seeds: Sequence[int]) -> str:
     return ", ".join(map(str, seeds))
 
 
-def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], seeds: Sequence[int]) -> str:
+def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], seeds: Sequence[int] | None = None) -> str:
     """One sentence: how many of the (variant, seed) runs ``preset`` holds, which are missing (models
-    grouped by the seeds they lack), and how many stored files are stale (made before a change of the
-    code, or from uncommitted code) or invalid, and so not shown."""
+    grouped by the seeds they lack; ``seeds`` None: every seed any of ``variants`` has), and how many stored
+    files are stale (made before a change of the code, or from uncommitted code) or invalid, and so not shown."""
     have = {(r["variant"], r["seed"]) for r in runs}
+    if seeds is None:
+        seeds = sorted({seed for variant, seed in have if variant in variants})
     lacking: dict[tuple[int, ...], list[str]] = {}
     for variant in variants:
         absent = tuple(seed for seed in seeds if (variant, seed) not in have)
