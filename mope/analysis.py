@@ -30,8 +30,6 @@ import torch
 from mope.positional import morlet
 from mope.positional.morlet import ADMISSIBILITY_BOUND, BOUNDARY_TOL, MorletPositions
 
-#: Learned (omega, sigma) the paper reports for three pairs of EGA-MORLET (Figure 1, §6.3).
-PAPER_REPORTED_PAIRS: dict[int, tuple[float, float]] = {0: (1.112, 4.5), 64: (1.972, 2.5), 127: (3.346, 1.49)}
 
 _erfc = np.vectorize(math.erfc, otypes=[float])
 

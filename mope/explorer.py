@@ -25,7 +25,7 @@ averaging over $b$ gives (:mod:`mope.analysis`), and the $(\sigma, \omega)$ plan
 admissible region $\omega\sigma \ge 5$, the slider's raw point (green inside the region, red
 outside) and the point the forward uses. Points to jump to: the released initialisation
 (:func:`~mope.positional.morlet.initial_morlet_parameters` at the paper's 128 pairs), the pairs the
-paper reports (:data:`mope.analysis.PAPER_REPORTED_PAIRS`) and every pair learned by every stored
+paper reports (:data:`mope.paper.REPORTED_PAIRS`) and every pair learned by every stored
 MoPE run (:func:`mope.results.load_results` of each preset in ``mope.presets.PRESETS``).
 
 **Loss curves.** The training loss (``train_curve``) and validation loss (``history``) of any subset
@@ -51,7 +51,7 @@ from bokeh.plotting import figure
 from bokeh.resources import Resources
 
 from mope import palette
-from mope.analysis import PAPER_REPORTED_PAIRS
+from mope.paper import REPORTED_PAIRS
 from mope.positional.morlet import ADMISSIBILITY_BOUND, ENVELOPE_EPS, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
 from mope.presets import PRESETS
 from mope.results import load_results
@@ -102,7 +102,7 @@ def paper_points() -> list[ParameterPoint]:
     """The learned (omega, sigma) the paper reports for three pairs of EGA-MORLET."""
     return [ParameterPoint("paper (Section 6.3, EGA-MORLET)", f"paper pair {i}", omega, sigma, in_menu=True,
                            colour="#000000")
-            for i, (omega, sigma) in PAPER_REPORTED_PAIRS.items()]
+            for i, (omega, sigma) in REPORTED_PAIRS.items()]
 
 
 def learned_points(result: dict) -> list[ParameterPoint]:
@@ -376,7 +376,7 @@ def things_to_try() -> str:
     the released initialisation, the pairs the paper reports, the clamp and the bound."""
     omega0, sigma0 = (float(t[0]) for t in initial_morlet_parameters(PAPER_PAIRS))
     dies = sigma0 * math.sqrt(-2 * math.log(DEAD_ENVELOPE))
-    omega127, sigma127 = PAPER_REPORTED_PAIRS[127]
+    omega127, sigma127 = REPORTED_PAIRS[127]
     alias = 2 * math.pi - omega127
     return (
         "<b>Things to try</b><ul style='padding-left: 1.1em; margin: 0.3em 0'>"
@@ -440,7 +440,7 @@ def loss_rows(runs: Mapping[str, Sequence[dict]]) -> dict[str, list]:
                                              "val_step", "val_loss")}
     for preset, results in runs.items():
         for result in results:
-            train = [(step, loss) for step, loss in result["train_curve"] if step >= 1]
+            train = [(step, loss) for step, loss in result.get("train_curve", []) if step >= 1]
             val = [(h["step"], h["val_loss"]) for h in result["history"] if h["step"] >= 1]
             rows["preset"].append(preset)
             rows["variant"].append(result["variant"])

@@ -168,11 +168,11 @@ def test_the_explorer_comes_first_on_its_page_with_things_to_try_beside_the_slid
 
 
 def test_the_things_to_try_are_computed_from_the_package():
-    from mope.analysis import PAPER_REPORTED_PAIRS
+    from mope.paper import REPORTED_PAIRS
     from mope.positional.morlet import initial_morlet_parameters
 
     text = explorer.things_to_try()
-    omega127, sigma127 = PAPER_REPORTED_PAIRS[127]
+    omega127, sigma127 = REPORTED_PAIRS[127]
     assert f"ω = {omega127}, σ = {sigma127}" in text
     sigma0 = float(initial_morlet_parameters(128)[1][0])
     assert f"σ = {sigma0:g}" in text

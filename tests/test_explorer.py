@@ -16,7 +16,7 @@ import pytest
 from bokeh.models import HoverTool
 
 from mope import explorer
-from mope.analysis import PAPER_REPORTED_PAIRS
+from mope.paper import REPORTED_PAIRS
 from mope.positional.morlet import initial_morlet_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +52,7 @@ def test_initial_points_are_the_released_initialisation_at_the_papers_128_pairs(
 
 def test_paper_points_are_the_pairs_the_paper_reports():
     points = explorer.paper_points()
-    assert [(p.omega, p.sigma) for p in points] == list(PAPER_REPORTED_PAIRS.values())
+    assert [(p.omega, p.sigma) for p in points] == list(REPORTED_PAIRS.values())
     assert [p.label for p in points] == ["paper pair 0", "paper pair 64", "paper pair 127"]
     assert all(p.in_menu for p in points)
 

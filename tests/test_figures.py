@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from mope import figures, learned  # noqa: E402
+from mope import figures, learned, paper  # noqa: E402
 from mope.variants import TABLE_2, VARIANTS  # noqa: E402
 from mope.estimates import gap_curve  # noqa: E402
 from synthetic_runs import decayed_morlet, run  # noqa: E402
@@ -85,8 +85,8 @@ def test_sweep_figure_draws_the_stored_candidates_and_marks_the_decision():
 
 
 def test_plot_distance_to_table_2_draws_each_preset_and_the_noise_band():
-    runs = {"cpu": [run(v, s, VARIANTS[v].paper_val + 0.2 + 0.01 * s) for v in TABLE_2 for s in range(3)],
-            "paper": [run(v, 0, VARIANTS[v].paper_val + 0.005, preset="paper") for v in TABLE_2],
+    runs = {"cpu": [run(v, s, paper.TABLE_2_VAL[v] + 0.2 + 0.01 * s) for v in TABLE_2 for s in range(3)],
+            "paper": [run(v, 0, paper.TABLE_2_VAL[v] + 0.005, preset="paper") for v in TABLE_2],
             "cpu-short": []}
     fig = figures.plot_distance_to_table_2(runs)
     (ax,) = fig.axes
