@@ -53,7 +53,7 @@ def shape_of(name: str, device: str) -> tuple[GPTConfig, int]:
     """(model shape, batch size) of a named benchmark shape."""
     presets = None
     with contextlib.suppress(ImportError):
-        from mope import presets
+        from mope.store import presets
     if name in ("cpu", "smoke") and presets is not None and name in getattr(presets, "PRESETS", {}):
         preset = presets.PRESETS[name]
         return preset.shape(), preset.batch_size

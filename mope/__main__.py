@@ -4,36 +4,19 @@ Ctrl-C while the interpreter starts (torch takes seconds to import) or while it 
 exit handlers) ends the process with one line and exit code 130, never a traceback; in between,
 :func:`mope.cli.main` handles it (an interrupted run resumes from its last checkpoint).
 
-A run started by ``suite --jobs N`` (``MOPE_SUITE_PID`` in its environment) asks the kernel to send it
-SIGTERM when the suite dies, even by SIGKILL (Linux ``PR_SET_PDEATHSIG``), so that no run outlives
-the suite that started it; its last checkpoint lets a later suite resume it.
+A run started by ``suite --jobs N`` stops when the suite dies (:mod:`mope.train.child`).
 """
 import os
 import signal
 
+from mope.train.child import stop_with_suite  # light: no torch
+
 EXIT_INTERRUPTED = 130
-SUITE_PID = "MOPE_SUITE_PID"  # set by mope.suite for the runs it starts
-_PR_SET_PDEATHSIG = 1
 
 
 def _interrupted(signum, frame) -> None:
     os.write(2, b"mope: interrupted\n")
     os._exit(EXIT_INTERRUPTED)
-
-
-def stop_with_suite() -> None:
-    """In a run started by a suite: be sent SIGTERM when the suite dies; exit at once if it already has."""
-    suite = os.environ.pop(SUITE_PID, None)  # not inherited further
-    if not suite:
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: the suite's own clean-up has to do
-        return
-    if str(os.getppid()) != suite:  # the suite died before the request took effect
-        os._exit(128 + signal.SIGTERM)
 
 
 def main() -> None:

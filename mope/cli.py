@@ -8,7 +8,7 @@
 
 Results go to ``results/`` (or ``--results-dir`` / ``$MOPE_RESULTS_DIR``), checkpoints to the
 gitignored ``checkpoints/`` (or ``$MOPE_CHECKPOINT_DIR``): both in the source checkout, or in the
-current directory for a package installed without one (:func:`mope.results.default_home`). ``suite`` skips what is stored with the
+current directory for a package installed without one (:func:`mope.store.results.default_home`). ``suite`` skips what is stored with the
 current configuration. Under ``torchrun --nproc_per_node=N -m mope train ...`` a run is data-parallel.
 
 A mistake a user can make (a bad name or number, missing data, an unwritable folder, a device that is
@@ -27,10 +27,10 @@ import sys
 import traceback
 
 from mope.errors import ConfigError, UserError
-from mope.presets import PRESETS, get_preset, with_autocast
-from mope.results import ENV_RESULTS_DIR, results_root, scan
-from mope.training import MAX_SEED, core_count
-from mope.variants import TABLE_2, VARIANTS
+from mope.store.presets import PRESETS, get_preset, with_autocast
+from mope.store.results import ENV_RESULTS_DIR, results_root, scan
+from mope.train.loop import MAX_SEED, core_count
+from mope.model.variants import TABLE_2, VARIANTS
 
 EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
 
@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     claims = commands.add_parser("claims", help="the paper's claims with our verdicts on the stored runs (as the book shows them)")
     claims.add_argument("--json", action="store_true",
                         help="a JSON object: preset, current_runs, claims (one object per claim, as "
-                             "mope.claims.claim_records gives them) and skipped (path, kind, reason of every "
+                             "mope.evidence.claims.claim_records gives them) and skipped (path, kind, reason of every "
                              "stored file left out)")
     _add_common(claims)
 
@@ -140,14 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cell(estimate) -> str:
-    """"mean ± sd (n=N)" of an :class:`~mope.estimates.Estimate`, four decimals; "-" without runs."""
+    """"mean ± sd (n=N)" of an :class:`~mope.evidence.estimates.Estimate`, four decimals; "-" without runs."""
     return estimate.format(decimals=4) if estimate.n else "-"
 
 
 def format_table(runs: list[dict]) -> str:
     """Table 2 of the stored ``runs``: per variant, the paper's Val, our random-batch validation loss
-    (mean ± sd over seeds, :func:`mope.estimates.summary`), ours minus the paper's, our whole-split loss."""
-    from mope import estimates, paper  # no scipy needed: means and sds only
+    (mean ± sd over seeds, :func:`mope.evidence.estimates.summary`), ours minus the paper's, our whole-split loss."""
+    from mope.evidence import estimates, paper  # no scipy needed: means and sds only
 
     header = ("variant", "paper val", "ours val (random batches)", "ours - paper", "ours whole val")
     lines = [header]
@@ -193,7 +193,7 @@ def _check_store(results_dir) -> None:
 
 def _print_claims(preset, results_dir, as_json: bool) -> None:
     """The claims of ``preset``; every stored file left out named on stderr (and, as JSON, listed)."""
-    from mope.claims import claims_report
+    from mope.evidence.claims import claims_report
 
     if results_dir:
         os.environ[ENV_RESULTS_DIR] = str(results_dir)  # claims read the store through its default root
@@ -217,7 +217,7 @@ def _check_repeats(args) -> None:
 
 def run(args, parser: argparse.ArgumentParser) -> None:
     if args.command == "stamp":
-        from mope.source import write_stamp
+        from mope.store.source import write_stamp
 
         print(f"wrote {write_stamp().name}: a copy of this commit without .git can now record it")
         return
@@ -231,7 +231,7 @@ def run(args, parser: argparse.ArgumentParser) -> None:
     if args.command == "train":
         import torch
 
-        from mope.training import train
+        from mope.train.loop import train
 
         if args.threads:
             torch.set_num_threads(args.threads)
@@ -242,7 +242,7 @@ def run(args, parser: argparse.ArgumentParser) -> None:
             print(f"{args.variant} seed {args.seed}: val {final['val_loss']:.4f}, whole val {final['val_loss_full']:.4f}"
                   + (f" (filed as preset {preset.name!r})" if preset.name != args.preset else ""))
     elif args.command == "suite":
-        from mope.suite import ensure_results
+        from mope.train.suite import ensure_results
 
         ensure_results(preset, args.variants, args.seeds, jobs=args.jobs, root=args.results_dir,
                        data_path=args.data, progress=not args.no_progress)

@@ -11,7 +11,7 @@ every host name unresolvable. It passes when:
 1. every request the page makes is for a local file (Chromium's network log), and BokehJS drew both
    figures (the explorer's status line and bound marker are written);
 2. the numbers the explorer draws (both channels over b = 0..T-1 and the kernel C(b, tau)) equal
-   ``mope.positional.MorletPositions`` for the sliders' raw parameters, to 1e-6, at the start and
+   ``mope.model.positional.MorletPositions`` for the sliders' raw parameters, to 1e-6, at the start and
    after every interaction below;
 3. dragging the sigma slider with the mouse to the right end of its track redraws the channels and
    shows the marker "inside"; after the omega slider is dragged too, dragging sigma to the left end
@@ -41,8 +41,8 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import torch
 
-from mope.explorer import ADMISSIBILITY_MODES, CONTEXT
-from mope.positional.morlet import MorletPositions
+from mope.book.explorer import ADMISSIBILITY_MODES, CONTEXT
+from mope.model.positional.morlet import MorletPositions
 
 PAGE = "notebooks/06_explorer.html"
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")

@@ -71,7 +71,7 @@ if torch.cuda.is_available():
     p = torch.cuda.get_device_properties(0)
     print("gpu", p.name, f"{p.total_memory / 2**30:.0f} GiB", "count", torch.cuda.device_count(),
           "bf16", torch.cuda.is_bf16_supported())
-from mope.data import load_dataset
+from mope.train.data import load_dataset
 data = load_dataset()
 print("data: vocab", data.vocab_size, "train", len(data.train), "val", len(data.val))
 PY
@@ -82,8 +82,8 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.used,memo
 if ! "$PY" - "$PRESET" <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
 import sys
 from mope.errors import UserError
-from mope.presets import get_preset
-from mope.source import check_committed, source_state
+from mope.store.presets import get_preset
+from mope.store.source import check_committed, source_state
 commit, dirty = source_state()
 print("source", commit[:12], "differs from its commit (or has no stamp)" if dirty else "clean")
 try:

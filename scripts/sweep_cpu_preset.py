@@ -13,10 +13,10 @@ import multiprocessing
 
 import torch
 
-from mope.presets import CPU_SWEEP
-from mope.results import sweep_root
-from mope.suite import set_aside_unless_current
-from mope.training import train
+from mope.store.presets import CPU_SWEEP
+from mope.store.results import sweep_root
+from mope.train.suite import set_aside_unless_current
+from mope.train.loop import train
 
 SWEEP_ROOT = sweep_root()
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from mope.presets import get_preset
+from mope.store.presets import get_preset
 
 # TinyShakespeare on our machines lies in ../shared/data next to the repository; never copied into it.
 os.environ.setdefault("MOPE_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "data"))

@@ -5,12 +5,12 @@ numbers are whatever a test needs.
 
 * ``preset`` a name (the book's modules: claims, tables, figures, provenance): the run carries a
   placeholder configuration and hash ``PLACEHOLDER_HASH``; written to a store, it is stale.
-* ``preset`` a :class:`~mope.presets.TrainConfig` (the store's tests): the run carries that
+* ``preset`` a :class:`~mope.store.presets.TrainConfig` (the store's tests): the run carries that
   configuration and the hash the store expects of it, :func:`expected_config_hash`, computed here from
-  the rule the store documents (``mope.results.config_hash``), never by the code under test; written to
+  the rule the store documents (``mope.store.results.config_hash``), never by the code under test; written to
   a store, it is current. ``tests/test_results.py`` checks the rule against stored runs.
 
-Nothing here trains, and nothing here asks :mod:`mope.results` what a fixture should hold.
+Nothing here trains, and nothing here asks :mod:`mope.store.results` what a fixture should hold.
 """
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ import json
 
 import numpy as np
 
-from mope import analysis
-from mope.positional.morlet import initial_morlet_parameters
-from mope.presets import TrainConfig
-from mope.variants import variant_config
+from mope.evidence import analysis
+from mope.model.positional.morlet import initial_morlet_parameters
+from mope.store.presets import TrainConfig
+from mope.model.variants import variant_config
 
 PLACEHOLDER_HASH = "0123456789abcdef"
 RUNTIME_FIELDS = ("compile", "checkpoint_interval")  # left out of the hash: they never move a number

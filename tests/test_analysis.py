@@ -1,8 +1,8 @@
-"""mope.analysis: the arithmetic the chapters use beside the stored runs."""
+"""mope.evidence.analysis: the arithmetic the chapters use beside the stored runs."""
 import numpy as np
 
-from mope import analysis
-from mope.config import GPTConfig
+from mope.evidence import analysis
+from mope.model.config import GPTConfig
 
 
 def test_future_token_sensitivity_separates_published_and_causal_gate():
@@ -26,7 +26,7 @@ def test_decay_only_prediction_without_the_bound_leaves_pairs_below_it():
 
 
 def test_on_the_boundary_means_within_the_packages_one_tolerance_of_omega_sigma_5():
-    from mope.positional.morlet import BOUNDARY_TOL
+    from mope.model.positional.morlet import BOUNDARY_TOL
 
     sigma = np.full(4, 2.0)
     omega = (5.0 + np.array([0.0, -0.9, 0.9, 1.1]) * BOUNDARY_TOL) / sigma

@@ -27,13 +27,13 @@ def test_the_api_page_documents_every_module():
     modules = {m.name for m in pkgutil.walk_packages(mope.__path__, "mope.")} - {"mope.__main__"}
     for name in modules | {"mope"}:
         assert f".. automodule:: {name}\n" in sections + "\n", name
-    assert ".. automodule:: mope.positional.morlet\n   :members:" in sections
-    assert ".. automodule:: mope.positional\n```" in sections, "a package shows its docstring, not its members twice"
+    assert ".. automodule:: mope.model.positional.morlet\n   :members:" in sections
+    assert ".. automodule:: mope.model.positional\n```" in sections, "a package shows its docstring, not its members twice"
     page = (ROOT / "book" / "api.md").read_text()
     assert extension.PLACEHOLDER in page
     source = [page]
     extension.fill_api_page(None, extension.API_PAGE, source)
-    assert extension.PLACEHOLDER not in source[0] and "## `mope.training`" in source[0]
+    assert extension.PLACEHOLDER not in source[0] and "## `mope.train.loop`" in source[0]
 
 
 @pytest.mark.parametrize("docstring, rst", [
@@ -70,7 +70,7 @@ def test_references_into_the_package_must_resolve():
     (domain, pattern), = config["config"]["nitpick_ignore_regex"]
     ignored = lambda kind, target: bool(re.fullmatch(domain, kind) and re.fullmatch(pattern, target))
     assert ignored("py:class", "torch.Tensor") and ignored("py:class", "np.ndarray") and ignored("py:func", "mopey")
-    assert not ignored("py:func", "mope.analysis.no_such_function") and not ignored("py:mod", "mope")
+    assert not ignored("py:func", "mope.evidence.analysis.no_such_function") and not ignored("py:mod", "mope")
     assert not ignored("std:ref", "no-such-label")
 
 

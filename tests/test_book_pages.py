@@ -1,6 +1,6 @@
 """What issue 19 asks of the pages: the package's own code on them, one place for each argument, a
 "What this chapter found" at the end of every chapter, the training budget on a page of its own, the
-explorer first on its page; and the helpers that put code, tabs and findings on a page (mope.book_runs).
+explorer first on its page; and the helpers that put code, tabs and findings on a page (mope.book.book_runs).
 
 Where the book has been built (``_build/html``), the built pages are checked too; the sources always."""
 from __future__ import annotations
@@ -13,9 +13,11 @@ import jupytext
 import pytest
 import yaml
 
-from mope import book_runs, claims, explorer, training
-from mope.energy_gate import CausalEnergyGate, EnergyGate
-from mope.positional.morlet import MorletPositions, project_admissible
+from mope.train import loop as training
+from mope.evidence import claims
+from mope.book import book_runs, explorer
+from mope.model.energy_gate import CausalEnergyGate, EnergyGate
+from mope.model.positional.morlet import MorletPositions, project_admissible
 from synthetic_runs import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,12 +42,12 @@ def included(page: Path) -> set[tuple[str, str]]:
 def test_the_encodings_and_gate_chapters_include_the_packages_own_classes():
     encodings, stress = NOTEBOOKS / "02_encodings.md", NOTEBOOKS / "05_stress_tests.md"
     shown = included(encodings)
-    for wanted in (("mope/positional/morlet.py", "MorletPositions"), ("mope/energy_gate.py", "EnergyGate"),
-                   ("mope/energy_gate.py", "CausalEnergyGate")):
+    for wanted in (("mope/model/positional/morlet.py", "MorletPositions"), ("mope/model/energy_gate.py", "EnergyGate"),
+                   ("mope/model/energy_gate.py", "CausalEnergyGate")):
         assert wanted in shown, wanted
-    assert {("mope/energy_gate.py", "EnergyGate.standardised"),
-            ("mope/energy_gate.py", "CausalEnergyGate.standardised")} <= included(stress)
-    assert ("mope/positional/morlet.py", "project_admissible") in included(NOTEBOOKS / "01_mathematics.md")
+    assert {("mope/model/energy_gate.py", "EnergyGate.standardised"),
+            ("mope/model/energy_gate.py", "CausalEnergyGate.standardised")} <= included(stress)
+    assert ("mope/model/positional/morlet.py", "project_admissible") in included(NOTEBOOKS / "01_mathematics.md")
     for page in (encodings, stress, NOTEBOOKS / "01_mathematics.md", NOTEBOOKS / "03_reproduction.md"):
         for path, name in included(page):
             assert (ROOT / path).is_file(), (page.name, path)
@@ -168,8 +170,8 @@ def test_the_explorer_comes_first_on_its_page_with_things_to_try_beside_the_slid
 
 
 def test_the_things_to_try_are_computed_from_the_package():
-    from mope.paper import REPORTED_PAIRS
-    from mope.positional.morlet import initial_morlet_parameters
+    from mope.evidence.paper import REPORTED_PAIRS
+    from mope.model.positional.morlet import initial_morlet_parameters
 
     text = explorer.things_to_try()
     omega127, sigma127 = REPORTED_PAIRS[127]

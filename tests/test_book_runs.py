@@ -1,7 +1,8 @@
-"""mope.book_runs and mope.provenance: which runs a chapter shows, what is missing, and where they came from."""
-from mope import book_runs, provenance, results
-from mope.presets import get_preset
-from mope.results import write_result
+"""mope.book.book_runs and mope.book.provenance: which runs a chapter shows, what is missing, and where they came from."""
+from mope.store import results
+from mope.book import book_runs, provenance
+from mope.store.presets import get_preset
+from mope.store.results import write_result
 from synthetic_runs import run
 
 
@@ -47,7 +48,7 @@ def test_provenance_tables_name_runs_not_machine_paths(store):
 
 
 def test_the_sweep_is_read_from_its_own_store_current_runs_only(store):
-    from mope.presets import CPU_SWEEP
+    from mope.store.presets import CPU_SWEEP
 
     assert book_runs.load_sweep() == {c: None for c in CPU_SWEEP}
     candidate = CPU_SWEEP[1]
@@ -59,7 +60,7 @@ def test_the_sweep_is_read_from_its_own_store_current_runs_only(store):
 
 
 def test_the_sweeps_runs_are_named_by_their_configuration(store):
-    from mope.presets import CPU_SWEEP
+    from mope.store.presets import CPU_SWEEP
 
     candidate = CPU_SWEEP[0]
     stored = run("BASE-DOT", 0, 1.7, preset=candidate.name)

@@ -1,4 +1,4 @@
-"""mope.claims: each claim is tested as the paper states it, the verdict words mean exactly what they
+"""mope.evidence.claims: each claim is tested as the paper states it, the verdict words mean exactly what they
 say, and every form of the claims table shows the same verdict objects."""
 import json
 import re
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mope import claims, paper
-from mope.estimates import estimate
+from mope.evidence import claims, paper
+from mope.evidence.estimates import estimate
 from synthetic_runs import decayed_morlet, run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,7 +180,7 @@ def test_a_gain_that_a_causal_gate_loses_carries_the_caveat_in_its_row_and_is_re
 
 
 def test_mechanism_claims_read_learned_parameters_against_decay_alone():
-    from mope.analysis import decay_factor
+    from mope.evidence.analysis import decay_factor
 
     f = decay_factor("cpu")
     runs = [run("PE-MORLET-FREE", s, 1.5, learned=decayed_morlet(64, f * 0.98, "none")) for s in range(2)]
@@ -270,8 +270,9 @@ def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_poi
 def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(preset):
     """Tables 2 and 4, the causal-gate table, the claims tabs, the chapters' verdicts and the intro's
     findings show, for a claim and a preset, exactly the verdict of `mope claims --json` (stored runs)."""
-    from mope import findings as book_findings
-    from mope import results, tables
+    from mope.evidence import findings as book_findings
+    from mope.store import results
+    from mope.book import tables
 
     runs = results.load_results(preset)
     if not runs:

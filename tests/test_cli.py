@@ -6,8 +6,8 @@ import sys
 import pytest
 
 from mope.cli import main
-from mope.presets import PRESETS, get_preset
-from mope.results import load_results, write_result
+from mope.store.presets import PRESETS, get_preset
+from mope.store.results import load_results, write_result
 from synthetic_runs import PLACEHOLDER_HASH, run
 
 
@@ -56,7 +56,7 @@ def test_table_without_results_says_how_to_make_them(store, capsys):
 
 
 def test_claims_json_is_the_claim_records_and_the_files_left_out(store, capsys):
-    from mope.claims import claim_records
+    from mope.evidence.claims import claim_records
 
     store[0].mkdir()
     main(["claims", "--preset", "smoke", "--json"])

@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from mope import GPTConfig, build_model
-from mope.config import SHAPE_FIELDS
-from mope.presets import PRESETS, TrainConfig
+from mope.model.config import SHAPE_FIELDS
+from mope.store.presets import PRESETS, TrainConfig
 
 
 def test_head_count_must_divide_width():

@@ -5,8 +5,8 @@ import os
 import pytest
 import torch
 
-import mope.data as data_module
-from mope.data import SHA256, DataError, load_dataset, locate
+import mope.train.data as data_module
+from mope.train.data import SHA256, DataError, load_dataset, locate
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import pytest
 import torch
 import torch.multiprocessing as mp
 
-from mope.results import result_path
-from mope.training import train
+from mope.store.results import result_path
+from mope.train.loop import train
 
 
 def _free_port() -> int:

@@ -1,9 +1,9 @@
-"""mope.estimates: per-seed quantities, paired by seed, summarised as mean, sd, n and a 95% interval."""
+"""mope.evidence.estimates: per-seed quantities, paired by seed, summarised as mean, sd, n and a 95% interval."""
 import math
 
 import pytest
 
-from mope.estimates import (DASH, Estimate, distance_to_paper, estimate, improvement, paired, per_seed, seeds_needed,
+from mope.evidence.estimates import (DASH, Estimate, distance_to_paper, estimate, improvement, paired, per_seed, seeds_needed,
                             summary, t_quantile)
 from synthetic_runs import run
 

@@ -1,4 +1,4 @@
-"""The explorer chapter's figures (mope.explorer): what they offer, what they draw, and the browser check.
+"""The explorer chapter's figures (mope.book.explorer): what they offer, what they draw, and the browser check.
 
 The browser tests build a page from the explorer's parts and drive it in headless Chromium with
 ``scripts/check_explorer.py`` (the check CI runs on the built book); they skip only where Chromium or
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from bokeh.models import HoverTool
 
-from mope import explorer
-from mope.paper import REPORTED_PAIRS
-from mope.positional.morlet import initial_morlet_parameters
+from mope.book import explorer
+from mope.evidence.paper import REPORTED_PAIRS
+from mope.model.positional.morlet import initial_morlet_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 import torch
 
-import mope.suite
+import mope.train.suite
 from interruptions import Interrupted, stop_at
 from mope.cli import main
 from mope.errors import ConfigError, UserError
-from mope.presets import get_preset
-from mope.results import load_result, result_path, scan, write_result
-from mope.suite import ensure_results
-from mope.training import checkpoint_path, train
+from mope.store.presets import get_preset
+from mope.store.results import load_result, result_path, scan, write_result
+from mope.train.suite import ensure_results
+from mope.train.loop import checkpoint_path, train
 from synthetic_runs import PLACEHOLDER_HASH, run
 
 
@@ -132,7 +132,7 @@ def test_a_damaged_results_file_is_named_skipped_then_set_aside_and_retrained(st
     assert "(1 current runs)" in claims.out and "invalid (not shown): smoke/EGA-1/seed0.json: " in claims.err
 
     trained = []
-    monkeypatch.setattr(mope.suite, "train", lambda variant, preset, seed, **kw: (
+    monkeypatch.setattr(mope.train.suite, "train", lambda variant, preset, seed, **kw: (
         trained.append((variant, seed)), write_result(run(variant, seed, 1.5, preset=preset), kw["results_root"])))
     ensure_results("smoke", ["BASE-DOT", "EGA-1"], [0], progress=False)
     assert trained == [("EGA-1", 0)]
@@ -143,13 +143,13 @@ def test_a_damaged_results_file_is_named_skipped_then_set_aside_and_retrained(st
 @pytest.mark.parametrize("damage", DAMAGED)
 def test_without_jsonschema_a_damaged_file_gets_the_same_reason(store, damage, monkeypatch):
     """The GPU image has no jsonschema: the store's own reading of the same schema must agree with it."""
-    import mope.results
+    import mope.store.results
 
     path = write_result(run("EGA-1", 0, 2.0, preset=get_preset("smoke")))
     damaged = DAMAGED[damage](path.read_text())
     path.write_bytes(damaged if isinstance(damaged, bytes) else damaged.encode())
     (expected,) = scan("smoke").invalid
-    monkeypatch.setattr(mope.results, "jsonschema", None)
+    monkeypatch.setattr(mope.store.results, "jsonschema", None)
     (found,) = scan("smoke").invalid
     assert found.reason.startswith("damaged: ") and expected.reason.startswith("damaged: ")
     if damage != "a history without numbers":  # two faults: each validator may name either first
@@ -349,7 +349,7 @@ def test_debug_shows_the_traceback(store):
 
 
 def test_a_diverging_run_is_one_message(store, monkeypatch, capsys):
-    from mope import training
+    from mope.train import loop as training
 
     def diverge(*args, **kwargs):
         raise training.NonFiniteLoss("training loss is nan at step 3 of NOPE (preset smoke, seed 0); the run is stopped")
@@ -496,8 +496,8 @@ def test_sigterm_while_the_suite_starts_a_run_stops_that_run_too(store, monkeypa
             started.append(self)
             os.kill(os.getpid(), signal.SIGTERM)  # arrives before Popen() has returned
 
-    monkeypatch.setattr(mope.suite.subprocess, "Popen", SignalledWhileStarting)
-    monkeypatch.setattr(mope.suite, "run_command", lambda *args: [sys.executable, "-c", "import time; time.sleep(120)"])
+    monkeypatch.setattr(mope.train.suite.subprocess, "Popen", SignalledWhileStarting)
+    monkeypatch.setattr(mope.train.suite, "run_command", lambda *args: [sys.executable, "-c", "import time; time.sleep(120)"])
     try:
         with pytest.raises(KeyboardInterrupt, match="terminated by signal 15"):
             ensure_results("smoke", ["BASE-DOT", "EGA-1"], [0], jobs=2, progress=False)
@@ -567,7 +567,7 @@ def test_bad_arguments_exit_2_with_one_line(store, args, message, capsys):
 
 @pytest.mark.parametrize("threads", ["100000", "20000", "cores + 1"])
 def test_threads_beyond_the_cores_are_refused_before_anything_starts(store, threads):
-    from mope.training import core_count
+    from mope.train.loop import core_count
 
     count = str(core_count() + 1) if threads == "cores + 1" else threads
     done = mope_command("train", "NOPE", "--preset", "smoke", "--threads", count, "--no-progress")

@@ -1,4 +1,4 @@
-"""mope.figures: results figures that fit the text column, are paired by seed, and survive missing runs."""
+"""mope.book.figures: results figures that fit the text column, are paired by seed, and survive missing runs."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -6,9 +6,10 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from mope import figures, learned, paper  # noqa: E402
-from mope.variants import TABLE_2, VARIANTS  # noqa: E402
-from mope.estimates import gap_curve  # noqa: E402
+from mope.evidence import learned, paper  # noqa: E402
+from mope.book import figures
+from mope.model.variants import TABLE_2, VARIANTS  # noqa: E402
+from mope.evidence.estimates import gap_curve  # noqa: E402
 from synthetic_runs import decayed_morlet, run  # noqa: E402
 
 
@@ -67,7 +68,7 @@ def test_boundary_figure_draws_the_decay_only_level_of_the_unbounded_variant():
 
 
 def test_sweep_figure_draws_the_stored_candidates_and_marks_the_decision():
-    from mope.presets import CPU_SWEEP, SWEEP_DECIDED_AT, sweep_choice
+    from mope.store.presets import CPU_SWEEP, SWEEP_DECIDED_AT, sweep_choice
 
     chosen = sweep_choice()
     history = [{"step": s, "val_loss": 4.2 - s / 1000} for s in (0, 1500, 3000)]

@@ -1,7 +1,7 @@
-"""mope.findings: the introduction's first screen says what the stored runs say, and changes with them."""
+"""mope.evidence.findings: the introduction's first screen says what the stored runs say, and changes with them."""
 import pytest
 
-from mope import claims, findings, paper
+from mope.evidence import claims, findings, paper
 from synthetic_runs import run
 
 

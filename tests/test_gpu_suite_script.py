@@ -5,8 +5,8 @@ from pathlib import Path
 
 from mope import TABLE_2, VARIANTS
 from mope.cli import build_parser
-from mope.presets import get_preset
-from mope.results import config_hash
+from mope.store.presets import get_preset
+from mope.store.results import config_hash
 
 SCRIPT = Path(__file__).parents[1] / "scripts" / "gpu_suite.sh"
 

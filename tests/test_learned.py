@@ -1,8 +1,8 @@
-"""mope.learned: MoPE's stored parameters, and where weight decay alone would take them under each preset."""
+"""mope.evidence.learned: MoPE's stored parameters, and where weight decay alone would take them under each preset."""
 import numpy as np
 import pytest
 
-from mope import analysis, learned
+from mope.evidence import analysis, learned
 from synthetic_runs import decayed_morlet, run
 
 

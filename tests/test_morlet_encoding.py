@@ -4,9 +4,9 @@ import math
 import pytest
 import torch
 
-from mope.config import ADMISSIBILITY_MODES, GPTConfig, forward_modes
-from mope.positional import MorletPositions, SinusoidalPositions
-from mope.positional.morlet import initial_morlet_parameters, project_admissible
+from mope.model.config import ADMISSIBILITY_MODES, GPTConfig, forward_modes
+from mope.model.positional import MorletPositions, SinusoidalPositions
+from mope.model.positional.morlet import initial_morlet_parameters, project_admissible
 
 
 @pytest.fixture
@@ -127,7 +127,7 @@ def test_initial_log_parameters_equal_the_released_float32_recipe_bit_for_bit():
     assert (omega * sigma < 5.0).sum().item() == 21
 
 
-# --- the admissibility modes: one registry (mope.config.ADMISSIBILITY_MODES) feeds every reader ----------
+# --- the admissibility modes: one registry (mope.model.config.ADMISSIBILITY_MODES) feeds every reader ----------
 
 def test_every_registered_mode_draws_what_the_registry_says_it_does():
     """A mode that 'projects' draws the published forward below the bound; one that does not draws the

@@ -1,5 +1,5 @@
 """One colour per model, read from what the figures actually draw: the matplotlib figures of the chapters
-(mope.figures, mope.plots) and the Bokeh figures of the explorer (mope.explorer)."""
+(mope.book.figures, mope.book.plots) and the Bokeh figures of the explorer (mope.book.explorer)."""
 from collections import defaultdict
 
 import matplotlib
@@ -10,8 +10,9 @@ import pytest  # noqa: E402
 from bokeh.models import GlyphRenderer  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
-from mope import explorer, figures, learned, plots  # noqa: E402
-from mope.variants import VARIANTS  # noqa: E402
+from mope.evidence import learned  # noqa: E402
+from mope.book import explorer, figures, plots
+from mope.model.variants import VARIANTS  # noqa: E402
 from synthetic_runs import decayed_morlet, run  # noqa: E402
 
 

@@ -1,8 +1,8 @@
-"""mope.paper: the paper's numbers agree with one another as the paper prints them."""
+"""mope.evidence.paper: the paper's numbers agree with one another as the paper prints them."""
 import pytest
 
-from mope import paper
-from mope.variants import TABLE_2
+from mope.evidence import paper
+from mope.model.variants import TABLE_2
 
 
 def test_table_2_covers_the_six_models_and_its_deltas_are_its_vals():

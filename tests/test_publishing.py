@@ -53,13 +53,18 @@ def test_the_workflow_makes_every_check_of_the_ci_entry_point():
 
 
 def test_the_readme_layout_names_every_module_of_the_package_and_no_other():
+    """One row per folder of the package (a layer): it names every module and subpackage there, and no other."""
     readme = (ROOT / "README.md").read_text()
     layout = readme[readme.index("## Layout"):]
-    rows = [line for line in layout.splitlines() if line.startswith("| `mope/`")]
-    named = {name for row in rows for name in re.findall(r"`(\w+)/?`", row.split("|")[2])}
+    rows = [line.split("|") for line in layout.splitlines() if line.startswith("| `mope/")]
+    named = {(re.match(r" `(mope/[\w/]*)`", row[1])[1].rstrip("/"), name)
+             for row in rows for name in re.findall(r"`(\w+)/?`", row[2])}
     package = ROOT / "mope"
-    modules = {p.stem for p in package.glob("*.py") if p.stem != "__init__"} | {
-        p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
+    folders = [package] + [p for p in package.iterdir() if (p / "__init__.py").is_file() and p.name != "__pycache__"]
+    contents = lambda folder: {p.stem for p in folder.glob("*.py") if p.stem != "__init__"} | {
+        p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
+    modules = {(str(folder.relative_to(ROOT)), name) for folder in folders for name in contents(folder)
+               if not (folder == package and (package / name / "__init__.py").is_file())}  # a layer has its own row
     assert modules - named == set(), f"the README's layout does not name {sorted(modules - named)}"
     assert named - modules == set(), f"the README's layout names {sorted(named - modules)}, which do not exist"
 

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from mope.positional import ALiBi, MorletRotary, RelativeMorletRotary, Rotary, alibi_slopes
+from mope.model.positional import ALiBi, MorletRotary, RelativeMorletRotary, Rotary, alibi_slopes
 
 
 def constant_content(length: int, head_size: int, seed: int = 0):

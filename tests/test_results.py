@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 import mope
-import mope.suite
-from mope.presets import PRESETS, get_preset
-from mope.results import config_hash, expected_hash, load_result, load_results, result_path, results_root, write_result
-from mope.suite import ensure_results
-from mope.variants import VARIANTS, variant_config
+import mope.train.suite
+from mope.store.presets import PRESETS, get_preset
+from mope.store.results import config_hash, expected_hash, load_result, load_results, result_path, results_root, write_result
+from mope.train.suite import ensure_results
+from mope.model.variants import VARIANTS, variant_config
 from synthetic_runs import PLACEHOLDER_HASH, expected_config_hash, run
 
 
@@ -33,8 +33,8 @@ def test_an_installed_package_keeps_results_and_checkpoints_in_the_current_direc
     shutil.copytree(Path(mope.__file__).parent, site / "mope", ignore=shutil.ignore_patterns("__pycache__"))
     work.mkdir()
     environment = {k: v for k, v in os.environ.items() if k not in ("MOPE_RESULTS_DIR", "MOPE_CHECKPOINT_DIR")}
-    script = ("import mope, mope.results, mope.training\n"
-              "print(mope.__file__); print(mope.results.results_root()); print(mope.training.checkpoint_root())")
+    script = ("import mope, mope.store.results, mope.train.loop\n"
+              "print(mope.__file__); print(mope.store.results.results_root()); print(mope.train.loop.checkpoint_root())")
     done = subprocess.run([sys.executable, "-c", script], cwd=work, capture_output=True, text=True, timeout=300,
                           env={**environment, "PYTHONPATH": str(site)})
     assert done.returncode == 0, done.stderr
@@ -44,7 +44,7 @@ def test_an_installed_package_keeps_results_and_checkpoints_in_the_current_direc
 
 
 def test_fixture_hashes_follow_the_rule_the_stored_runs_were_made_with():
-    """tests/synthetic_runs.py computes the hash from the documented rule, independently of mope.results;
+    """tests/synthetic_runs.py computes the hash from the documented rule, independently of mope.store.results;
     both agree on every variant and preset, and with runs trained before this test existed."""
     for preset in (*PRESETS.values(), get_preset("smoke").shortened(60)):
         for variant in VARIANTS:
@@ -80,7 +80,7 @@ def test_current_results_are_reused_and_stale_ones_retrained(store, monkeypatch,
         trained.append((variant, seed))
         write_result(run(variant, seed, 1.5, preset=preset), results_root)
 
-    monkeypatch.setattr(mope.suite, "train", fake_train)
+    monkeypatch.setattr(mope.train.suite, "train", fake_train)
     write_result(run("BASE-DOT", 0, 2.0, preset=smoke))
     write_result(run("EGA-1", 0, 2.0, preset=smoke, changes={"config_hash": PLACEHOLDER_HASH}))
     results = ensure_results("smoke", ["BASE-DOT", "EGA-1"], [0, 1], progress=False)
@@ -102,7 +102,7 @@ def test_a_run_of_uncommitted_code_is_stale_and_retrained(store, monkeypatch, ca
         trained.append((variant, seed))
         write_result(run(variant, seed, 1.5, preset=preset), results_root)
 
-    monkeypatch.setattr(mope.suite, "train", fake_train)
+    monkeypatch.setattr(mope.train.suite, "train", fake_train)
     dirty = run("BASE-DOT", 0, 2.0, preset=evidence)
     dirty["provenance"] = {"git_commit": "0123456789abcdef", "git_dirty": True}
     write_result(dirty)
@@ -116,7 +116,7 @@ def test_a_run_of_uncommitted_code_is_stale_and_retrained(store, monkeypatch, ca
 
 
 def test_stored_result_follows_schema_1(tiny, store):
-    result = mope.suite.train("PE-MORLET", tiny.replace(steps=3, warmup=1, eval_interval=2), 0, progress=False)
+    result = mope.train.suite.train("PE-MORLET", tiny.replace(steps=3, warmup=1, eval_interval=2), 0, progress=False)
     stored = json.loads(result_path(tiny, "PE-MORLET", 0).read_text())
     assert stored == json.loads(json.dumps(result))
     assert set(stored) == {"schema", "variant", "preset", "seed", "config", "config_hash", "provenance",

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from mope import results
-from mope.presets import CPU_SWEEP, PRESETS
+from mope.store import results
+from mope.store.presets import CPU_SWEEP, PRESETS
 
 STORE = results.REPO_ROOT / "results"
 STORED = sorted(STORE.rglob("seed*.json"))

@@ -1,13 +1,14 @@
-"""mope.tables: tables for reading — fixed decimals, a dash for what is missing, verdict word and note, presets
+"""mope.book.tables: tables for reading — fixed decimals, a dash for what is missing, verdict word and note, presets
 side by side, no provenance."""
 import re
 
 import numpy as np
 import pytest
 
-from mope import claims, paper, tables
-from mope.presets import get_preset
-from mope.variants import TABLE_2, VARIANTS
+from mope.evidence import claims, paper
+from mope.book import tables
+from mope.store.presets import get_preset
+from mope.model.variants import TABLE_2, VARIANTS
 from synthetic_runs import decayed_morlet, run
 
 
@@ -107,7 +108,7 @@ def test_causal_gate_table_shows_the_surviving_share_with_the_claims_verdict():
 
 
 def test_sweep_table_marks_the_chosen_candidate_and_dashes_what_is_not_stored():
-    from mope.presets import CPU_SWEEP, SWEEP_DECIDED_AT, sweep_choice
+    from mope.store.presets import CPU_SWEEP, SWEEP_DECIDED_AT, sweep_choice
 
     chosen = sweep_choice()
     stored = run("BASE-DOT", 0, 1.7, full=1.66, history=[{"step": 1500, "val_loss": 1.773}, {"step": 3000, "val_loss": 1.70}])
@@ -118,7 +119,7 @@ def test_sweep_table_marks_the_chosen_candidate_and_dashes_what_is_not_stored():
 
 
 def test_the_sweeps_choice_is_the_cpu_preset_but_for_name_and_checkpoints():
-    from mope.presets import sweep_choice
+    from mope.store.presets import sweep_choice
 
     chosen, cpu = sweep_choice(), get_preset("cpu")
     assert chosen.name == "sweep-cpu-T64-B32-lr2e-3"

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import torch
 
-import mope.training as training
+import mope.train.loop as training
 from mope.errors import ConfigError
-from mope.presets import get_preset
-from mope.results import expected_hash, load_result, result_path
-from mope.training import flops_per_token, peak_flops, train, use_fused_adamw
+from mope.store.presets import get_preset
+from mope.store.results import expected_hash, load_result, result_path
+from mope.train.loop import flops_per_token, peak_flops, train, use_fused_adamw
 
 REFERENCE = Path(__file__).with_name("reference_smoke_losses.json")
 
@@ -51,12 +51,12 @@ def test_the_loop_reproduces_the_losses_it_made_before_the_fast_paths(store, mon
 
 
 READS = {"item", "tolist", "cpu", "numpy", "__float__"}  # what makes the host wait for the device
-HOST_READERS = (os.path.join("mope", "data.py"), os.path.join("torch", "optim", "optimizer.py"))
+HOST_READERS = (os.path.join("mope", "train", "data.py"), os.path.join("torch", "optim", "optimizer.py"))
 
 
 def test_the_training_loop_reads_the_device_only_at_the_protocols_points(store, monkeypatch):
     """No host synchronisation per step: the loop reads tensors (losses) only where the protocol logs,
-    evaluates or checkpoints. Reads of host tensors do not count: the batches' offsets (mope.data) and
+    evaluates or checkpoints. Reads of host tensors do not count: the batches' offsets (mope.train.data) and
     AdamW's step counters (torch.optim: CPU tensors, or on the device with fused AdamW)."""
     cfg = get_preset("smoke").shortened(45)  # evaluations at 0, 20, 40, 44; checkpoints every 10 steps
     reads, per_step = [0], {}
@@ -83,7 +83,7 @@ def test_the_training_loop_reads_the_device_only_at_the_protocols_points(store, 
 
 
 def test_reading_losses_late_still_stops_a_diverging_run_before_its_checkpoint(tiny, store, monkeypatch):
-    from mope.model import GPT
+    from mope.model.gpt import GPT
 
     forward = GPT.forward
     calls = []

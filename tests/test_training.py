@@ -6,12 +6,12 @@ import pytest
 import torch
 
 from interruptions import Interrupted, stop_at
-from mope.data import CharDataset
+from mope.train.data import CharDataset
 from mope.errors import UserError
-from mope.model import GPT
-from mope.presets import get_preset
-from mope.results import load_result, result_path
-from mope.training import NonFiniteLoss, checkpoint_path, train
+from mope.model.gpt import GPT
+from mope.store.presets import get_preset
+from mope.store.results import load_result, result_path
+from mope.train.loop import NonFiniteLoss, checkpoint_path, train
 
 
 def test_every_variant_sees_the_same_batches(tiny, store, monkeypatch):
@@ -102,7 +102,7 @@ def test_unknown_variant_lists_the_valid_ones(tiny, store):
 
 
 def test_paper_schedule_and_preset_errors():
-    from mope.presets import PRESETS, get_preset
+    from mope.store.presets import PRESETS, get_preset
 
     paper = get_preset("paper")
     assert (paper.steps, paper.batch_size, paper.block_size, paper.eval_interval, paper.eval_batches) == (5001, 64, 256, 500, 50)
@@ -128,7 +128,7 @@ def committed_checkout(folder):
 
 
 def test_provenance_counts_code_changes_as_dirty_but_not_stored_results(tmp_path):
-    from mope.source import source_state
+    from mope.store.source import source_state
 
     code = committed_checkout(tmp_path)
     (tmp_path / "results" / "cpu" / "NOPE").mkdir(parents=True)
@@ -140,7 +140,7 @@ def test_provenance_counts_code_changes_as_dirty_but_not_stored_results(tmp_path
 
 
 def test_a_run_of_the_books_evidence_is_refused_from_uncommitted_code(tmp_path):
-    from mope.source import check_committed
+    from mope.store.source import check_committed
 
     repo, plain = tmp_path / "repo", tmp_path / "plain"
     code = committed_checkout(repo)
@@ -158,7 +158,7 @@ def test_a_run_of_the_books_evidence_is_refused_from_uncommitted_code(tmp_path):
 def test_a_copy_without_git_records_the_commit_of_its_stamp_and_whether_it_changed(tmp_path):
     import shutil
 
-    from mope.source import REPO_ROOT, STAMP, check_committed, source_state, write_stamp
+    from mope.store.source import REPO_ROOT, STAMP, check_committed, source_state, write_stamp
 
     repo, copy = tmp_path / "repo", tmp_path / "copy"
     code = committed_checkout(repo)

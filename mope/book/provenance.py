@@ -2,7 +2,7 @@
 hardware and wall time, and every stored file that is not shown, with the reason.
 
 This module owns the reproducibility page's tables (:func:`run_table`, :func:`preset_summary`,
-:func:`not_shown_table`). Only current runs reach a chapter: the store (:mod:`mope.results`) counts a run
+:func:`not_shown_table`). Only current runs reach a chapter: the store (:mod:`mope.store.results`) counts a run
 made from a working tree with uncommitted changes as stale, because no commit holds the code that made
 it. A run is named by preset, variant and seed, never by a path on the machine that made it.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from mope import results
-from mope.estimates import DASH
-from mope.presets import TrainConfig
-from mope.tables import markdown_table
+from mope.store import results
+from mope.evidence.estimates import DASH
+from mope.store.presets import TrainConfig
+from mope.book.tables import markdown_table
 
 
 def _minutes(seconds) -> str:

@@ -1,6 +1,6 @@
 """The named models: the six of Table 2 exactly as published, and the controls this book adds.
 
-Each variant is a set of :class:`~mope.config.GPTConfig` fields on top of a shape; ``build_model``
+Each variant is a set of :class:`~mope.model.config.GPTConfig` fields on top of a shape; ``build_model``
 turns a name and a shape into a model.
 """
 from __future__ import annotations
@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-from mope.config import GPTConfig
+from mope.model.config import GPTConfig
 from mope.errors import ConfigError
-from mope.model import GPT
+from mope.model.gpt import GPT
 
 
 @dataclass(frozen=True)

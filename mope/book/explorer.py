@@ -3,7 +3,7 @@ r"""The book's interactive figures (chapter 6): the MoPE explorer and the loss c
 This module owns the two Bokeh documents of the explorer chapter, the JavaScript that redraws them
 in the reader's browser, and the arithmetic of what they add to the page. It changes no number: what
 the figures draw is either computed in the browser by the formulas below, which mirror
-:class:`mope.positional.morlet.MorletPositions` (``tests/test_explorer.py`` and
+:class:`mope.model.positional.morlet.MorletPositions` (``tests/test_explorer.py`` and
 ``scripts/check_explorer.py`` check them against it), or read from the results store.
 
 **Explorer.** Sliders set one pair's raw parameters $\tilde\omega = e^{\log\omega}$,
@@ -21,12 +21,12 @@ and draws four linked views: the two channels over $b$ (with where $G$ falls bel
 spiral $z(b)$ of the paper's Figure 1, the kernel of its Figure 2 at the chosen $b$,
 $C(b,\tau) = \mathrm{pair}(b)\cdot\mathrm{pair}(b+\tau) = G(b)G(b+\tau)\cos\omega\tau$ for
 $0 \le b+\tau < T$, next to RoPE's $\cos\omega\tau$ and the envelope $e^{-\tau^2/4\sigma^2}$ that
-averaging over $b$ gives (:mod:`mope.analysis`), and the $(\sigma, \omega)$ plane with the
+averaging over $b$ gives (:mod:`mope.evidence.analysis`), and the $(\sigma, \omega)$ plane with the
 admissible region $\omega\sigma \ge 5$, the slider's raw point (green inside the region, red
 outside) and the point the forward uses. Points to jump to: the released initialisation
-(:func:`~mope.positional.morlet.initial_morlet_parameters` at the paper's 128 pairs), the pairs the
-paper reports (:data:`mope.paper.REPORTED_PAIRS`) and every pair learned by every stored
-MoPE run (:func:`mope.results.load_results` of each preset in ``mope.presets.PRESETS``).
+(:func:`~mope.model.positional.morlet.initial_morlet_parameters` at the paper's 128 pairs), the pairs the
+paper reports (:data:`mope.evidence.paper.REPORTED_PAIRS`) and every pair learned by every stored
+MoPE run (:func:`mope.store.results.load_results` of each preset in ``mope.store.presets.PRESETS``).
 
 **Loss curves.** The training loss (``train_curve``) and validation loss (``history``) of any subset
 of the stored runs of one preset, against the step on a log axis (step 0, before any update, is left
@@ -50,12 +50,12 @@ from bokeh.models import (BoxAnnotation, CheckboxGroup, ColumnDataSource, Custom
 from bokeh.plotting import figure
 from bokeh.resources import Resources
 
-from mope import palette
-from mope.paper import REPORTED_PAIRS
-from mope.positional.morlet import ADMISSIBILITY_BOUND, ENVELOPE_EPS, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
-from mope.presets import PRESETS
-from mope.results import load_results
-from mope.variants import VARIANTS
+from mope.book import palette
+from mope.evidence.paper import REPORTED_PAIRS
+from mope.model.positional.morlet import ADMISSIBILITY_BOUND, ENVELOPE_EPS, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
+from mope.store.presets import PRESETS
+from mope.store.results import load_results
+from mope.model.variants import VARIANTS
 
 CONTEXT = PRESETS["paper"].block_size  # positions b = 0..T-1 of the paper's window
 PAPER_PAIRS = PRESETS["paper"].n_embd // 2  # the initial points are those of the paper's 128 pairs
@@ -121,7 +121,7 @@ def learned_points(result: dict) -> list[ParameterPoint]:
 
 
 def stored_runs(presets: Iterable[str] = PRESETS) -> dict[str, list[dict]]:
-    """The current stored runs of each preset that has any (:func:`mope.results.load_results`)."""
+    """The current stored runs of each preset that has any (:func:`mope.store.results.load_results`)."""
     found = {name: load_results(name) for name in presets}
     return {name: runs for name, runs in found.items() if runs}
 
@@ -141,7 +141,7 @@ def log10_span(values: Iterable[float], span: tuple[float, float]) -> tuple[floa
 
 # --- the explorer's JavaScript --------------------------------------------------------------------
 
-# The forward of MorletPositions for one pair, in float32 like torch (mope/positional/morlet.py).
+# The forward of MorletPositions for one pair, in float32 like torch (mope/model/positional/morlet.py).
 MORLET_JS = f"""
 const f = Math.fround;
 const BOUND = {ADMISSIBILITY_BOUND!r}, OMEGA_MAX = f({OMEGA_MAX!r}), SIGMA_MIN = f({SIGMA_MIN!r});
@@ -206,7 +206,7 @@ bound.styles = {{...bound.styles, "background-color": colours[side]}};
 const notes = [];
 if (p.clamped < p.omega_raw) notes.push("ω̃ clamped to 0.95π");
 if (p.sigma > p.sigma_raw) notes.push("σ̃ clamped to 10⁻³");
-if (p.omega > Math.PI) {{  // folded about the Nyquist frequency, as mope.analysis.alias_frequency does
+if (p.omega > Math.PI) {{  // folded about the Nyquist frequency, as mope.evidence.analysis.alias_frequency does
   const folded = p.omega % (2 * Math.PI), alias = folded > Math.PI ? 2 * Math.PI - folded : folded;
   notes.push(`ω > π: at integer b the pair equals that of ω = ${{alias.toPrecision(4)}}` +
              (folded > Math.PI ? " with its sine channel negated" : ""));
@@ -391,7 +391,7 @@ def things_to_try() -> str:
 
 
 def variant_colour(variant: str) -> str:
-    """One colour per model, the same as in every figure of the book (:func:`mope.palette.colour`)."""
+    """One colour per model, the same as in every figure of the book (:func:`mope.book.palette.colour`)."""
     return palette.colour(variant)
 
 

@@ -1,6 +1,6 @@
 r"""What the book found, in six plain sentences: the introduction's first screen.
 
-Each sentence is built from the verdicts of :mod:`mope.claims` (and, for the first, from how far our
+Each sentence is built from the verdicts of :mod:`mope.evidence.claims` (and, for the first, from how far our
 runs at the published protocol lie from Table 2), so it changes when the runs change; its wording is
 chosen by the verdicts' outcomes, and its numbers are theirs. Each ends with a link to its evidence.
 """
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from mope import claims, paper
-from mope.claims import Findings, Verdict
-from mope.estimates import distance_to_paper, paired
+from mope.evidence import claims, paper
+from mope.evidence.claims import Findings, Verdict
+from mope.evidence.estimates import distance_to_paper, paired
 
 MAIN, PUBLISHED = "cpu", "paper"
 

@@ -24,8 +24,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from mope.config import GPTConfig
-from mope.energy_gate import RENORMALISE_FLOOR
+from mope.model.config import GPTConfig
+from mope.model.energy_gate import RENORMALISE_FLOOR
 
 
 def causal_mask(length: int, device: torch.device) -> torch.Tensor:

@@ -1,7 +1,7 @@
 """Which code made a run: the commit, and whether the files that ran differ from it.
 
 A stored run records ``(git_commit, git_dirty)``; the book's evidence counts only when ``git_dirty`` is
-false (``EVIDENCE_PRESETS`` of :mod:`mope.presets`, :func:`check_committed`). In a git checkout git
+false (``EVIDENCE_PRESETS`` of :mod:`mope.store.presets`, :func:`check_committed`). In a git checkout git
 answers. A copy of the code without its ``.git`` folder (the working tree sent to a GPU machine)
 answers from a **stamp** written in the checkout it came from: ``.source-stamp.json`` holds the commit
 and the SHA-256 of every file git tracks outside ``results/``, and is written only from a clean tree
@@ -16,8 +16,8 @@ import subprocess
 from pathlib import Path
 
 from mope.errors import UserError
-from mope.presets import EVIDENCE_PRESETS, TrainConfig
-from mope.results import REPO_ROOT
+from mope.store.presets import EVIDENCE_PRESETS, TrainConfig
+from mope.store.results import REPO_ROOT
 
 STAMP = ".source-stamp.json"
 CODE_FOLDERS = ("mope", "scripts")  # a Python file added here changes what runs

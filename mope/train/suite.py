@@ -1,6 +1,6 @@
 """Running many trainings: every (variant, seed) of a suite that the store does not hold yet.
 
-``ensure_results`` asks the store (:func:`mope.results.check_file`) about each run
+``ensure_results`` asks the store (:func:`mope.store.results.check_file`) about each run
 (:func:`set_aside_unless_current`). A current run is
 reused; a stale or invalid file is set aside (renamed, never deleted) with a one-line notice, and
 the run is trained again. With ``jobs > 1`` each run is its own ``python -m mope train`` process,
@@ -26,11 +26,11 @@ from contextlib import contextmanager
 import torch
 from tqdm import tqdm
 
-from mope.__main__ import SUITE_PID
+from mope.train.child import SUITE_PID
 from mope.errors import ConfigError, UserError
-from mope.presets import TrainConfig, command_line_preset, get_preset
-from mope.results import folder_config, load_result, result_path, results_root, set_aside_if_unusable
-from mope.training import core_count, train
+from mope.store.presets import TrainConfig, command_line_preset, get_preset
+from mope.store.results import folder_config, load_result, result_path, results_root, set_aside_if_unusable
+from mope.train.loop import core_count, train
 
 
 class Terminated(KeyboardInterrupt):

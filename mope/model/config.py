@@ -1,6 +1,6 @@
 """The model configuration: one frozen dataclass that names every architectural choice.
 
-A variant of the paper (see :mod:`mope.variants`) is nothing but a :class:`GPTConfig`; every
+A variant of the paper (see :mod:`mope.model.variants`) is nothing but a :class:`GPTConfig`; every
 choice is validated here so that a bad combination fails before any tensor is allocated. The names
 each scheme may take are registered here once (``ABSOLUTE_SCHEMES``, ``ATTENTION_SCHEMES``, ``GATES``,
 ``ADMISSIBILITY_MODES``); validation, error messages and labels read them. This module imports no torch.
@@ -25,7 +25,7 @@ def _choose(name: str, value: str, choices: tuple[str, ...]) -> None:
 @dataclass(frozen=True)
 class AdmissibilityMode:
     """One way MoPE's forward treats the bound omega*sigma >= 5 (Appendix A.3; see
-    :func:`mope.positional.morlet.project_admissible`)."""
+    :func:`mope.model.positional.morlet.project_admissible`)."""
 
     name: str
     label: str  # what a widget, table or legend shows
@@ -61,7 +61,7 @@ def check_admissibility(mode: str) -> AdmissibilityMode:
 
 
 # The model shape: the fields of GPTConfig that every variant of one preset shares
-# (:class:`mope.presets.TrainConfig` carries them, with GPTConfig's defaults).
+# (:class:`mope.store.presets.TrainConfig` carries them, with GPTConfig's defaults).
 SHAPE_FIELDS = ("n_layer", "n_head", "n_embd", "block_size", "dropout")
 
 

@@ -1,6 +1,6 @@
 """Training presets: the paper's protocol, a CPU-sized version of it, and a smoke test.
 
-A :class:`TrainConfig` holds the model shape (the fields of :class:`~mope.config.GPTConfig` that
+A :class:`TrainConfig` holds the model shape (the fields of :class:`~mope.model.config.GPTConfig` that
 every variant shares, ``SHAPE_FIELDS``, with GPTConfig's own defaults) and the training protocol. The learning-rate schedule is one function of the
 preset, the same shape for all three: linear warm-up ``lr * s / warmup`` for ``s < warmup``, then
 a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
@@ -56,7 +56,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from mope.config import SHAPE_FIELDS, GPTConfig
+from mope.model.config import SHAPE_FIELDS, GPTConfig
 from mope.errors import ConfigError
 
 AUTOCAST_DTYPES = ("bf16", "fp16")
@@ -139,7 +139,7 @@ class TrainConfig:
 
     def hashed_fields(self) -> dict:
         """The fields that determine a run's numbers: what the configuration hash covers
-        (:func:`mope.results.config_hash`), all but ``RUNTIME_FIELDS``.
+        (:func:`mope.store.results.config_hash`), all but ``RUNTIME_FIELDS``.
 
         An optional field left at None is omitted, so that adding one keeps earlier hashes valid.
         """
@@ -194,13 +194,13 @@ def sweep_choice() -> TrainConfig:
 
 
 # The presets whose runs are the book's evidence. Their runs count only when made from committed code
-# (`mope.results` treats a run recording ``git_dirty`` as stale, and `train` refuses to start one from
+# (`mope.store.results` treats a run recording ``git_dirty`` as stale, and `train` refuses to start one from
 # a working tree with uncommitted changes). Smoke runs, rehearsals (``{preset}-stepsN``) and custom
 # configurations are a user's own and count either way.
 EVIDENCE_PRESETS: frozenset[str] = frozenset({"cpu", "cpu-short", "cpu-long", "paper", *(c.name for c in CPU_SWEEP)})
 
 # The preset that is the same protocol at a longer context, for the claims on how gaps move with the
-# context (``mope.claims``): (shorter, longer).
+# context (``mope.evidence.claims``): (shorter, longer).
 CONTEXT_PAIRS: dict[str, str] = {"cpu": "cpu-long"}
 
 

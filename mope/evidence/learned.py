@@ -7,8 +7,8 @@ takes the initial pairs over that preset's own schedule (learning rate, steps, w
 through the variant's own forward (clamps, and the $\omega\sigma \ge 5$ bound unless it is removed).
 A variant that exempts $\log\omega$, $\log\sigma$ from decay keeps its initial pairs.
 
-The arithmetic of the decay is :mod:`mope.analysis`; the verdicts built on these numbers are
-:mod:`mope.claims`, the tables :mod:`mope.tables`, the figures :mod:`mope.figures`.
+The arithmetic of the decay is :mod:`mope.evidence.analysis`; the verdicts built on these numbers are
+:mod:`mope.evidence.claims`, the tables :mod:`mope.book.tables`, the figures :mod:`mope.book.figures`.
 """
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from mope import analysis
-from mope.estimates import by_variant
-from mope.positional.morlet import BOUNDARY_TOL, initial_morlet_parameters
-from mope.presets import TrainConfig, get_preset
-from mope.variants import variant_config
+from mope.evidence import analysis
+from mope.evidence.estimates import by_variant
+from mope.model.positional.morlet import BOUNDARY_TOL, initial_morlet_parameters
+from mope.store.presets import TrainConfig, get_preset
+from mope.model.variants import variant_config
 
 MORLET_VARIANTS = ("PE-MORLET", "EGA-MORLET", "PE-MORLET-NODECAY", "PE-MORLET-FREE")
 

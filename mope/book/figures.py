@@ -1,5 +1,5 @@
 r"""The figures of the reproduction chapters, drawn from stored runs (the figures that need no run are
-:mod:`mope.plots`).
+:mod:`mope.book.plots`).
 
 This module owns how a results figure looks in the book: at most two panels side by side (more are
 stacked), 6.9 inches wide, the width of the text column at 100 dpi, so that text set at 9 pt is shown
@@ -14,12 +14,13 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from mope import learned, palette
-from mope.book_runs import step_shape
-from mope.paper import RUN_TO_RUN
-from mope.estimates import distance_to_paper, gap_curve, history
-from mope.positional.morlet import ADMISSIBILITY_BOUND
-from mope.variants import TABLE_2
+from mope.evidence import learned
+from mope.book import palette
+from mope.book.book_runs import step_shape
+from mope.evidence.paper import RUN_TO_RUN
+from mope.evidence.estimates import distance_to_paper, gap_curve, history
+from mope.model.positional.morlet import ADMISSIBILITY_BOUND
+from mope.model.variants import TABLE_2
 
 COLUMN_WIDTH = 6.9  # inches: the book's text column at 100 dpi
 BOOK_STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": 9,
@@ -49,7 +50,7 @@ def panels(count: int, height: float = 2.9):
 
 
 def colour(variant: str) -> str:
-    """One colour per variant across every figure of the book and the explorer (:mod:`mope.palette`)."""
+    """One colour per variant across every figure of the book and the explorer (:mod:`mope.book.palette`)."""
     return palette.colour(variant)
 
 
@@ -373,7 +374,7 @@ def plot_context_gaps(short: list[dict], long: list[dict], contexts: tuple[int, 
     drawn as a cross."""
     import matplotlib.pyplot as plt
 
-    from mope.estimates import paired
+    from mope.evidence.estimates import paired
 
     with book_style():
         fig, axes = panels(len(comparisons), height=2.4)

@@ -4,9 +4,9 @@ variants page, as MyST Markdown for reading.
 This module owns the layout of every results table: numbers to 0.001 nats (the resolution below which
 no difference is read), a dash where there is nothing ("—": not run, or not reported by the paper),
 presets side by side (the chapter's main preset first), and no provenance (that is the reproducibility
-page, :mod:`mope.provenance`). The numbers come from :mod:`mope.estimates` and :mod:`mope.learned`, the
-paper's from :mod:`mope.paper`. A cell that shows a claim's verdict shows the one :mod:`mope.claims`
-gives that claim (:func:`~mope.claims.verdict_markdown`); no table judges a claim itself.
+page, :mod:`mope.book.provenance`). The numbers come from :mod:`mope.evidence.estimates` and :mod:`mope.evidence.learned`, the
+paper's from :mod:`mope.evidence.paper`. A cell that shows a claim's verdict shows the one :mod:`mope.evidence.claims`
+gives that claim (:func:`~mope.evidence.claims.verdict_markdown`); no table judges a claim itself.
 
 A chapter displays a table with ``display(Markdown(...))`` in a notebook whose outputs are rendered as
 MyST (``mystnb: render_markdown_format: myst``), so that links and line breaks in cells work.
@@ -17,12 +17,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from mope import claims, learned, paper
-from mope.book_runs import step_shape
-from mope.claims import Verdict, interaction_excess, verdict_markdown, verdict_ordering
-from mope.estimates import (DASH, Estimate, by_variant, context_values, distance_to_paper, final_values, gap_curve,
+from mope.evidence import claims, learned, paper
+from mope.book.book_runs import step_shape
+from mope.evidence.claims import Verdict, interaction_excess, verdict_markdown, verdict_ordering
+from mope.evidence.estimates import (DASH, Estimate, by_variant, context_values, distance_to_paper, final_values, gap_curve,
                              improvement, loss, paired, per_seed)
-from mope.variants import TABLE_2, VARIANTS
+from mope.model.variants import TABLE_2, VARIANTS
 
 Runs = Mapping[str, list[dict]]  # {preset: its current runs}, the chapter's main preset first
 
@@ -57,7 +57,7 @@ def verdict_cell(verdict: Verdict, *first_lines: str, label: str = "") -> str:
 
 
 def outcome(estimate: Estimate, positive: str, negative: str) -> str:
-    """An effect in words by the ordering rule of :mod:`mope.claims`: ``positive`` when its 95% interval
+    """An effect in words by the ordering rule of :mod:`mope.evidence.claims`: ``positive`` when its 95% interval
     lies above 0, ``negative`` when below, else undecided with the seeds that would decide it."""
     verdict = verdict_ordering(estimate)
     if not estimate.n:
@@ -402,8 +402,8 @@ def input_positions(config) -> str:
 def variants_tables() -> tuple[str, str]:
     """Two tables of every registered variant: what it is (where it puts positions, its gate, whether it
     is causal, its size at the paper's shape) and what it is for (Table 2 or a control, and why)."""
-    from mope.presets import get_preset
-    from mope.variants import build_model, variant_config
+    from mope.store.presets import get_preset
+    from mope.model.variants import build_model, variant_config
 
     shape = get_preset("paper").shape()
     structure, purpose = [], []
@@ -422,8 +422,8 @@ def variants_tables() -> tuple[str, str]:
 
 def parameter_breakdown(variants: Sequence[str] = TABLE_2) -> str:
     """Parameters at the paper's shape: all, positional (``pos.``) and EGA gate."""
-    from mope.presets import get_preset
-    from mope.variants import build_model
+    from mope.store.presets import get_preset
+    from mope.model.variants import build_model
 
     rows = []
     for name in variants:

@@ -24,8 +24,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from mope.positional.morlet import ADMISSIBILITY_BOUND
-from mope.positional.rope import Rotary
+from mope.model.positional.morlet import ADMISSIBILITY_BOUND
+from mope.model.positional.rope import Rotary
 
 
 class MorletRotary(Rotary):

@@ -1,7 +1,7 @@
 """One colour per model, the same in every figure of the book and in the explorer.
 
-Every figure that draws a model (:mod:`mope.figures`, :mod:`mope.plots`, the chapters' own figures and
-the Bokeh figures of :mod:`mope.explorer`) takes its colour from :func:`colour`. The colours are hex
+Every figure that draws a model (:mod:`mope.book.figures`, :mod:`mope.book.plots`, the chapters' own figures and
+the Bokeh figures of :mod:`mope.book.explorer`) takes its colour from :func:`colour`. The colours are hex
 strings, which matplotlib and Bokeh read alike; ``tests/test_palette.py`` reads the colours the
 figures actually draw and checks that each model keeps one colour everywhere and no two models share
 one.
@@ -12,7 +12,7 @@ of one MoPE pair.
 """
 from __future__ import annotations
 
-#: One colour per model of the registry (``mope.variants.VARIANTS``), as hex strings.
+#: One colour per model of the registry (``mope.model.variants.VARIANTS``), as hex strings.
 MODEL_COLOURS: dict[str, str] = {
     # the six models of Table 2
     "BASE-DOT": "#333333",

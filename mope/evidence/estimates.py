@@ -3,7 +3,7 @@ is built from.
 
 This module owns three things and nothing else:
 
-* **reading runs**: result dictionaries of :mod:`mope.results` grouped by variant, and a variant's
+* **reading runs**: result dictionaries of :mod:`mope.store.results` grouped by variant, and a variant's
   final numbers seed by seed (:func:`by_variant`, :func:`final_values`, :func:`context_values`), and
   every variant's final losses at once (:func:`summary`, what ``python -m mope table`` prints);
 * **pairing by seed**: a difference between two models is taken seed by seed, because every model
@@ -17,7 +17,7 @@ This module owns three things and nothing else:
 scipy (Student's t) is imported only where an interval or a seed count is computed, so that the
 summary of a store also works on a machine without it (the bare GPU image).
 
-Verdicts are :mod:`mope.claims`; formatting for the book is :mod:`mope.tables`.
+Verdicts are :mod:`mope.evidence.claims`; formatting for the book is :mod:`mope.book.tables`.
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from mope import paper
-from mope.variants import TABLE_2
+from mope.evidence import paper
+from mope.model.variants import TABLE_2
 
 RESOLUTION = 1e-3  # nats: numbers are shown to this precision, and no spread is taken below it
 DASH = "—"

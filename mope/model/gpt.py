@@ -5,7 +5,7 @@ x \leftarrow x + \mathrm{Dropout}(W_o\,\mathrm{Attn}(\mathrm{LN}_1 x)),\qquad
 x \leftarrow x + \mathrm{Dropout}(W_2\,\mathrm{GELU}(W_1\,\mathrm{LN}_2 x))$$
 
 logits $= \mathrm{LN}_f(x)\,E^\top$. Which PE is added at the input, and which hooks attention
-gets (rotary, ALiBi, energy gate), is read from :class:`~mope.config.GPTConfig`.
+gets (rotary, ALiBi, energy gate), is read from :class:`~mope.model.config.GPTConfig`.
 """
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from mope.attention import CausalSelfAttention
-from mope.config import GPTConfig
-from mope.energy_gate import CausalEnergyGate, EnergyGate
-from mope.positional import (
+from mope.model.attention import CausalSelfAttention
+from mope.model.config import GPTConfig
+from mope.model.energy_gate import CausalEnergyGate, EnergyGate
+from mope.model.positional import (
     ALiBi,
     LearnedPositions,
     MorletPositions,
@@ -25,7 +25,7 @@ from mope.positional import (
     Rotary,
     SinusoidalPositions,
 )
-from mope.positional.sincos import EMBEDDING_MATCHED_AMPLITUDE
+from mope.model.positional.sincos import EMBEDDING_MATCHED_AMPLITUDE
 
 
 def absolute_positions(config: GPTConfig) -> nn.Module | None:

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from mope.positional import morlet
-from mope.positional.morlet import ADMISSIBILITY_BOUND, BOUNDARY_TOL, MorletPositions
+from mope.model.positional import morlet
+from mope.model.positional.morlet import ADMISSIBILITY_BOUND, BOUNDARY_TOL, MorletPositions
 
 
 _erfc = np.vectorize(math.erfc, otypes=[float])
@@ -88,7 +88,7 @@ def alias_frequency(omega) -> np.ndarray:
 # --- weight decay on MoPE's log-parameters, as released --------------------------------------------
 
 def _schedule(preset):
-    from mope.presets import get_preset  # the training schedule, one definition for the whole package
+    from mope.store.presets import get_preset  # the training schedule, one definition for the whole package
 
     return get_preset(preset) if isinstance(preset, str) else preset
 
@@ -142,7 +142,7 @@ def decay_only_adamw(n_embd: int = 256, preset="paper") -> tuple[np.ndarray, np.
 
 def on_boundary(omega: Sequence[float], sigma: Sequence[float], tol: float = BOUNDARY_TOL) -> np.ndarray:
     r"""True where $|\omega\sigma - 5| \le$ ``tol`` (default: the package's one tolerance,
-    ``mope.positional.morlet.BOUNDARY_TOL``)."""
+    ``mope.model.positional.morlet.BOUNDARY_TOL``)."""
     product = np.asarray(omega, dtype=float) * np.asarray(sigma, dtype=float)
     return np.abs(product - ADMISSIBILITY_BOUND) <= tol
 
@@ -179,7 +179,7 @@ def future_token_sensitivity(variant: str, shape, position: int, offset: int = 5
     """The largest absolute change of the logits (over the vocabulary and ``trials`` random sequences)
     at every position when the token at ``position + offset`` is replaced, in a freshly initialised
     ``variant``. A causal model gives exactly 0 before ``position + offset``."""
-    from mope.variants import build_model
+    from mope.model.variants import build_model
 
     model = build_model(variant, shape, seed=seed).eval()
     length = length or shape.block_size

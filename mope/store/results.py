@@ -3,7 +3,7 @@
 ``results/{preset}/{variant}/seed{S}.json`` under ``$MOPE_RESULTS_DIR``, else under ``results/`` of the
 source checkout the package runs from (a clone, or an editable install of one), else, for a package
 installed into site-packages, under ``results/`` of the current directory (:func:`default_home`). A run is filed under the name of its configuration: a registered preset's
-(:mod:`mope.presets`) or a custom one's own (a shortened run is ``{preset}-steps{N}``).
+(:mod:`mope.store.presets`) or a custom one's own (a shortened run is ``{preset}-steps{N}``).
 
 Every reader (``table``, ``suite``, ``claims``, the book) goes through :func:`scan`, which validates
 each file against the schema and against its path, and sorts it into one of three piles:
@@ -52,10 +52,10 @@ except ImportError:  # pragma: no cover (tested by forcing the fallback)
     jsonschema = None
 
 import mope
-from mope.config import GPTConfig
+from mope.model.config import GPTConfig
 from mope.errors import UserError
-from mope.presets import EVIDENCE_PRESETS, FORMER_NAMES, PRESETS, TrainConfig
-from mope.variants import VARIANTS, variant_config
+from mope.store.presets import EVIDENCE_PRESETS, FORMER_NAMES, PRESETS, TrainConfig
+from mope.model.variants import VARIANTS, variant_config
 
 SCHEMA = 1
 ENV_RESULTS_DIR = "MOPE_RESULTS_DIR"

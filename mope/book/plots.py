@@ -4,12 +4,12 @@ r"""Plotting helpers shared by the chapters (matplotlib only; nothing here chang
   complex plane next to the unit circle of RoPE / sin-cos.
 * :func:`plot_cross_correlation` — the paper's Figure 2: $\cos\omega\tau$, the envelope
   $e^{-\tau^2/4\sigma^2}$ and their product at the integer lags a model has, plus (optionally) the
-  kernel actually averaged over the positions of a window (:func:`mope.analysis.averaged_kernel`).
+  kernel actually averaged over the positions of a window (:func:`mope.evidence.analysis.averaged_kernel`).
 * :func:`heatmap` — an encoding matrix (positions x channels).
 
 Each function takes ``pairs``: a sequence of ``(label, omega, sigma)``. MoPE is drawn in the colour
-of PE-MORLET and RoPE in that of PE-ROPE (:mod:`mope.palette`); the $\sigma=\infty$ circle, which is no
-model, in :data:`mope.palette.NEUTRAL`.
+of PE-MORLET and RoPE in that of PE-ROPE (:mod:`mope.book.palette`); the $\sigma=\infty$ circle, which is no
+model, in :data:`mope.book.palette.NEUTRAL`.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mope import palette
-from mope.analysis import averaged_kernel, complex_positions
+from mope.book import palette
+from mope.evidence.analysis import averaged_kernel, complex_positions
 
 Pair = tuple[str, float, float]
 

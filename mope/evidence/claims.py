@@ -1,7 +1,7 @@
 r"""The paper's claims, each tested as the paper states it, and the one verdict each gets.
 
 This module owns, for every empirical claim of the paper: its words, the paper's own sentence and
-section, its **kind**, the paper's number (from :mod:`mope.paper`), what we measure and on which
+section, its **kind**, the paper's number (from :mod:`mope.evidence.paper`), what we measure and on which
 loss, and where the book shows the evidence. It owns the verdict rules, one per kind, and the
 :class:`Verdict` they return; every page of the book, the command line (``python -m mope claims``)
 and its JSON show these verdicts and compute none of their own.
@@ -12,7 +12,7 @@ The kinds, each the paper's statement read literally:
     "A beats B": the effect (how much lower A's loss is) lies above 0.
 ``size``
     "A beats B by 0.080": the direction, and the size against the paper's number ± 0.02
-    (:data:`mope.paper.MATCH_MARGIN`), by two one-sided tests.
+    (:data:`mope.evidence.paper.MATCH_MARGIN`), by two one-sided tests.
 ``equivalence``
     "A nearly matches B": the gap lies within ± 0.02 of 0, by two one-sided tests.
 ``every``
@@ -21,7 +21,7 @@ The kinds, each the paper's statement read literally:
     an explanation, tested by the control run that isolates it against a threshold the claim states
     with its one-sentence justification (:attr:`Claim.test`).
 
-Every measurement is an :class:`~mope.estimates.Estimate` over seeds, paired by seed.
+Every measurement is an :class:`~mope.evidence.estimates.Estimate` over seeds, paired by seed.
 """
 from __future__ import annotations
 
@@ -33,10 +33,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mope import learned, paper, results
-from mope.estimates import (DASH, Estimate, context_values, final_values, improvement, paired, per_seed,
+from mope.store import results
+from mope.evidence import learned, paper
+from mope.evidence.estimates import (DASH, Estimate, context_values, final_values, improvement, paired, per_seed,
                             seeds_needed)
-from mope.presets import CONTEXT_PAIRS, TrainConfig, get_preset
+from mope.store.presets import CONTEXT_PAIRS, TrainConfig, get_preset
 
 KINDS = ("ordering", "size", "equivalence", "every", "mechanism")
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "not_run")

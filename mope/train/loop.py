@@ -2,8 +2,8 @@
 
 ``train(variant, preset, seed)`` resolves the three once into a :class:`RunSpec` (the model's
 configuration and its hash, passed down from there), runs the protocol of the preset (see
-:mod:`mope.presets`), then evaluates the final model four ways and stores the result (see
-:mod:`mope.results`):
+:mod:`mope.store.presets`), then evaluates the final model four ways and stores the result (see
+:mod:`mope.store.results`):
 
 (a) the paper's number: mean loss over ``eval_batches`` random batches per split (last eval point);
 (b) the loss over the *whole* validation split in non-overlapping windows of the training context;
@@ -11,7 +11,7 @@ configuration and its hash, passed down from there), runs the protocol of the pr
 (d) for the published, non-causal EGA models, (b) with the same weights but causal gate statistics.
 
 Determinism: the weights come from ``torch.manual_seed(seed)``, the batches from (seed, step) alone
-(:mod:`mope.data`), dropout from the torch RNG, whose state is checkpointed. On the CPU a repeated
+(:mod:`mope.train.data`), dropout from the torch RNG, whose state is checkpointed. On the CPU a repeated
 run, or a run killed and resumed from its checkpoint, gives the same losses bit for bit.
 
 Speed on a GPU (issue 21), none of it changing a CPU run's numbers: the loop never waits for the
@@ -45,17 +45,17 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from mope.data import CharDataset, derived_seed, load_dataset
+from mope.train.data import CharDataset, derived_seed, load_dataset
 from mope.errors import ConfigError, UserError
-from mope.model import GPT
-from mope.presets import TrainConfig, check_own_name, get_preset
-from mope.config import GPTConfig
-from mope.results import (
+from mope.model.gpt import GPT
+from mope.store.presets import TrainConfig, check_own_name, get_preset
+from mope.model.config import GPTConfig
+from mope.store.results import (
     SCHEMA, atomic_write, check_writable, config_hash, default_home, folder_config, one_line,
     remove_stale_temporaries, result_path, set_aside, set_aside_if_unusable, write_result,
 )
-from mope.source import check_committed, source_state
-from mope.variants import get_variant, variant_config
+from mope.store.source import check_committed, source_state
+from mope.model.variants import get_variant, variant_config
 
 ENV_CHECKPOINT_DIR = "MOPE_CHECKPOINT_DIR"
 ENV_FUSED_ADAMW = "MOPE_FUSED_ADAMW"  # 1 / 0: force fused AdamW on or off (default: on CUDA only)
@@ -130,7 +130,7 @@ class RunSpec:
 
 def checkpoint_root(checkpoint_dir=None) -> Path:
     """``checkpoint_dir`` if given, else ``$MOPE_CHECKPOINT_DIR``, else ``checkpoints/`` of
-    :func:`mope.results.default_home` (the source checkout, or the current directory)."""
+    :func:`mope.store.results.default_home` (the source checkout, or the current directory)."""
     if checkpoint_dir is not None:
         return Path(checkpoint_dir)
     return Path(os.environ.get(ENV_CHECKPOINT_DIR) or default_home() / "checkpoints")
@@ -237,7 +237,7 @@ class CheckpointWriteError(UserError):
 
 
 def _save_checkpoint(path: Path, payload: dict) -> None:
-    """Write the checkpoint atomically (:func:`mope.results.atomic_write`). A failed write (a full disk
+    """Write the checkpoint atomically (:func:`mope.store.results.atomic_write`). A failed write (a full disk
     makes ``torch.save`` raise RuntimeError "unexpected pos ...", not OSError) is one message."""
     try:
         atomic_write(path, lambda file: torch.save(payload, file))
@@ -347,7 +347,7 @@ def check_seed(seed) -> int:
 
 def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None, checkpoint_dir=None,
           data_path=None, device=None, progress: bool = True, on_step=None) -> dict:
-    """Train ``variant`` under ``preset`` with ``seed``, store and return the result (schema: mope.results).
+    """Train ``variant`` under ``preset`` with ``seed``, store and return the result (schema: mope.store.results).
 
     ``on_step(step)`` is called after every completed optimiser step (and after its checkpoint).
     """

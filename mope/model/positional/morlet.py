@@ -19,10 +19,10 @@ The last projection is the admissibility bound $\omega\sigma\ge5$. The released 
 autograd (``published``): while it is active $\log\omega$ gets no loss gradient and $\log\sigma$ gets it
 through $5/\sigma$. Appendix A.3 describes a projection "not during gradient computation", which is
 ``straight_through``; ``none`` drops the bound (the paper's open question of relaxing it). The modes
-are registered once, in :data:`mope.config.ADMISSIBILITY_MODES`.
+are registered once, in :data:`mope.model.config.ADMISSIBILITY_MODES`.
 
 A pair is *on the boundary* when $|\omega\sigma - 5| \le$ ``BOUNDARY_TOL``: every reader of the
-learned pairs (:func:`mope.analysis.on_boundary`, the chapters, the tables and verdicts) uses that one
+learned pairs (:func:`mope.evidence.analysis.on_boundary`, the chapters, the tables and verdicts) uses that one
 tolerance. The projection puts a pair on the bound to float32 rounding (~1e-6), far inside it.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ import math
 import torch
 from torch import nn
 
-from mope.config import check_admissibility
+from mope.model.config import check_admissibility
 
 ADMISSIBILITY_BOUND = 5.0  # omega * sigma >= 5 (Appendix A.2-A.3)
 BOUNDARY_TOL = 1e-3  # a pair is "on the boundary" when |omega * sigma - 5| <= this
@@ -54,7 +54,7 @@ def initial_morlet_parameters(n_pairs: int) -> tuple[torch.Tensor, torch.Tensor]
 
 def project_admissible(omega: torch.Tensor, sigma: torch.Tensor, mode: str) -> torch.Tensor:
     """Return omega after the omega*sigma >= 5 bound, in the given autograd mode
-    (one of :data:`~mope.config.ADMISSIBILITY_MODES`)."""
+    (one of :data:`~mope.model.config.ADMISSIBILITY_MODES`)."""
     if not check_admissibility(mode).projects:
         return omega
     projected = torch.where(omega * sigma < ADMISSIBILITY_BOUND, ADMISSIBILITY_BOUND / sigma, omega)

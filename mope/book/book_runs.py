@@ -5,7 +5,7 @@ The book's presets are ``cpu`` (the trained protocol, the main numbers), ``cpu-s
 shorter protocol, shown for how the verdicts depend on the training budget) and ``paper`` (the
 published protocol, once its GPU runs are stored). The chapters show ``cpu`` and ``paper``
 (:data:`CHAPTER_PRESETS`); ``cpu-short`` has a page of its own, the training budget, and the
-introduction's claims table a tab. Only the current runs of :mod:`mope.results` are read; nothing is
+introduction's claims table a tab. Only the current runs of :mod:`mope.store.results` are read; nothing is
 trained here except in the ``smoke`` preset, whose toy runs the tests make on the spot.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ import inspect
 import textwrap
 from collections.abc import Sequence
 
-from mope import results
-from mope.presets import CPU_SWEEP, TrainConfig, get_preset
+from mope.store import results
+from mope.store.presets import CPU_SWEEP, TrainConfig, get_preset
 
 BOOK_PRESETS = ("cpu", "cpu-short", "paper")
 CHAPTER_PRESETS = ("cpu", "paper")  # beside the main preset, a chapter shows these (cpu-short: the budget page)
@@ -44,7 +44,7 @@ def load_runs(main: str, variants: Sequence[str], seeds: Sequence[int] | None = 
     if main == TRAINED_ON_THE_SPOT:
         if seeds is None:
             raise ValueError(f"preset {main!r} trains its runs on the spot: name the seeds")
-        from mope.suite import ensure_results
+        from mope.train.suite import ensure_results
 
         ensure_results(main, list(variants), list(seeds), progress=False)
     return {preset: [r for r in results.load_results(preset)
@@ -117,9 +117,9 @@ def code_block(text: str, caption: str = "") -> str:
 def found_lines(findings: dict[str, list], shown_in: Sequence[str], preset: str) -> str:
     """A chapter's "what this chapter found": the claims whose evidence lies in the sections ``shown_in``,
     grouped by their verdict's outcome on ``preset`` (one bullet per outcome, each claim linked to its
-    section) — the verdict objects of :mod:`mope.claims`, as every page shows them, never words of this
+    section) — the verdict objects of :mod:`mope.evidence.claims`, as every page shows them, never words of this
     module's own. The verdicts in full stand beside the evidence in each section."""
-    from mope import claims
+    from mope.evidence import claims
 
     grouped: dict[str, list[str]] = {}
     for claim, verdict in findings.get(preset, []):
