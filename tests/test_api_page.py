@@ -29,6 +29,12 @@ def test_the_api_page_documents_every_module():
         assert f".. automodule:: {name}\n" in sections + "\n", name
     assert ".. automodule:: mope.model.positional.morlet\n   :members:" in sections
     assert ".. automodule:: mope.model.positional\n```" in sections, "a package shows its docstring, not its members twice"
+    # one section per layer, bottom first, as the import contract of pyproject.toml orders them
+    layers = ["mope.errors", "mope.model", "mope.store", "mope.train", "mope.evidence", "mope.book", "mope.cli"]
+    assert extension.layers()[:len(layers)] == layers
+    starts = [sections.index(f"\n## `{layer}`\n") for layer in layers]
+    assert starts == sorted(starts)
+    assert sections.index("## `mope.store`") < sections.index("### `mope.store.presets`") < sections.index("## `mope.train`")
     page = (ROOT / "book" / "api.md").read_text()
     assert extension.PLACEHOLDER in page
     source = [page]

@@ -1,7 +1,8 @@
 """Sphinx extension: the API page (``book/api.md``), generated from the package itself.
 
-**Every module.** The line ``{API_MODULES}`` of the page is replaced, when the page is read, by one
-section per module of ``mope`` (found by ``pkgutil``, so a new module appears without editing the
+**Every module, by layer.** The line ``{API_MODULES}`` of the page is replaced, when the page is read,
+by one section per layer of ``mope`` (the layers of the import contract in ``pyproject.toml``, bottom
+first) and within it one per module (found by ``pkgutil``, so a new module appears without editing the
 page), each an ``automodule`` with its members, folded into a dropdown (the page lists the modules; a
 reader opens one). Packages show their docstring only: their members are documented in their modules.
 
@@ -16,6 +17,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the backport import-linter installs
+    import tomli as tomllib
+from pathlib import Path
 
 DISPLAY_START = re.compile(r"^(?P<indent>\s*)\$\$")
 # code spans and interpreted text, which keep their dollar signs
@@ -71,24 +77,41 @@ def docstring_to_rst_math(app, what, name, obj, options, lines: list[str]) -> No
 API_PAGE = "book/api"
 PLACEHOLDER = "{API_MODULES}"
 PACKAGE = "mope"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def layers(root: Path = ROOT) -> list[str]:
+    """The package's layers, bottom first, as the import contract of ``pyproject.toml`` declares them
+    (``[tool.importlinter]``, top first there; siblings ``a : b`` in one layer)."""
+    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["importlinter"]
+    contract, = (c for c in config["contracts"] if c["type"] == "layers")
+    return [name.strip() for layer in reversed(contract["layers"]) for name in re.split(r"[:|]", layer)]
 
 
 def module_sections(package: str = PACKAGE) -> str:
     """MyST text: a section with an ``automodule`` for every module of ``package`` (but ``__main__``).
 
-    A module's documentation is folded into a dropdown under its heading (a package's, its docstring
-    only, is shown), so that the page is a list of the modules a reader opens one at a time; a link
-    to a member opens its module's dropdown."""
+    The sections follow the layers (:func:`layers`, bottom first): a layer's package is a section
+    showing its docstring only, its modules are subsections, each folded into a dropdown, so that the
+    page is a list of the modules a reader opens one at a time; a link to a member opens its module's
+    dropdown. Modules of no layer (none at present) come last."""
     root = importlib.import_module(package)
-    names = [package] + [m.name for m in pkgutil.walk_packages(root.__path__, f"{package}.")
-                         if not m.name.endswith("__main__")]
-    sections = []
-    for name in names:
+    names = [m.name for m in pkgutil.walk_packages(root.__path__, f"{package}.") if not m.name.endswith("__main__")]
+    order = layers()
+
+    def place(name: str) -> tuple[int, str]:
+        rank = next((i for i, layer in enumerate(order) if name == layer or name.startswith(layer + ".")), len(order))
+        return rank, name
+
+    sections = [f"## `{package}`\n\n```{{eval-rst}}\n.. automodule:: {package}\n```\n"]
+    for name in sorted(names, key=place):
         is_package = hasattr(importlib.import_module(name), "__path__")
         block = f"```{{eval-rst}}\n.. automodule:: {name}" + ("" if is_package else "\n   :members:") + "\n```\n"
         if not is_package:
             block = f":::{{dropdown}} The module `{name}`: its documentation, classes and functions\n{block}:::\n"
-        sections.append(f"## `{name}`\n\n{block}")
+        depth = name.count(".")  # mope.model: 1, a layer's section; mope.model.gpt: 2; mope.model.positional.morlet: 3
+        level = 2 if name in order or depth == 1 else min(depth + 1, 4)
+        sections.append(f"{'#' * level} `{name}`\n\n{block}")
     return "\n".join(sections)
 
 

@@ -1,7 +1,7 @@
 """A run started by a suite (``suite --jobs N``): it stops when the suite that started it dies.
 
 The suite (:mod:`mope.train.suite`) names itself in its child runs' environment (``MOPE_SUITE_PID``);
-each child, at start-up (:mod:`mope.__main__`, before torch loads, which is why this module imports
+each child, at start-up (``python -m mope``, before torch loads, which is why this module imports
 nothing heavy), asks the kernel to send it SIGTERM when the suite dies, even by SIGKILL (Linux
 ``PR_SET_PDEATHSIG``), so that no run outlives the suite that started it; its last checkpoint lets a
 later suite resume it.

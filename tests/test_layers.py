@@ -1,0 +1,62 @@
+"""The package's layers and the direction of imports between them.
+
+The contract is written once, in ``pyproject.toml`` (``[tool.importlinter]``): command line > book >
+evidence > train > store > model, with ``mope.errors`` below them all. ``lint-imports`` (import-linter)
+reads every import of the package, also those inside functions, and fails on one that goes upward.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+pytestmark = pytest.mark.skipif(not LINT_IMPORTS.is_file(), reason="import-linter is not installed (pip install -e '.[test]')")
+
+
+def lint_imports(checkout: Path) -> subprocess.CompletedProcess:
+    """``lint-imports`` on the package ``mope`` of ``checkout``, with that checkout's ``pyproject.toml``."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}  # before the installed (editable) package
+    return subprocess.run([str(LINT_IMPORTS), "--config", str(checkout / "pyproject.toml"), "--no-cache"],
+                          cwd=checkout, env=env, capture_output=True, text=True, timeout=120)
+
+
+def contract_layers() -> list[str]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    contract, = config["contracts"]
+    assert contract["type"] == "layers" and config["root_package"] == "mope"
+    return contract["layers"]
+
+
+def test_every_part_of_the_package_is_in_one_layer():
+    """A new folder or top-level module cannot escape the contract: each is named in exactly one layer."""
+    named = [name.strip() for layer in contract_layers() for name in layer.replace("|", ":").split(":")]
+    package = ROOT / "mope"
+    parts = {f"mope.{p.stem}" for p in package.glob("*.py") if p.stem != "__init__"} | {
+        f"mope.{p.name}" for p in package.iterdir() if (p / "__init__.py").is_file()}
+    assert sorted(named) == sorted(parts)
+    assert contract_layers()[-1] == "mope.errors", "the shared errors lie below every layer"
+
+
+def test_the_package_keeps_its_layers():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 1 kept, 0 broken." in result.stdout
+
+
+def test_an_upward_import_breaks_the_contract(tmp_path):
+    """The same contract on a copy of the package in which the model imports the evidence: it fails, and
+    names the import."""
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    shutil.copytree(ROOT / "mope", tmp_path / "mope", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "mope" / "model" / "upward.py").write_text("from mope.evidence import claims  # wrong: model < evidence\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Contracts: 0 kept, 1 broken." in result.stdout
+    assert "mope.model.upward -> mope.evidence.claims" in result.stdout
