@@ -106,6 +106,86 @@ def test_the_jump_menu_offers_initial_paper_and_learned_pairs_by_group():
     assert len(labels) == 3 + 3 + 2 * 3
 
 
+# --- the JavaScript: one static file, every name it reads passed in -----------------------------
+
+JS_FILE = ROOT / "mope" / "book" / "explorer.js"
+JS_WORDS = re.compile(r"\bconst |\blet |=>|\bfunction\b|\breturn\b|\.value\b|Math\.|\.data\b")
+JS_GLOBALS = {"Math", "Number", "Set", "Object", "NaN", "Infinity", "true", "false", "null", "undefined",
+              "const", "let", "function", "return", "if", "else", "for", "of", "new", "continue", "cb_obj", "cb_data"}
+
+
+def free_names(code: str) -> set[str]:
+    """The names a callback body reads that it does not declare itself: its args (a tokenizer, not a parser,
+    enough for explorer.js: comments and string texts dropped, property names and object keys skipped)."""
+    code = re.sub(r"//[^\n]*", "", code)
+    code = re.sub(r'"[^"\n]*"', '""', code)
+    code = re.sub(r"`[^`]*`", lambda m: " ".join(re.findall(r"\$\{([^}]*)\}", m.group(0))), code)
+    inner: set[str] = set()
+    while (function := re.search(r"function\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)\s*\{", code)):
+        depth, end = 1, function.end()  # the function's body, to its matching brace: its parameters are its own
+        while depth:
+            depth += {"{": 1, "}": -1}.get(code[end], 0)
+            end += 1
+        inner |= free_names(code[function.end():end - 1]) - {p.strip() for p in function.group(2).split(",")}
+        code = code[:function.start()] + f"const {function.group(1)} = 0;" + code[end:]
+    declared = set(re.findall(r"\b(?:const|let)\s+([A-Za-z_$][\w$]*)", code))
+    declared |= set(re.findall(r",\s*([A-Za-z_$][\w$]*)\s*=(?!=)", code))  # const a = 1, b = 2
+    declared |= set(re.findall(r"([A-Za-z_$][\w$]*)\s*=>", code))  # x => ...
+    code = re.sub(r"([{,]\s*)[A-Za-z_$][\w$]*\s*:", r"\1", code)  # object keys
+    code = re.sub(r"\{([A-Za-z_$][\w$]*(?:\s*,\s*[A-Za-z_$][\w$]*)*)\}",  # shorthand {a, b}: those read a, b
+                  lambda m: " " + m.group(1) + " ", code)
+    used = set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)", code))
+    return (used | inner) - declared - JS_GLOBALS
+
+
+def callbacks(layout) -> list:
+    from bokeh.models import CustomJS, CustomJSTickFormatter
+    return list(layout.select({"type": CustomJS})) + list(layout.select({"type": CustomJSTickFormatter}))
+
+
+def test_the_explorers_javascript_is_one_static_file_shipped_with_the_package():
+    assert JS_FILE.is_file()
+    assert set(explorer.JS) == {"morlet", "redraw", "menu", "tap", "jump", "log_tick", "loss"}
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^\[tool\.setuptools\.package-data\]\n"mope\.book" = \["explorer\.js"\]', pyproject, re.M)
+    # the only MoPE forward in JavaScript: one effective() and one channels() in the whole file
+    text = JS_FILE.read_text(encoding="utf-8")
+    assert text.count("function effective(") == 1 and text.count("function channels(") == 1
+    assert "MoPE(b, 2i)   = cos(omega b) G(b)" in text and "MoPE(b, 2i+1) = sin(omega b) G(b)" in text
+    # explorer.py's strings hold no JavaScript (and no ${...} or {...} left for string formatting)
+    import ast
+    tree = ast.parse((ROOT / "mope" / "book" / "explorer.py").read_text())
+    strings = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    prose = "The book's interactive figures"  # the module's docstring, which names Math.fround
+    strings = [text for text in strings if not text.startswith(prose)]
+    assert [text for text in strings if JS_WORDS.search(text)] == []
+
+
+@pytest.mark.parametrize("layout", ["explorer", "loss curves"])
+def test_every_name_the_javascript_reads_is_passed_in_its_callbacks_args(layout):
+    built = (explorer.explorer(explorer.all_points(RUNS)) if layout == "explorer"
+             else explorer.loss_curves(RUNS, "cpu"))
+    found = callbacks(built)
+    assert found
+    sections = {script.code: name for name, script in explorer.JS.items()}
+    for callback in found:
+        names = [sections[code] for code in sections if code in callback.code]
+        assert "".join(explorer.JS[name].code for name in names) == callback.code  # made of whole sections
+        listed = {arg for name in names for arg in explorer.JS[name].args}
+        assert set(callback.args) == listed, names  # the args lines say what is passed, no more, no less
+        free = free_names(callback.code) - ({"tick"} if "log_tick" in names else set())
+        assert free <= set(callback.args), (names, free - set(callback.args))
+        assert listed <= free_names(callback.code), names  # and each listed name is read
+    if layout == "explorer":
+        redraw = next(c for c in found if "function channels(" in c.code)
+        assert redraw.args["constants"] == explorer.js_constants()
+
+
+def test_the_free_name_finder_sees_a_name_the_args_lack():
+    code = explorer.REDRAW_JS.replace("const T = constants.context", "const T = context_length")
+    assert "context_length" in free_names(code) and "context_length" not in free_names(explorer.REDRAW_JS)
+
+
 # --- the loss curves ------------------------------------------------------------------------------
 
 def test_loss_rows_hold_every_recorded_loss_from_step_1():

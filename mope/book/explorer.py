@@ -1,8 +1,9 @@
 r"""The book's interactive figures (chapter 6): the MoPE explorer and the loss curves of the stored runs.
 
-This module owns the two Bokeh documents of the explorer chapter, the JavaScript that redraws them
-in the reader's browser, and the arithmetic of what they add to the page. It changes no number: what
-the figures draw is either computed in the browser by the formulas below, which mirror
+This module owns the two Bokeh documents of the explorer chapter and the arithmetic of what they add
+to the page. The JavaScript that redraws them in the reader's browser is ``explorer.js`` beside it
+(package data, read into ``JS``); every value it uses comes through its callbacks' ``args``. It
+changes no number: what the figures draw is either computed in the browser by the formulas below, which mirror
 :class:`mope.model.positional.morlet.MorletPositions` (``tests/test_explorer.py`` and
 ``scripts/check_explorer.py`` check them against it), or read from the results store.
 
@@ -36,8 +37,10 @@ from __future__ import annotations
 
 import gzip
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 
 import numpy as np
 from bokeh.document import Document
@@ -141,101 +144,46 @@ def log10_span(values: Iterable[float], span: tuple[float, float]) -> tuple[floa
 
 # --- the explorer's JavaScript --------------------------------------------------------------------
 
-# The forward of MorletPositions for one pair, in float32 like torch (mope/model/positional/morlet.py).
-MORLET_JS = f"""
-const f = Math.fround;
-const BOUND = {ADMISSIBILITY_BOUND!r}, OMEGA_MAX = f({OMEGA_MAX!r}), SIGMA_MIN = f({SIGMA_MIN!r});
-const EPS = f({ENVELOPE_EPS!r});
-function effective(log10_omega, log10_sigma, mode) {{
-  const omega_raw = f(Math.exp(f(log10_omega * Math.LN10)));
-  const sigma_raw = f(Math.exp(f(log10_sigma * Math.LN10)));
-  const clamped = Math.min(omega_raw, OMEGA_MAX);
-  const sigma = Math.max(sigma_raw, SIGMA_MIN);
-  const product = f(clamped * sigma);
-  const outside = product < BOUND;
-  const omega = outside && mode === "published" ? f(BOUND / sigma) : clamped;
-  return {{omega_raw, sigma_raw, clamped, omega, sigma, product, outside}};
-}}
-function channels(omega, sigma, centre, length) {{
-  const denominator = f(f(2 * f(sigma * sigma)) + EPS);
-  const b0 = f(centre);
-  const out = {{b: [], cos: [], sin: [], envelope: []}};
-  for (let b = 0; b < length; b++) {{
-    const offset = f(b - b0);
-    const envelope = f(Math.exp(f(-f(offset * offset) / denominator)));
-    const phase = f(omega * b);
-    out.b.push(b);
-    out.envelope.push(envelope);
-    out.cos.push(f(f(Math.cos(phase)) * envelope));
-    out.sin.push(f(f(Math.sin(phase)) * envelope));
-  }}
-  return out;
-}}
-"""
+@dataclass(frozen=True)
+class Script:
+    """One section of ``explorer.js``: the names it reads from its callback's ``args``, and its code."""
 
-REDRAW_JS = MORLET_JS + f"""
-const mode = modes[admissibility.active];
-const p = effective(omega_slider.value, sigma_slider.value, mode);
-const T = {CONTEXT}, b = position.value, b0 = centre.value;
-const pair = channels(p.omega, p.sigma, b0, T);
-pair.minus_envelope = pair.envelope.map(g => -g);
-pair_source.data = pair;
-marker_source.data = {{b: [b], cos: [pair.cos[b]], sin: [pair.sin[b]]}};
-const lags = [], correlation = [];
-for (let tau = -(T - 1); tau <= T - 1; tau++) {{
-  const other = b + tau;
-  lags.push(tau);
-  correlation.push(other >= 0 && other < T ? pair.cos[b] * pair.cos[other] + pair.sin[b] * pair.sin[other] : NaN);
-}}
-kernel_source.data = {{tau: lags, correlation: correlation}};
-const fine = [], rope = [], envelope = [], minus = [];
-for (let i = -8 * (T - 1); i <= 8 * (T - 1); i++) {{
-  const tau = i / 8, g = Math.exp(-tau * tau / (4 * p.sigma * p.sigma));
-  fine.push(tau); rope.push(Math.cos(p.omega * tau)); envelope.push(g); minus.push(-g);
-}}
-rope_source.data = {{tau: fine, rope: rope, envelope: envelope, minus_envelope: minus}};
-const side = p.outside ? "outside" : "inside";
-state_source.data = {{omega_raw: [p.omega_raw], sigma_raw: [p.sigma_raw], omega: [p.omega], sigma: [p.sigma],
-                     colour: [colours[side]]}};
-const reach = p.sigma * Math.sqrt(-2 * Math.log({DEAD_ENVELOPE!r}));
-dead_left.right = Math.max(b0 - reach, 0);
-dead_right.left = Math.min(b0 + reach, T - 1);
-const what = p.outside ? (mode === "published" ? "projected: ω ← 5/σ" : "bound off: not projected") : "not projected";
-bound.text = `<b>${{side}}</b> ωσ ≥ 5`;
-bound.styles = {{...bound.styles, "background-color": colours[side]}};
-const notes = [];
-if (p.clamped < p.omega_raw) notes.push("ω̃ clamped to 0.95π");
-if (p.sigma > p.sigma_raw) notes.push("σ̃ clamped to 10⁻³");
-if (p.omega > Math.PI) {{  // folded about the Nyquist frequency, as mope.evidence.analysis.alias_frequency does
-  const folded = p.omega % (2 * Math.PI), alias = folded > Math.PI ? 2 * Math.PI - folded : folded;
-  notes.push(`ω > π: at integer b the pair equals that of ω = ${{alias.toPrecision(4)}}` +
-             (folded > Math.PI ? " with its sine channel negated" : ""));
-}}
-status.text = `slider: ω̃ = ${{p.omega_raw.toPrecision(4)}}, σ̃ = ${{p.sigma_raw.toPrecision(4)}}, ` +
-  `ωσ = ${{p.product.toPrecision(6)}} after the clamps (${{what}})<br>` +
-  `drawn: ω = ${{p.omega.toPrecision(4)}}, σ = ${{p.sigma.toPrecision(4)}}; period 2π/ω = ${{(2 * Math.PI / p.omega).toPrecision(3)}} tokens; ` +
-  `G(b) < 10⁻³ beyond |b − b₀| = ${{reach.toPrecision(3)}} tokens` + (notes.length ? "<br>" + notes.join("; ") : "");
-"""
+    args: tuple[str, ...]
+    code: str
 
-# Set the sliders to row ``index`` of the points (each change redraws through REDRAW_JS).
-JUMP_JS = """
-const d = points.data;
-omega_slider.value = Math.log10(d.omega[index]);
-sigma_slider.value = Math.log10(d.sigma[index]);
-centre.value = d.centre[index];
-admissibility.active = modes.indexOf(d.admissibility[index]);
-"""
-MENU_JS = "const index = Number(menu.value);\n" + JUMP_JS
-TAP_JS = """
-if (points.selected.indices.length === 0) return;
-const index = points.selected.indices[0];
-points.selected.indices = [];
-""" + JUMP_JS
+
+def scripts(text: str) -> dict[str, Script]:
+    """The sections of ``explorer.js`` by name: each starts at a ``// @section NAME`` line, followed by an
+    ``// args: a, b, ...`` line naming what it reads from its callback's ``args``."""
+    found = {}
+    for block in re.split(r"^// @section ", text, flags=re.M)[1:]:
+        name, _, code = block.partition("\n")
+        listed = re.match(r"// args:(.*)$", code, re.M)
+        found[name.strip()] = Script(tuple(a.strip() for a in listed.group(1).split(",") if a.strip()), code)
+    return found
+
+
+# The browser's side of the figures, in its own file: explorer.js (shipped as package data).
+JS = scripts(resources.files(__package__).joinpath("explorer.js").read_text(encoding="utf-8"))
+# The callbacks, each a sequence of sections; values they read come through their args, never formatting.
+MORLET_JS = JS["morlet"].code  # the forward of MorletPositions for one pair, in float32 like torch
+REDRAW_JS = MORLET_JS + JS["redraw"].code
+MENU_JS = JS["menu"].code + JS["jump"].code  # set the sliders to the chosen point (each change redraws)
+TAP_JS = JS["tap"].code + JS["jump"].code
+LOG_TICK_JS = JS["log_tick"].code
+LOSS_JS = JS["loss"].code
+
+
+def js_constants() -> dict[str, float]:
+    """The numbers the explorer's JavaScript reads from ``constants``: MorletPositions' clamps, bound and
+    epsilon, the context length T and where the envelope counts as dead."""
+    return {"bound": ADMISSIBILITY_BOUND, "omega_max": OMEGA_MAX, "sigma_min": SIGMA_MIN,
+            "envelope_eps": ENVELOPE_EPS, "context": CONTEXT, "dead_envelope": DEAD_ENVELOPE}
 
 
 def _log_slider(name: str, title: str, span: tuple[float, float], value: float) -> Slider:
     return Slider(name=name, title=title, start=span[0], end=span[1], value=math.log10(value), step=LOG_STEP,
-                  format=CustomJSTickFormatter(code="return (10 ** tick).toPrecision(4);"), width=WIDGET_WIDTH)
+                  format=CustomJSTickFormatter(code=LOG_TICK_JS), width=WIDGET_WIDTH)
 
 
 def _in_own_document(layout: LayoutDOM, on_ready: CustomJS) -> LayoutDOM:
@@ -350,7 +298,7 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
 
     modes = list(ADMISSIBILITY_MODES)
     redraw = CustomJS(args=dict(
-        omega_slider=omega_slider, sigma_slider=sigma_slider, position=position, centre=centre,
+        constants=js_constants(), omega_slider=omega_slider, sigma_slider=sigma_slider, position=position, centre=centre,
         admissibility=admissibility, modes=modes, pair_source=pair_source, marker_source=marker_source,
         kernel_source=kernel_source, rope_source=rope_source, state_source=state_source, bound=bound, status=status,
         dead_left=dead_left, dead_right=dead_right, colours=RAW_COLOURS), code=REDRAW_JS)
@@ -397,41 +345,6 @@ def variant_colour(variant: str) -> str:
 
 # --- loss curves ----------------------------------------------------------------------------------
 
-LOSS_JS = """
-const name = preset.value;
-const chosen = new Set(variants.active.map(i => variant_names[i]));
-const seeds_on = new Set(seeds.active.map(i => seed_values[i]));
-const counts = {};
-const d = runs.data;
-const train = {xs: [], ys: [], variant: [], seed: [], colour: []};
-const val = {step: [], loss: [], variant: [], seed: [], colour: []};
-for (let i = 0; i < d.preset.length; i++) {
-  if (d.preset[i] !== name) continue;
-  counts[d.variant[i]] = (counts[d.variant[i]] || 0) + 1;
-  if (!chosen.has(d.variant[i]) || !seeds_on.has(d.seed[i])) continue;
-  if (curves.active.includes(0)) {
-    train.xs.push(d.train_step[i]); train.ys.push(d.train_loss[i]);
-    train.variant.push(d.variant[i]); train.seed.push(d.seed[i]); train.colour.push(d.colour[i]);
-  }
-  if (curves.active.includes(1)) {
-    for (let j = 0; j < d.val_step[i].length; j++) {
-      val.step.push(d.val_step[i][j]); val.loss.push(d.val_loss[i][j]);
-      val.variant.push(d.variant[i]); val.seed.push(d.seed[i]); val.colour.push(d.colour[i]);
-    }
-  }
-}
-train_shown.data = train;
-val_shown.data = val;
-let first = Infinity, last = -Infinity, low = Infinity, high = -Infinity;
-for (const xs of train.xs.concat([val.step])) for (const x of xs) { first = Math.min(first, x); last = Math.max(last, x); }
-for (const ys of train.ys.concat([val.loss])) for (const y of ys) { low = Math.min(low, y); high = Math.max(high, y); }
-if (first <= last) {  // something is shown: fit the view to it
-  const pad = 0.05 * (high - low || 1);
-  Object.assign(x_range, {start: 10 ** Math.floor(Math.log10(first)), end: last * 1.3});
-  Object.assign(y_range, {start: low - pad, end: high + pad});
-}
-variants.labels = variant_names.map(v => `${v} (${counts[v] || 0})`);
-"""
 
 
 def loss_rows(runs: Mapping[str, Sequence[dict]]) -> dict[str, list]:
@@ -497,7 +410,7 @@ def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
     plot.legend.location = "top_right"
     plot.legend.background_fill_alpha = 0.7
 
-    update = CustomJS(args=dict(presets=names, preset=preset_menu, variants=variants, seeds=seeds, curves=curves,
+    update = CustomJS(args=dict(preset=preset_menu, variants=variants, seeds=seeds, curves=curves,
                                 variant_names=variant_names, seed_values=seed_values, runs=runs_source,
                                 train_shown=train_shown, val_shown=val_shown, x_range=plot.x_range,
                                 y_range=plot.y_range), code=LOSS_JS)
