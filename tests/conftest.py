@@ -26,3 +26,26 @@ def store(tmp_path, monkeypatch):
 def tiny():
     """The smoke preset cut to a dozen steps with evaluations and checkpoints every few, under its own name."""
     return get_preset("smoke").replace(name="tiny", steps=13, warmup=2, eval_interval=4, checkpoint_interval=3, extrapolation=(2,))
+
+
+@pytest.fixture
+def nan_at_training_call(monkeypatch):
+    """``nan_at_training_call(k)``: the k-th training forward pass of any GPT returns a NaN loss."""
+    from mope.model.gpt import GPT
+
+    forward = GPT.forward
+
+    def poison(k: int) -> None:
+        calls = []
+
+        def poisoned(self, idx, targets=None):
+            logits, loss = forward(self, idx, targets)
+            if self.training:
+                calls.append(1)
+                if len(calls) == k:
+                    loss = loss * float("nan")
+            return logits, loss
+
+        monkeypatch.setattr(GPT, "forward", poisoned)
+
+    return poison

@@ -82,21 +82,9 @@ def test_the_training_loop_reads_the_device_only_at_the_protocols_points(store, 
     assert sum(1 for s in range(cfg.steps) if s not in allowed) >= 25  # most steps run without waiting
 
 
-def test_reading_losses_late_still_stops_a_diverging_run_before_its_checkpoint(tiny, store, monkeypatch):
-    from mope.model.gpt import GPT
-
-    forward = GPT.forward
-    calls = []
-
-    def poisoned(self, idx, targets=None):
-        logits, loss = forward(self, idx, targets)
-        if self.training:
-            calls.append(1)
-            if len(calls) == 5:
-                loss = loss * float("nan")
-        return logits, loss
-
-    monkeypatch.setattr(GPT, "forward", poisoned)
+def test_reading_losses_late_still_stops_a_diverging_run_before_its_checkpoint(tiny, store, monkeypatch,
+                                                                             nan_at_training_call):
+    nan_at_training_call(5)
     saved = []
     monkeypatch.setattr(training, "_save_checkpoint", lambda path, payload: saved.append(payload["step"]))
     with pytest.raises(training.NonFiniteLoss, match=r"nan at step 4 of NOPE"):

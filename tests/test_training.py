@@ -8,7 +8,6 @@ import torch
 from interruptions import Interrupted, stop_at
 from mope.train.data import CharDataset
 from mope.errors import UserError
-from mope.model.gpt import GPT
 from mope.store.presets import get_preset
 from mope.store.results import load_result, result_path
 from mope.train.loop import NonFiniteLoss, checkpoint_path, train
@@ -78,19 +77,8 @@ def test_result_records_the_extrapolation_and_the_causal_statistics(tiny, store)
     assert rope["val_loss_full_causal_stats"] is None
 
 
-def test_non_finite_loss_stops_the_run(tiny, store, monkeypatch):
-    forward = GPT.forward
-    calls = []
-
-    def poisoned(self, idx, targets=None):
-        logits, loss = forward(self, idx, targets)
-        if self.training:
-            calls.append(1)
-            if len(calls) == 4:
-                loss = loss * float("nan")
-        return logits, loss
-
-    monkeypatch.setattr(GPT, "forward", poisoned)
+def test_non_finite_loss_stops_the_run(tiny, store, nan_at_training_call):
+    nan_at_training_call(4)
     with pytest.raises(NonFiniteLoss, match=r"nan at step 3 of NOPE \(preset tiny, seed 0\)"):
         train("NOPE", tiny, 0, progress=False)
     assert load_result(tiny, "NOPE", 0) is None
