@@ -542,13 +542,13 @@ def plain(markdown: str) -> str:
 
 def claims_report(preset: str, as_json: bool) -> str:
     """The claims table of ``preset`` for the terminal (``python -m mope claims --preset P [--json]``)."""
-    records = claim_records(preset)
     if as_json:
-        return json.dumps(records, indent=1, ensure_ascii=False)
+        return json.dumps(claim_records(preset), indent=1, ensure_ascii=False)
     header = ("claim", "where", "paper", "ours (± sd, n)", "verdict")
-    rows = [header] + [(r["claim"], r["section"], number_text(r["paper"], claim.signed), _ours_text(r, claim.signed),
-                        r["verdict"] + (f" [{r['caveat']}]" if r["caveat"] else ""))
-                       for claim, r in zip(CLAIMS, records)]
+    verdicts = judge_all(preset)
+    rows = [header] + [(claim.words, claim.section, paper_text(claim), estimate_text(claim, verdict),
+                        verdict.text + (f" [{verdict.caveat}]" if verdict.caveat else ""))
+                       for claim, verdict in verdicts]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows]
     lines.insert(1, "-" * len(lines[0]))
@@ -557,13 +557,6 @@ def claims_report(preset: str, as_json: bool) -> str:
                            for line in VOCABULARY.splitlines()[2:7])
     return "\n".join([f"The paper's claims against preset {preset!r} ({runs} current runs)", *lines, "",
                       plain(vocabulary)])
-
-
-def _ours_text(record: dict, signed: bool) -> str:
-    if not record["n"]:
-        return DASH
-    spread = f" ± {record['sd']:.3f}" if record["sd"] is not None else ""
-    return f"{number_text(record['ours'], signed)}{spread} (n={record['n']})"
 
 
 def verdict_markdown(verdict: Verdict) -> str:
