@@ -135,28 +135,3 @@ class GPT(nn.Module):
         if exempt:
             groups.append({"params": [p for p in params if id(p) in exempt], "weight_decay": 0.0})
         return groups
-
-    def learned_position_parameters(self) -> dict:
-        """The values the paper's figures and tables report, as plain lists."""
-        found: dict = {}
-        if isinstance(self.pos, MorletPositions):
-            with torch.no_grad():
-                omega, sigma = self.pos.effective()
-                found["morlet"] = {
-                    "omega": omega.tolist(),
-                    "sigma": sigma.tolist(),
-                    "omega_raw": self.pos.log_omega.exp().tolist(),
-                    "sigma_raw": self.pos.log_sigma.exp().tolist(),
-                    "centre": self.pos.centre.tolist() if self.pos.centre is not None else None,
-                }
-        gates = [b.attn.gate for b in self.blocks if b.attn.gate is not None]
-        if gates:
-            found["ega"] = {
-                "alpha": [g.alpha.tolist() for g in gates],
-                "tau": [g.tau.tolist() for g in gates],
-            }
-        rotary_sigmas = [b.attn.positions.log_sigma.exp().tolist() for b in self.blocks
-                         if hasattr(b.attn.positions, "log_sigma")]
-        if rotary_sigmas:
-            found["morlet_rope_sigma"] = rotary_sigmas
-        return found

@@ -48,6 +48,7 @@ from tqdm import tqdm
 from mope.train.data import CharDataset, derived_seed, load_dataset
 from mope.errors import ConfigError, UserError
 from mope.model.gpt import GPT
+from mope.model.positional import MorletPositions
 from mope.store.presets import TrainConfig, check_own_name, get_preset
 from mope.model.config import GPTConfig
 from mope.store.results import (
@@ -619,9 +620,37 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
             "val_loss_full": by_context["1x"], "val_loss_full_by_context": by_context,
             "extrapolation_note": note, "val_loss_full_causal_stats": causal_stats,
         },
-        "learned": raw.learned_position_parameters(),
+        "learned": learned_parameters(raw),
     }
     if parallel.main:
         write_result(result, results_root)
         path.unlink(missing_ok=True)
     return result
+
+
+def learned_parameters(model: GPT) -> dict:
+    """What a run stores of its learned positional and gate parameters, as plain lists: MoPE's (ω, σ) as
+    the forward uses them and as stored (exp of the logs), its centres; EGA-1's α and τ per layer;
+    Morlet-RoPE's σ per layer. (The model does not know what the book reports; the run's record does.)"""
+    found: dict = {}
+    if isinstance(model.pos, MorletPositions):
+        with torch.no_grad():
+            omega, sigma = model.pos.effective()
+            found["morlet"] = {
+                "omega": omega.tolist(),
+                "sigma": sigma.tolist(),
+                "omega_raw": model.pos.log_omega.exp().tolist(),
+                "sigma_raw": model.pos.log_sigma.exp().tolist(),
+                "centre": model.pos.centre.tolist() if model.pos.centre is not None else None,
+            }
+    gates = [b.attn.gate for b in model.blocks if b.attn.gate is not None]
+    if gates:
+        found["ega"] = {
+            "alpha": [g.alpha.tolist() for g in gates],
+            "tau": [g.tau.tolist() for g in gates],
+        }
+    rotary_sigmas = [b.attn.positions.log_sigma.exp().tolist() for b in model.blocks
+                     if hasattr(b.attn.positions, "log_sigma")]
+    if rotary_sigmas:
+        found["morlet_rope_sigma"] = rotary_sigmas
+    return found
