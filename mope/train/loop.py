@@ -586,18 +586,7 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
     bar.close()
     throughput = _throughput(raw, cfg, device, optimizer, timed, tokens_per_step)
 
-    by_context, note = {"1x": full_split_loss(raw, data, "val", cfg.block_size, device, cfg, parallel)}, None
-    for factor in cfg.extrapolation:
-        if raw.max_context is None:
-            by_context[f"{factor}x"] = full_split_loss(raw, data, "val", factor * cfg.block_size, device, cfg, parallel)
-        else:
-            by_context[f"{factor}x"] = None
-            note = f"learned position table has {raw.max_context} rows"
-    causal_stats = None
-    if not raw.causal:  # the same weights with the gate's statistics taken over each prefix
-        with_causal_gate = GPT(model_cfg.replace(gate="ega_causal")).to(device)
-        with_causal_gate.load_state_dict(raw.state_dict())
-        causal_stats = full_split_loss(with_causal_gate, data, "val", cfg.block_size, device, cfg, parallel)
+    by_context, note, causal_stats = final_losses(raw, model_cfg, data, cfg, device, parallel)
 
     commit, dirty = source_state()
     result = {
@@ -654,3 +643,24 @@ def learned_parameters(model: GPT) -> dict:
     if rotary_sigmas:
         found["morlet_rope_sigma"] = rotary_sigmas
     return found
+
+
+def final_losses(model: GPT, model_cfg: GPTConfig, data, cfg: TrainConfig, device, parallel):
+    """The losses every run stores at its end, on the whole validation split: at its context and at each
+    multiple of ``cfg.extrapolation`` (None where a learned table has no rows for it, with a note); and,
+    for a model whose gate reads future tokens, the same weights with the gate's statistics taken over
+    each prefix (None for a causal model): how much of its loss needs the future."""
+    by_context, note = {"1x": full_split_loss(model, data, "val", cfg.block_size, device, cfg, parallel)}, None
+    for factor in cfg.extrapolation:
+        if model.max_context is None:
+            by_context[f"{factor}x"] = full_split_loss(model, data, "val", factor * cfg.block_size, device, cfg,
+                                                       parallel)
+        else:
+            by_context[f"{factor}x"] = None
+            note = f"learned position table has {model.max_context} rows"
+    causal_stats = None
+    if not model.causal:
+        with_causal_gate = GPT(model_cfg.replace(gate="ega_causal")).to(device)
+        with_causal_gate.load_state_dict(model.state_dict())
+        causal_stats = full_split_loss(with_causal_gate, data, "val", cfg.block_size, device, cfg, parallel)
+    return by_context, note, causal_stats
