@@ -217,7 +217,7 @@ def _check_repeats(args) -> None:
 
 def run(args, parser: argparse.ArgumentParser) -> None:
     if args.command == "stamp":
-        from mope.store.source import write_stamp
+        from mope.store.code_version import write_stamp
 
         print(f"wrote {write_stamp().name}: a copy of this commit without .git can now record it")
         return

@@ -83,7 +83,7 @@ if ! "$PY" - "$PRESET" <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
 import sys
 from mope.errors import UserError
 from mope.store.presets import get_preset
-from mope.store.source import check_committed, source_state
+from mope.store.code_version import check_committed, source_state
 commit, dirty = source_state()
 print("source", commit[:12], "differs from its commit (or has no stamp)" if dirty else "clean")
 try:

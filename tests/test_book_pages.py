@@ -1,6 +1,6 @@
 """What issue 19 asks of the pages: the package's own code on them, one place for each argument, a
 "What this chapter found" at the end of every chapter, the training budget on a page of its own, the
-explorer first on its page; and the helpers that put code, tabs and findings on a page (mope.book.book_runs).
+explorer first on its page; and the helpers that put code, tabs and findings on a page (mope.book.chapter_runs).
 
 Where the book has been built (``_build/html``), the built pages are checked too; the sources always."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ import yaml
 
 from mope.train import loop as training
 from mope.evidence import claims
-from mope.book import book_runs, explorer
+from mope.book import chapter_runs, explorer
 from mope.model.energy_gate import CausalEnergyGate, EnergyGate
 from mope.model.positional.morlet import MorletPositions, project_admissible
 from synthetic_runs import run
@@ -71,12 +71,12 @@ def test_the_built_pages_show_the_source_of_the_model_and_the_gates():
 
 
 def test_source_lines_quotes_a_passage_of_the_package_and_fails_when_it_moved():
-    loop = book_runs.source_lines(training._train, "for step in range(start, cfg.steps):", "optimizer.zero_grad(")
+    loop = chapter_runs.source_lines(training._train, "for step in range(start, cfg.steps):", "optimizer.zero_grad(")
     assert loop.startswith("for step in range(start, cfg.steps):") and loop.rstrip().endswith(")")
     assert loop in inspect.cleandoc(inspect.getsource(training._train)) or "scaler.step(optimizer)" in loop
     with pytest.raises(ValueError, match="the page must follow the code"):
-        book_runs.source_lines(training._train, "no such line", "optimizer.zero_grad(")
-    assert book_runs.code_block("x = 1", "*caption*") == "*caption*\n\n```python\nx = 1\n```"
+        chapter_runs.source_lines(training._train, "no such line", "optimizer.zero_grad(")
+    assert chapter_runs.code_block("x = 1", "*caption*") == "*caption*\n\n```python\nx = 1\n```"
 
 
 # --- one place for each argument -----------------------------------------------------------------------
@@ -89,9 +89,9 @@ def test_the_claims_table_and_the_verdict_rule_are_not_in_the_stress_tests():
 
 
 def test_chapters_show_the_main_preset_and_paper_and_cpu_short_lives_on_the_budget_page():
-    assert "cpu-short" not in book_runs.CHAPTER_PRESETS and "paper" in book_runs.CHAPTER_PRESETS
+    assert "cpu-short" not in chapter_runs.CHAPTER_PRESETS and "paper" in chapter_runs.CHAPTER_PRESETS
     for page in CHAPTERS:
-        assert "book_runs.load_runs(PRESET, MODELS, SEEDS)" in page.read_text() or "load_runs" not in page.read_text()
+        assert "chapter_runs.load_runs(PRESET, MODELS, SEEDS)" in page.read_text() or "load_runs" not in page.read_text()
         assert "load_sweep" not in page.read_text(), f"{page.name}: the sweep is on the training-budget page"
     budget = (ROOT / "book" / "training_budget.md").read_text()
     assert "(repro-cpu-preset)=" in budget and "budget_changes" in budget and "load_sweep" in budget
@@ -134,20 +134,20 @@ def test_found_lines_group_the_claims_of_a_section_by_their_verdict():
     runs = [run(name, seed, value + 0.01 * seed) for seed in range(3)
             for name, value in (("BASE-DOT", 1.50), ("PE-MORLET", 1.60), ("PE-ROPE", 1.49), ("PE-SINCOS", 1.70))]
     findings = {"cpu": claims.judge_all("cpu", runs)}
-    text = book_runs.found_lines(findings, ["repro-table-2"], "cpu")
+    text = chapter_runs.found_lines(findings, ["repro-table-2"], "cpu")
     words = {c.words for c, _ in findings["cpu"] if c.shown_in == "repro-table-2"}
     for claim, verdict in findings["cpu"]:
         if claim.shown_in == "repro-table-2":
             line = next(row for row in text.splitlines() if f"`{claim.words} <repro-table-2>`" in row)
             assert line.startswith(f"* **{claims.OUTCOME_WORDS[verdict.outcome]}** on `cpu`")
     assert len(words) == text.count("<repro-table-2>`")
-    assert "No claim" in book_runs.found_lines({}, ["repro-table-2"], "cpu")
+    assert "No claim" in chapter_runs.found_lines({}, ["repro-table-2"], "cpu")
 
 
 def test_preset_tabs_put_each_preset_in_a_tab_and_one_preset_plainly():
     render = lambda runs: "|".join(f"{preset}:{len(r)}" for preset, r in runs.items())  # noqa: E731
-    assert book_runs.preset_tabs(render, {"cpu": [1, 2]}) == "cpu:2"
-    tabs = book_runs.preset_tabs(render, {"cpu": [1, 2], "paper": [3]})
+    assert chapter_runs.preset_tabs(render, {"cpu": [1, 2]}) == "cpu:2"
+    tabs = chapter_runs.preset_tabs(render, {"cpu": [1, 2], "paper": [3]})
     assert tabs.splitlines() == ["::::{tab-set}", ":::{tab-item} `cpu`", "cpu:2", ":::",
                                  ":::{tab-item} `paper`", "paper:1", ":::", "::::"]
 

@@ -116,7 +116,7 @@ def committed_checkout(folder):
 
 
 def test_provenance_counts_code_changes_as_dirty_but_not_stored_results(tmp_path):
-    from mope.store.source import source_state
+    from mope.store.code_version import source_state
 
     code = committed_checkout(tmp_path)
     (tmp_path / "results" / "cpu" / "NOPE").mkdir(parents=True)
@@ -128,7 +128,7 @@ def test_provenance_counts_code_changes_as_dirty_but_not_stored_results(tmp_path
 
 
 def test_a_run_of_the_books_evidence_is_refused_from_uncommitted_code(tmp_path):
-    from mope.store.source import check_committed
+    from mope.store.code_version import check_committed
 
     repo, plain = tmp_path / "repo", tmp_path / "plain"
     code = committed_checkout(repo)
@@ -146,7 +146,7 @@ def test_a_run_of_the_books_evidence_is_refused_from_uncommitted_code(tmp_path):
 def test_a_copy_without_git_records_the_commit_of_its_stamp_and_whether_it_changed(tmp_path):
     import shutil
 
-    from mope.store.source import REPO_ROOT, STAMP, check_committed, source_state, write_stamp
+    from mope.store.code_version import REPO_ROOT, STAMP, check_committed, source_state, write_stamp
 
     repo, copy = tmp_path / "repo", tmp_path / "copy"
     code = committed_checkout(repo)

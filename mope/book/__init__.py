@@ -2,6 +2,6 @@
 
 Tables (:mod:`mope.book.tables`), figures of runs (:mod:`mope.book.figures`) and figures that need
 no run (:mod:`mope.book.plots`), one colour per model (:mod:`mope.book.palette`), the interactive
-figures (:mod:`mope.book.explorer`), which runs a chapter shows (:mod:`mope.book.book_runs`) and
-where each number comes from (:mod:`mope.book.provenance`). Only the command line sits above it.
+figures (:mod:`mope.book.explorer`), which runs a chapter shows (:mod:`mope.book.chapter_runs`) and
+where each number comes from (:mod:`mope.book.run_records`). Only the command line sits above it.
 """

@@ -16,7 +16,7 @@ import numpy as np
 
 from mope.evidence import learned
 from mope.book import palette
-from mope.book.book_runs import step_shape
+from mope.book.chapter_runs import step_shape
 from mope.evidence.paper import RUN_TO_RUN
 from mope.evidence.estimates import distance_to_paper, gap_curve, history
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND

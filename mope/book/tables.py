@@ -4,7 +4,7 @@ variants page, as MyST Markdown for reading.
 This module owns the layout of every results table: numbers to 0.001 nats (the resolution below which
 no difference is read), a dash where there is nothing ("—": not run, or not reported by the paper),
 presets side by side (the chapter's main preset first), and no provenance (that is the reproducibility
-page, :mod:`mope.book.provenance`). The numbers come from :mod:`mope.evidence.estimates` and :mod:`mope.evidence.learned`, the
+page, :mod:`mope.book.run_records`). The numbers come from :mod:`mope.evidence.estimates` and :mod:`mope.evidence.learned`, the
 paper's from :mod:`mope.evidence.paper`. A cell that shows a claim's verdict shows the one :mod:`mope.evidence.claims`
 gives that claim (:func:`~mope.evidence.claims.verdict_markdown`); no table judges a claim itself.
 
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from mope.evidence import claims, learned, paper
-from mope.book.book_runs import step_shape
+from mope.book.chapter_runs import step_shape
 from mope.evidence.claims import Verdict, interaction_excess, verdict_markdown, verdict_ordering
 from mope.evidence.estimates import (DASH, Estimate, by_variant, context_values, distance_to_paper, final_values, gap_curve,
                              improvement, loss, paired, per_seed)

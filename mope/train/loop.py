@@ -55,7 +55,7 @@ from mope.store.results import (
     SCHEMA, atomic_write, check_writable, config_hash, default_home, folder_config, one_line,
     remove_stale_temporaries, result_path, set_aside, set_aside_if_unusable, write_result,
 )
-from mope.store.source import check_committed, source_state
+from mope.store.code_version import check_committed, source_state
 from mope.model.variants import get_variant, variant_config
 
 ENV_CHECKPOINT_DIR = "MOPE_CHECKPOINT_DIR"

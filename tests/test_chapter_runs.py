@@ -1,6 +1,6 @@
-"""mope.book.book_runs and mope.book.provenance: which runs a chapter shows, what is missing, and where they came from."""
+"""mope.book.chapter_runs and mope.book.run_records: which runs a chapter shows, what is missing, and where they came from."""
 from mope.store import results
-from mope.book import book_runs, provenance
+from mope.book import chapter_runs, run_records
 from mope.store.presets import get_preset
 from mope.store.results import write_result
 from synthetic_runs import run
@@ -8,21 +8,21 @@ from synthetic_runs import run
 
 def test_missing_line_names_what_is_absent_in_one_sentence(store):
     runs = [run("BASE-DOT", s, 1.5) for s in range(3)] + [run("PE-MORLET", 0, 1.5)]
-    line = book_runs.missing_line("cpu", runs, ["BASE-DOT", "PE-MORLET", "EGA-1"], [0, 1, 2])
+    line = chapter_runs.missing_line("cpu", runs, ["BASE-DOT", "PE-MORLET", "EGA-1"], [0, 1, 2])
     assert line == "`cpu`: 4 of 9 runs stored; missing seeds 1, 2 of PE-MORLET; seeds 0–2 of EGA-1."
     runs.append(run("PE-MORLET", 1, 1.5))
-    line = book_runs.missing_line("cpu", runs, ["BASE-DOT", "PE-MORLET", "EGA-1", "NOPE"], [0, 1, 2])
+    line = chapter_runs.missing_line("cpu", runs, ["BASE-DOT", "PE-MORLET", "EGA-1", "NOPE"], [0, 1, 2])
     assert line == "`cpu`: 5 of 12 runs stored; missing seed 2 of PE-MORLET; seeds 0–2 of EGA-1, NOPE."
-    assert book_runs.missing_line("cpu", runs, ["BASE-DOT"], [0, 1, 2]) == "`cpu`: 3 of 3 runs stored."
+    assert chapter_runs.missing_line("cpu", runs, ["BASE-DOT"], [0, 1, 2]) == "`cpu`: 3 of 3 runs stored."
 
 
 def test_presets_shown_put_the_main_one_first_and_skip_empty_ones(store):
-    assert book_runs.presets_shown("cpu") == ["cpu"]
-    assert book_runs.presets_shown("smoke") == ["smoke"]
+    assert chapter_runs.presets_shown("cpu") == ["cpu"]
+    assert chapter_runs.presets_shown("smoke") == ["smoke"]
     stale = run("BASE-DOT", 0, 1.5, preset="cpu-short")
     write_result(stale)  # its configuration hash is not today's: stale, so cpu-short still has no runs
-    assert book_runs.presets_shown("cpu") == ["cpu"]
-    assert book_runs.missing_line("cpu-short", [], ["BASE-DOT"], [0]) == (
+    assert chapter_runs.presets_shown("cpu") == ["cpu"]
+    assert chapter_runs.missing_line("cpu-short", [], ["BASE-DOT"], [0]) == (
         "`cpu-short`: 0 of 1 runs stored; missing seed 0 of BASE-DOT; 1 stale (older or uncommitted code) file "
         "not shown.")
 
@@ -31,18 +31,18 @@ def test_runs_of_uncommitted_code_are_listed_as_not_shown_never_shown(store):
     dirty = run("BASE-DOT", 0, 1.5, dirty=True, preset=get_preset("cpu"))  # current in every other respect
     write_result(dirty)
     assert results.load_results("cpu") == []
-    table = provenance.not_shown_table(["cpu", "cpu-short"])
+    table = run_records.not_shown_table(["cpu", "cpu-short"])
     assert table.splitlines()[2] == ("| `cpu` | BASE-DOT | 0 | stale | made from uncommitted code (git_dirty); "
                                      "rerun it from a clean checkout |")
     assert len(table.splitlines()) == 3
-    assert provenance.not_shown_table(["cpu-short"]) == ""
+    assert run_records.not_shown_table(["cpu-short"]) == ""
 
 
 def test_provenance_tables_name_runs_not_machine_paths(store):
     results, _ = store
-    table = provenance.run_table("cpu", [run("BASE-DOT", 0, 1.5)])
+    table = run_records.run_table("cpu", [run("BASE-DOT", 0, 1.5)])
     assert "| BASE-DOT | 0 | `0123456789abcdef` | `0123456` | cpu: test, 1 thread | 10.0 |" in table
-    summary = provenance.preset_summary({"cpu": [run("BASE-DOT", 0, 1.5)], "paper": []})
+    summary = run_records.preset_summary({"cpu": [run("BASE-DOT", 0, 1.5)], "paper": []})
     assert str(results) not in table + summary and "/" not in table.replace("</", "")
     assert "| `paper` | 0 |" in summary
 
@@ -50,13 +50,13 @@ def test_provenance_tables_name_runs_not_machine_paths(store):
 def test_the_sweep_is_read_from_its_own_store_current_runs_only(store):
     from mope.store.presets import CPU_SWEEP
 
-    assert book_runs.load_sweep() == {c: None for c in CPU_SWEEP}
+    assert chapter_runs.load_sweep() == {c: None for c in CPU_SWEEP}
     candidate = CPU_SWEEP[1]
     stored = run("BASE-DOT", 0, 1.7, preset=candidate)
     write_result(stored, results.sweep_root())
-    assert book_runs.load_sweep()[candidate]["final"]["val_loss"] == 1.7
+    assert chapter_runs.load_sweep()[candidate]["final"]["val_loss"] == 1.7
     write_result(dict(stored, provenance=dict(stored["provenance"], git_dirty=True)), results.sweep_root())
-    assert book_runs.load_sweep()[candidate] is None  # the sweep is evidence: clean code only
+    assert chapter_runs.load_sweep()[candidate] is None  # the sweep is evidence: clean code only
 
 
 def test_the_sweeps_runs_are_named_by_their_configuration(store):
@@ -64,9 +64,9 @@ def test_the_sweeps_runs_are_named_by_their_configuration(store):
 
     candidate = CPU_SWEEP[0]
     stored = run("BASE-DOT", 0, 1.7, preset=candidate.name)
-    table = provenance.run_table(None, [stored])
+    table = run_records.run_table(None, [stored])
     assert table.splitlines()[0] == "| configuration | variant | seed | hash | commit | hardware | wall time (min) |"
     assert table.splitlines()[2].startswith(f"| `{candidate.name}` | BASE-DOT | 0 | `0123456789abcdef` |")
     write_result(stored, results.sweep_root())  # its hash is not the candidate's: stale
-    (row,) = provenance.not_shown_table(CPU_SWEEP, results.sweep_root()).splitlines()[2:]
+    (row,) = run_records.not_shown_table(CPU_SWEEP, results.sweep_root()).splitlines()[2:]
     assert row.startswith(f"| `{candidate.name}` | BASE-DOT | 0 | stale | configuration 0123456789abcdef")
