@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from mope.evidence import learned, paper  # noqa: E402
+from mope.evidence import learned_parameters, paper  # noqa: E402
 from mope.book import figures
 from mope.model.variants import TABLE_2, VARIANTS  # noqa: E402
 from mope.evidence.estimates import gap_curve  # noqa: E402
@@ -54,14 +54,14 @@ def test_figures_say_when_nothing_is_stored():
     fig = figures.plot_gap_to_baseline({"cpu": []}, ["PE-ROPE"])
     assert any("no runs stored for preset 'cpu'" in t.get_text() for t in fig.findobj(matplotlib.text.Text))
     check_fits_the_column(figures.plot_validation_curves({"cpu": [], "cpu-short": []}, ["BASE-DOT"]))
-    reference = learned.decay_only_reference("EGA-MORLET", "cpu")
+    reference = learned_parameters.decay_only_reference("EGA-MORLET", "cpu")
     check_fits_the_column(figures.plot_uncertainty_plane([], "EGA-MORLET", reference))
-    check_fits_the_column(figures.plot_boundary([], learned.MORLET_VARIANTS))
+    check_fits_the_column(figures.plot_boundary([], learned_parameters.MORLET_VARIANTS))
 
 
 def test_boundary_figure_draws_the_decay_only_level_of_the_unbounded_variant():
     runs = [run("PE-MORLET-FREE", s, 1.5, learned=decayed_morlet(64, 0.95, "none")) for s in (0, 1)]
-    fig = figures.plot_boundary(runs, learned.MORLET_VARIANTS, free_reference=("PE-MORLET-FREE", 4.805))
+    fig = figures.plot_boundary(runs, learned_parameters.MORLET_VARIANTS, free_reference=("PE-MORLET-FREE", 4.805))
     check_fits_the_column(fig)
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "PE-MORLET-FREE, decay alone: ωσ = 4.80" in labels and "PE-MORLET-FREE (n=2)" in labels

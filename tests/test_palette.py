@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 from bokeh.models import GlyphRenderer  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
-from mope.evidence import learned  # noqa: E402
+from mope.evidence import learned_parameters  # noqa: E402
 from mope.book import explorer, figures, plots
 from mope.model.variants import VARIANTS  # noqa: E402
 from synthetic_runs import decayed_morlet, run  # noqa: E402
@@ -23,7 +23,7 @@ def history(final):
 
 RUNS = [run(name, seed, 1.5 + 0.01 * i, history=history(1.5 + 0.01 * i),
             learned=decayed_morlet(64, 0.95, "none" if name == "PE-MORLET-FREE" else "published")
-            if name in learned.MORLET_VARIANTS else None)
+            if name in learned_parameters.MORLET_VARIANTS else None)
         for i, name in enumerate(VARIANTS) for seed in (0, 1)]
 
 
@@ -77,9 +77,9 @@ def test_every_model_is_drawn_in_one_colour_everywhere_and_no_two_share_one():
     names = list(VARIANTS)
     for fig in (figures.plot_validation_curves({"cpu": RUNS}, names),
                 figures.plot_gap_to_baseline({"cpu": RUNS}, names[1:]),
-                figures.plot_boundary(RUNS, learned.MORLET_VARIANTS),
+                figures.plot_boundary(RUNS, learned_parameters.MORLET_VARIANTS),
                 figures.plot_uncertainty_plane(RUNS, "EGA-MORLET",
-                                               learned.decay_only_reference("EGA-MORLET", "cpu"))):
+                                               learned_parameters.decay_only_reference("EGA-MORLET", "cpu"))):
         for label, colours in matplotlib_colours(fig).items():
             if model_of(label):
                 drawn[model_of(label)] |= colours
@@ -92,7 +92,7 @@ def test_every_model_is_drawn_in_one_colour_everywhere_and_no_two_share_one():
         for model, colours in in_explorer[layout.name].items():
             drawn[model] |= colours
     assert set(in_explorer["loss_curves"]) == set(VARIANTS)
-    assert set(in_explorer["explorer"]) == set(learned.MORLET_VARIANTS)  # the learned pairs of the plane
+    assert set(in_explorer["explorer"]) == set(learned_parameters.MORLET_VARIANTS)  # the learned pairs of the plane
     assert set(drawn) == set(VARIANTS), set(VARIANTS) - set(drawn)
     several = {model: colours for model, colours in drawn.items() if len(colours) > 1}
     assert not several, f"models drawn in more than one colour: {several}"

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from mope.evidence import learned
+from mope.evidence import learned_parameters
 from mope.book import palette
 from mope.book.chapter_runs import step_shape
 from mope.evidence.paper import RUN_TO_RUN
@@ -255,7 +255,7 @@ def plot_uncertainty_plane(runs: list[dict], variant: str, reference: Mapping[st
     decay-only pairs. Right: σ_i against the pair index, learned (each seed), initial and decay-only."""
     with book_style():
         fig, (plane, sigma_axis) = panels(2)
-        found = learned.morlet_runs(runs, variant)
+        found = learned_parameters.morlet_runs(runs, variant)
         if not found:
             _empty(plane, variant)
             _empty(sigma_axis, variant)
@@ -290,7 +290,7 @@ def plot_boundary(runs: list[dict], variants: Sequence[str], free_reference: tup
         fig, (loglog, product_axis) = panels(2, height=3.2)
         sigmas = []
         for name in variants:
-            found = learned.morlet_runs(runs, name)
+            found = learned_parameters.morlet_runs(runs, name)
             for k, arrays in enumerate(found.values()):
                 label = f"{name} (n={len(found)})" if k == 0 else None
                 loglog.scatter(arrays["sigma"], arrays["omega"], s=6, alpha=0.5, color=colour(name), label=label)

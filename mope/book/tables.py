@@ -4,7 +4,7 @@ variants page, as MyST Markdown for reading.
 This module owns the layout of every results table: numbers to 0.001 nats (the resolution below which
 no difference is read), a dash where there is nothing ("—": not run, or not reported by the paper),
 presets side by side (the chapter's main preset first), and no provenance (that is the reproducibility
-page, :mod:`mope.book.run_records`). The numbers come from :mod:`mope.evidence.estimates` and :mod:`mope.evidence.learned`, the
+page, :mod:`mope.book.run_records`). The numbers come from :mod:`mope.evidence.estimates` and :mod:`mope.evidence.learned_parameters`, the
 paper's from :mod:`mope.evidence.paper`. A cell that shows a claim's verdict shows the one :mod:`mope.evidence.claims`
 gives that claim (:func:`~mope.evidence.claims.verdict_markdown`); no table judges a claim itself.
 
@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from mope.evidence import claims, learned, paper
+from mope.evidence import claims, learned_parameters, paper
 from mope.book.chapter_runs import step_shape
 from mope.evidence.claims import Verdict, interaction_excess, verdict_markdown, verdict_ordering
 from mope.evidence.estimates import (DASH, Estimate, by_variant, context_values, distance_to_paper, final_values, gap_curve,
@@ -213,15 +213,15 @@ def table_4(runs: Runs, key: str = "val_loss") -> str:
     return markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows, DASH_NOTE)
 
 
-def boundary_table(runs: Runs, cfgs: Mapping[str, object], variants: Sequence[str] = learned.MORLET_VARIANTS) -> str:
+def boundary_table(runs: Runs, cfgs: Mapping[str, object], variants: Sequence[str] = learned_parameters.MORLET_VARIANTS) -> str:
     """Per preset and MoPE variant: the pairs on ωσ = 5, the spread of ωσ, where weight decay alone would
     leave the stored ωσ (that preset's schedule, that variant's settings), and the pairs the data pushed
     below that."""
     rows = []
     for preset, preset_runs in runs.items():
         for name in variants:
-            found = learned.morlet_runs(preset_runs, name)
-            reference = learned.decay_only_reference(name, cfgs[preset])
+            found = learned_parameters.morlet_runs(preset_runs, name)
+            reference = learned_parameters.decay_only_reference(name, cfgs[preset])
             decay_only = f"{np.median(reference['stored_product']):.3f}"
             if not found:
                 rows.append([f"`{preset}`", name, "0", DASH, DASH, decay_only, DASH])
@@ -231,9 +231,9 @@ def boundary_table(runs: Runs, cfgs: Mapping[str, object], variants: Sequence[st
             per_seed_share = lambda f: ", ".join(f"{f(a):.0%}" for a in arrays)  # noqa: E731
             rows.append([
                 f"`{preset}`", name, str(len(arrays)),
-                per_seed_share(lambda a: learned.on_boundary(a["omega"], a["sigma"]).mean()),
+                per_seed_share(lambda a: learned_parameters.on_boundary(a["omega"], a["sigma"]).mean()),
                 f"{np.median(product):.3f} [{product.min():.3f}, {product.max():.3f}]", decay_only,
-                per_seed_share(lambda a: learned.below_decay_only(a, reference)),
+                per_seed_share(lambda a: learned_parameters.below_decay_only(a, reference)),
             ])
     header = ["preset", "variant", "seeds", "pairs on ωσ = 5 (per seed)", "ωσ used: median [min, max]",
               "stored ωσ after decay alone", "pairs the data pushed below it (per seed)"]
@@ -283,7 +283,7 @@ def prediction_table(runs: list[dict], variant: str, reference: Mapping[str, np.
                      pairs: Sequence[int] | None = None) -> str:
     """Learned σ (mean ± sd over seeds) against its initial and decay-only values at a few pairs, and over
     all pairs the largest relative distance of each to the learned values."""
-    pooled = learned.pooled_morlet(runs, variant)
+    pooled = learned_parameters.pooled_morlet(runs, variant)
     if pooled is None:
         return f"{variant}: not run."
     n = len(pooled["sigma"])
@@ -351,7 +351,7 @@ def reach_table(runs: Runs, block_sizes: Mapping[str, int],
     rows = []
     for preset, preset_runs in runs.items():
         for name in variants:
-            found = learned.morlet_runs(preset_runs, name)
+            found = learned_parameters.morlet_runs(preset_runs, name)
             if not found:
                 continue
             largest = max(float(a["sigma"].max()) for a in found.values())

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mope.store import results
-from mope.evidence import learned, paper
+from mope.evidence import learned_parameters, paper
 from mope.evidence.estimates import (DASH, Estimate, context_values, final_values, improvement, paired, per_seed,
                             seeds_needed)
 from mope.store.presets import CONTEXT_PAIRS, TrainConfig, get_preset
@@ -319,22 +319,22 @@ def _causal_gate(runs, cfg):
 
 
 def _pushed_without_decay(runs, cfg):
-    found = learned.morlet_runs(runs, "PE-MORLET-NODECAY")
-    reference = learned.decay_only_reference("PE-MORLET-NODECAY", cfg)
-    pushed = Estimate({s: learned.below_decay_only(a, reference) for s, a in found.items()}, resolution=0.01)
-    with_decay = learned.decay_only_reference("PE-MORLET", cfg)["stored_product"]
+    found = learned_parameters.morlet_runs(runs, "PE-MORLET-NODECAY")
+    reference = learned_parameters.decay_only_reference("PE-MORLET-NODECAY", cfg)
+    pushed = Estimate({s: learned_parameters.below_decay_only(a, reference) for s, a in found.items()}, resolution=0.01)
+    with_decay = learned_parameters.decay_only_reference("PE-MORLET", cfg)["stored_product"]
     return pushed, (f"with weight decay on, decay alone takes every pair's stored ωσ to "
                     f"{np.median(with_decay):.2f}, below the bound, with no data")
 
 
 def _below_bound_without_projection(runs, cfg):
-    found = learned.morlet_runs(runs, "PE-MORLET-FREE")
-    reference = learned.decay_only_reference("PE-MORLET-FREE", cfg)
-    shift = Estimate({s: float(np.median(learned.stored_product(a) - reference["stored_product"]))
+    found = learned_parameters.morlet_runs(runs, "PE-MORLET-FREE")
+    reference = learned_parameters.decay_only_reference("PE-MORLET-FREE", cfg)
+    shift = Estimate({s: float(np.median(learned_parameters.stored_product(a) - reference["stored_product"]))
                       for s, a in found.items()})
     if not found:
         return shift, None
-    median = np.median(np.concatenate([learned.stored_product(a) for a in found.values()]))
+    median = np.median(np.concatenate([learned_parameters.stored_product(a) for a in found.values()]))
     return shift, f"median ωσ {median:.2f}; decay alone {np.median(reference['stored_product']):.2f}"
 
 
@@ -342,9 +342,9 @@ def data_share_of_sigma(runs: list[dict], variant: str, cfg: TrainConfig) -> Est
     """Seed by seed, the median over pairs of how much of σ's way from its initial value (in log) the
     data account for: the distance of log σ from log σ(decay alone) over its distance from log σ(initial),
     σ as the forward uses it."""
-    found = learned.morlet_runs(runs, variant)
-    reference = learned.decay_only_reference(variant, cfg)
-    start = learned.initial_effective(variant, cfg)["sigma"]
+    found = learned_parameters.morlet_runs(runs, variant)
+    reference = learned_parameters.decay_only_reference(variant, cfg)
+    start = learned_parameters.initial_effective(variant, cfg)["sigma"]
 
     def share(arrays):
         travelled = np.abs(np.log(arrays["sigma"] / start))
@@ -356,11 +356,11 @@ def data_share_of_sigma(runs: list[dict], variant: str, cfg: TrainConfig) -> Est
 
 
 def _sigma_set_by_data(runs, cfg):
-    found = learned.morlet_runs(runs, "EGA-MORLET")
+    found = learned_parameters.morlet_runs(runs, "EGA-MORLET")
     estimate = data_share_of_sigma(runs, "EGA-MORLET", cfg)
     if not found:
         return estimate, None
-    reference = learned.decay_only_reference("EGA-MORLET", cfg)
+    reference = learned_parameters.decay_only_reference("EGA-MORLET", cfg)
     sigma = np.concatenate([a["sigma"] for a in found.values()])
     return estimate, (f"learned σ in [{sigma.min():.2f}, {sigma.max():.2f}]; decay alone, with no data, "
                       f"[{reference['sigma'].min():.2f}, {reference['sigma'].max():.2f}]")
