@@ -545,17 +545,17 @@ def claims_report(preset: str, as_json: bool) -> str:
     if as_json:
         return json.dumps(claim_records(preset), indent=1, ensure_ascii=False)
     header = ("claim", "where", "paper", "ours (± sd, n)", "verdict")
-    verdicts = judge_all(preset)
+    runs = results.load_results(preset)
+    verdicts = judge_all(preset, runs)
     rows = [header] + [(claim.words, claim.section, paper_text(claim), estimate_text(claim, verdict),
                         verdict.text + (f" [{verdict.caveat}]" if verdict.caveat else ""))
                        for claim, verdict in verdicts]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows]
     lines.insert(1, "-" * len(lines[0]))
-    runs = sum(1 for _ in results.load_results(preset))
     vocabulary = "\n".join(" ".join(line.strip("|").split("|")[0].split()) + ": " + line.split("|")[2].strip()
                            for line in VOCABULARY.splitlines()[2:7])
-    return "\n".join([f"The paper's claims against preset {preset!r} ({runs} current runs)", *lines, "",
+    return "\n".join([f"The paper's claims against preset {preset!r} ({len(runs)} current runs)", *lines, "",
                       plain(vocabulary)])
 
 
