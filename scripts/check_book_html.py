@@ -426,6 +426,20 @@ def is_reading_page(name: str) -> bool:
     return any(name == page or (page.endswith("/") and name.startswith(page)) for page in READING_PAGES)
 
 
+async def evaluate(devtools: "DevTools", expression: str, timeout: float, what: str):
+    """The value of ``expression`` in the page (a promise awaited); RuntimeError naming ``what`` if it threw."""
+    reply = await devtools.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True,
+                                timeout=timeout)
+    if "exceptionDetails" in reply:
+        raise RuntimeError(f"{what} failed: {reply['exceptionDetails'].get('text')}")
+    return reply["result"]["value"]
+
+
+async def save_screenshot(devtools: "DevTools", path: Path, timeout: float) -> None:
+    shot = await devtools.call("Page.captureScreenshot", format="png", timeout=timeout)
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
 async def set_width(devtools: "DevTools", width: int, timeout: float) -> None:
     await devtools.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1,
                         mobile=False, timeout=timeout)
@@ -481,15 +495,10 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
                     problems.append(f"{name}: did not load ({navigation['errorText']})")
                     continue
                 await devtools.wait_event("Page.loadEventFired", timeout)
-                probe = await devtools.call("Runtime.evaluate", expression=PAGE_PROBE, awaitPromise=True,
-                                            returnByValue=True, timeout=timeout)
+                state = json.loads(await evaluate(devtools, PAGE_PROBE, timeout, "page probe"))
             except (asyncio.TimeoutError, RuntimeError) as error:
                 problems.append(f"{name}: {type(error).__name__} {error}")
                 continue
-            if "exceptionDetails" in probe:
-                problems.append(f"{name}: page probe failed: {probe['exceptionDetails'].get('text')}")
-                continue
-            state = json.loads(probe["result"]["value"])
             n_images += state["images"]
             if not state["title"] or not state["article"]:
                 problems.append(f"{name}: rendered without a title or main article ({state})")
@@ -500,25 +509,17 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
             shoot = screenshots is not None and (not screenshot_pages or name in screenshot_pages)
             stem = name.replace("/", "__").removesuffix(".html")
             try:
-                height = await devtools.call("Runtime.evaluate", expression=HEIGHT_PROBE, returnByValue=True,
-                                             timeout=timeout)
-                heights[name] = int(height["result"]["value"])
+                heights[name] = int(await evaluate(devtools, HEIGHT_PROBE, timeout, "height probe"))
                 if shoot:
-                    shot = await devtools.call("Page.captureScreenshot", format="png", timeout=timeout)
-                    (screenshots / f"{stem}.png").write_bytes(base64.b64decode(shot["data"]))
+                    await save_screenshot(devtools, screenshots / f"{stem}.png", timeout)
                 await set_width(devtools, NARROW, timeout)
-                narrow = await devtools.call("Runtime.evaluate", expression=NARROW_PROBE, awaitPromise=True,
-                                             returnByValue=True, timeout=timeout)
+                narrow = json.loads(await evaluate(devtools, NARROW_PROBE, timeout, "narrow-screen probe"))
                 if shoot:
-                    shot = await devtools.call("Page.captureScreenshot", format="png", timeout=timeout)
-                    (screenshots / f"{stem}-400.png").write_bytes(base64.b64decode(shot["data"]))
+                    await save_screenshot(devtools, screenshots / f"{stem}-400.png", timeout)
             except (asyncio.TimeoutError, RuntimeError) as error:
                 problems.append(f"{name}: {type(error).__name__} {error}")
                 continue
-            if "exceptionDetails" in narrow:
-                problems.append(f"{name}: narrow-screen probe failed: {narrow['exceptionDetails'].get('text')}")
-                continue
-            problems += [f"{name}: {problem}" for problem in narrow_problems(json.loads(narrow["result"]["value"]))]
+            problems += [f"{name}: {problem}" for problem in narrow_problems(narrow)]
         devtools.connection.close()
     finally:
         process.terminate()

@@ -47,6 +47,21 @@ def test_provenance_tables_name_runs_not_machine_paths(store):
     assert "| `paper` | 0 |" in summary
 
 
+def test_the_summary_gives_each_presets_wall_time_a_run_and_how_many_ran_at_once():
+    def timed(seed: int, start: str, end: str, seconds: float) -> dict:
+        stored = run("BASE-DOT", seed, 1.5)
+        stored["provenance"].update(started=f"2026-11-30T{start}:00+00:00", finished=f"2026-11-30T{end}:00+00:00",
+                                    wall_time_s=seconds)
+        return stored
+
+    side_by_side = [timed(0, "06:00", "06:10", 600.0), timed(1, "06:00", "06:14", 840.0),
+                    timed(2, "06:10", "06:22", 720.0)]
+    assert run_records.most_at_once(side_by_side) == 2
+    assert run_records.most_at_once(side_by_side[:1] + side_by_side[2:]) == 1  # one ends as the next starts
+    row = run_records.preset_summary({"cpu": side_by_side}).splitlines()[2]
+    assert row.endswith("| 12.0 (10.0–14.0) | 2 | 0.6 |")
+
+
 def test_the_sweep_is_read_from_its_own_store_current_runs_only(store):
     from mope.store.presets import CPU_SWEEP
 

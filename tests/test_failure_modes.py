@@ -403,14 +403,19 @@ def processes_mentioning(text: str) -> list[int]:
     return found
 
 
-def test_sigterm_to_a_two_job_suite_leaves_no_process_and_no_log(store, tmp_path):
-    results, checkpoints = store
+def start_two_job_suite(tmp_path, output) -> tuple[subprocess.Popen, Path]:
+    """A smoke suite of two runs side by side, with its own temporary folder (returned, created empty)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     suite = subprocess.Popen([sys.executable, "-m", "mope", "suite", "--preset", "smoke", "--seeds", "0",
                               "--variants", "BASE-DOT", "EGA-1", "--jobs", "2", "--no-progress"],
-                             env={**os.environ, "TMPDIR": str(temporary)},
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             env={**os.environ, "TMPDIR": str(temporary)}, stdout=output, stderr=output, text=True)
+    return suite, temporary
+
+
+def test_sigterm_to_a_two_job_suite_leaves_no_process_and_no_log(store, tmp_path):
+    results, _ = store
+    suite, temporary = start_two_job_suite(tmp_path, subprocess.PIPE)
     wait_for(lambda: len(processes_mentioning(str(results))) >= 2)  # its two runs (the suite itself reads the env)
     suite.send_signal(signal.SIGTERM)
     _, err = suite.communicate(timeout=120)
@@ -511,12 +516,7 @@ def test_sigterm_while_the_suite_starts_a_run_stops_that_run_too(store, monkeypa
 
 def test_sigkill_of_a_suite_stops_its_runs_and_leaves_no_log(store, tmp_path):
     results, _ = store
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    suite = subprocess.Popen([sys.executable, "-m", "mope", "suite", "--preset", "smoke", "--seeds", "0",
-                              "--variants", "BASE-DOT", "EGA-1", "--jobs", "2", "--no-progress"],
-                             env={**os.environ, "TMPDIR": str(temporary)},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    suite, temporary = start_two_job_suite(tmp_path, subprocess.DEVNULL)
     try:
         wait_for(lambda: len(processes_mentioning(str(results))) >= 2)
         suite.kill()

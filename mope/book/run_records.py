@@ -9,6 +9,8 @@ it. A run is named by preset, variant and seed, never by a path on the machine t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
+from statistics import median
 
 from mope.store import results
 from mope.evidence.estimates import DASH
@@ -35,12 +37,20 @@ def run_table(preset: str | None, runs: Sequence[dict]) -> str:
     return markdown_table(header, rows)
 
 
+def most_at_once(runs: Sequence[dict]) -> int:
+    """The largest number of ``runs`` that were training at the same moment (from their start and end times)."""
+    spans = [(datetime.fromisoformat(p["started"]), datetime.fromisoformat(p["finished"]))
+             for p in (run["provenance"] for run in runs) if p.get("started") and p.get("finished")]
+    return max((sum(start <= moment < end for start, end in spans) for moment, _ in spans), default=0)
+
+
 def preset_summary(runs: Mapping[str, Sequence[dict]]) -> str:
-    """Per preset: runs, variants, seeds, commits, hardware and total wall time."""
+    """Per preset: runs, variants, seeds, commits, hardware, wall time a run (median and range), the most
+    runs that trained at once, and the total wall time."""
     rows = []
     for preset, preset_runs in runs.items():
         if not preset_runs:
-            rows.append([f"`{preset}`", "0", DASH, DASH, DASH, DASH, DASH])
+            rows.append([f"`{preset}`", "0", *[DASH] * 7])
             continue
         walls = [r["provenance"].get("wall_time_s") or 0.0 for r in preset_runs]
         rows.append([
@@ -48,9 +58,12 @@ def preset_summary(runs: Mapping[str, Sequence[dict]]) -> str:
             ", ".join(map(str, sorted({r["seed"] for r in preset_runs}))),
             ", ".join(f"`{c}`" for c in sorted({(r["provenance"].get("git_commit") or DASH)[:7] for r in preset_runs})),
             ", ".join(sorted({str(r["provenance"].get("device")) for r in preset_runs})),
+            f"{_minutes(median(walls))} ({_minutes(min(walls))}–{_minutes(max(walls))})",
+            str(most_at_once(preset_runs)),
             f"{sum(walls) / 3600:.1f}",
         ])
-    header = ["preset", "runs", "variants", "seeds", "commits", "hardware", "wall time (h)"]
+    header = ["preset", "runs", "variants", "seeds", "commits", "hardware", "wall time a run (min): median (range)",
+              "most at once", "wall time (h)"]
     return markdown_table(header, rows)
 
 
