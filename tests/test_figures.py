@@ -101,3 +101,19 @@ def test_plot_distance_to_table_2_draws_each_preset_and_the_noise_band():
     check_fits_the_column(fig)
     empty = figures.plot_distance_to_table_2({"cpu": []})
     assert "no runs stored" in empty.axes[0].texts[0].get_text()
+
+
+def test_context_figure_joins_each_seed_across_contexts_and_marks_the_papers_gap():
+    short = [run("BASE-DOT", s, 1.66) for s in range(3)] + [run("PE-MORLET", s, 1.80) for s in range(3)]
+    long = [run("BASE-DOT", s, 1.55, preset="cpu-long") for s in range(2)] + \
+           [run("PE-MORLET", s, 1.58 + 0.01 * s, preset="cpu-long") for s in range(2)]
+    fig = figures.plot_context_gaps(short, long, (64, 256), published={("PE-MORLET", "BASE-DOT"): 0.0318})
+    check_fits_the_column(fig, max_columns=2)
+    to_table, to_sincos = fig.axes
+    seeds = [line for line in to_table.get_lines() if line.get_marker() == "o"]
+    assert [list(line.get_xdata()) for line in seeds] == [[64, 256], [64, 256], [64]]  # seed 2 has no long run
+    assert [line.get_ydata()[-1] for line in seeds[:2]] == [pytest.approx(0.03), pytest.approx(0.04)]
+    assert {line.get_color() for line in seeds} == {figures.colour("PE-MORLET")}  # NOPE: not stored, not drawn
+    (cross,) = [line for line in to_table.get_lines() if line.get_marker() == "x"]
+    assert list(cross.get_xdata()) == [256] and list(cross.get_ydata()) == [0.0318]
+    assert "PE-SINCOS − PE-MORLET" in " ".join(text.get_text() for text in to_sincos.texts)  # nothing stored

@@ -366,38 +366,43 @@ def plot_seed_spread(runs: list[dict], variants: Sequence[str] = TABLE_2, key: s
 
 
 def plot_context_gaps(short: list[dict], long: list[dict], contexts: tuple[int, int],
-                      comparisons: Sequence[tuple[str, str]] = (("PE-MORLET", "BASE-DOT"), ("PE-SINCOS", "PE-MORLET"),
-                                                                ("NOPE", "BASE-DOT")),
+                      panels_of: Sequence[Sequence[tuple[str, str]]] = (
+                          (("PE-MORLET", "BASE-DOT"), ("NOPE", "BASE-DOT")), (("PE-SINCOS", "PE-MORLET"),)),
                       published: Mapping[tuple[str, str], float] | None = None):
-    """L(first) − L(second) at two context lengths, every seed a point joined by a line across contexts
-    (seed s of one preset to seed s of the other); ``published``: the paper's single-seed gap at T=256,
-    drawn as a cross."""
+    """L(first) − L(second) at two context lengths, one panel per group of pairs (``panels_of``), every
+    seed a point joined by a line across contexts (seed s of one preset to seed s of the other), in the
+    colour of ``first``; ``published``: the paper's single-seed gap at T=256, drawn as a cross."""
     import matplotlib.pyplot as plt
 
     from mope.evidence.estimates import paired
 
+    ticks = sorted({*contexts, *([256] if published else [])})
     with book_style():
-        fig, axes = panels(len(comparisons), height=2.4)
-        for ax, (first, second) in zip(axes, comparisons):
-            at_short, at_long = paired(short, first, second), paired(long, first, second)
-            seeds = sorted(set(at_short.values) | set(at_long.values))
-            if not seeds:
-                _empty(ax, f"{first} − {second}: not run")
+        fig, axes = panels(len(panels_of), height=2.6)
+        for ax, pairs in zip(axes, panels_of):
+            drawn = False
+            for first, second in pairs:
+                at_short, at_long = paired(short, first, second), paired(long, first, second)
+                for index, seed in enumerate(sorted(set(at_short.values) | set(at_long.values))):
+                    xs = [c for c, values in zip(contexts, (at_short.values, at_long.values)) if seed in values]
+                    ys = [values[seed] for values in (at_short.values, at_long.values) if seed in values]
+                    label = f"L({first}) − L({second})" if index == 0 and len(pairs) > 1 else None
+                    ax.plot(xs, ys, "o-", color=colour(first), alpha=0.7, markersize=4, label=label)
+                    drawn = True
+                if published and (first, second) in published:
+                    ax.plot([256], [published[(first, second)]], "x", color="#000000", markersize=8,
+                            label="paper (T=256, one seed)")
+            names = " and ".join(f"{first} − {second}" for first, second in pairs)
+            if not drawn:
+                _empty(ax, names)
                 continue
-            for seed in seeds:
-                xs = [c for c, values in zip(contexts, (at_short.values, at_long.values)) if seed in values]
-                ys = [values[seed] for values in (at_short.values, at_long.values) if seed in values]
-                ax.plot(xs, ys, "o-", color=colour(first), alpha=0.7, markersize=4)
-            if published and (first, second) in published:
-                ax.plot([256], [published[(first, second)]], "x", color="#000000", markersize=8,
-                        label="paper (T=256, one seed)")
-                ax.legend(loc="best", frameon=False)
             ax.axhline(0, color="#888888", linewidth=0.8)
             ax.set_xscale("log", base=2)
-            ax.set_xticks(sorted({*contexts, *([256] if published else [])}),
-                          [str(c) for c in sorted({*contexts, *([256] if published else [])})])
-            ax.set_title(f"L({first}) − L({second})")
+            ax.set_xticks(ticks, [str(c) for c in ticks])
+            ax.set_title(f"L({pairs[0][0]}) − L({pairs[0][1]})" if len(pairs) == 1 else f"gaps to {pairs[0][1]}")
             ax.set_xlabel("context T (tokens)")
+            if ax.get_legend_handles_labels()[1]:
+                ax.legend(loc="best", frameon=False)
         label_y(axes, "gap (nats)")
     plt.close(fig)
     return fig
