@@ -20,7 +20,7 @@ import json
 
 import numpy as np
 
-from mope.evidence import analysis
+from mope.evidence import weight_decay
 from mope.model.positional.morlet import initial_morlet_parameters
 from mope.store.presets import TrainConfig
 from mope.model.variants import variant_config
@@ -74,7 +74,7 @@ def run(variant, seed, val, full=None, by_context=None, causal_stats=None, learn
 
 def morlet(omega_raw, sigma_raw, admissibility="published"):
     """``learned`` of a MoPE model whose stored exp(log) parameters are ``omega_raw``, ``sigma_raw``."""
-    omega, sigma = analysis.effective_parameters(np.log(omega_raw), np.log(sigma_raw), admissibility)
+    omega, sigma = weight_decay.effective_parameters(np.log(omega_raw), np.log(sigma_raw), admissibility)
     return {"morlet": {"omega": list(omega), "sigma": list(sigma), "omega_raw": list(omega_raw),
                        "sigma_raw": list(sigma_raw), "centre": None}}
 

@@ -76,7 +76,7 @@ def test_references_into_the_package_must_resolve():
     (domain, pattern), = config["config"]["nitpick_ignore_regex"]
     ignored = lambda kind, target: bool(re.fullmatch(domain, kind) and re.fullmatch(pattern, target))
     assert ignored("py:class", "torch.Tensor") and ignored("py:class", "np.ndarray") and ignored("py:func", "mopey")
-    assert not ignored("py:func", "mope.evidence.analysis.no_such_function") and not ignored("py:mod", "mope")
+    assert not ignored("py:func", "mope.evidence.kernels.no_such_function") and not ignored("py:mod", "mope")
     assert not ignored("std:ref", "no-such-label")
 
 

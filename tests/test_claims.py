@@ -180,7 +180,7 @@ def test_a_gain_that_a_causal_gate_loses_carries_the_caveat_in_its_row_and_is_re
 
 
 def test_mechanism_claims_read_learned_parameters_against_decay_alone():
-    from mope.evidence.analysis import decay_factor
+    from mope.evidence.weight_decay import decay_factor
 
     f = decay_factor("cpu")
     runs = [run("PE-MORLET-FREE", s, 1.5, learned=decayed_morlet(64, f * 0.98, "none")) for s in range(2)]

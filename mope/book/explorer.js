@@ -87,7 +87,7 @@ bound.styles = {...bound.styles, "background-color": colours[side]};
 const notes = [];
 if (p.clamped < p.omega_raw) notes.push("ω̃ clamped to 0.95π");
 if (p.sigma > p.sigma_raw) notes.push("σ̃ clamped to 10⁻³");
-if (p.omega > Math.PI) {  // folded about the Nyquist frequency, as mope.evidence.analysis.alias_frequency does
+if (p.omega > Math.PI) {  // folded about the Nyquist frequency, as mope.evidence.kernels.alias_frequency does
   const folded = p.omega % (2 * Math.PI), alias = folded > Math.PI ? 2 * Math.PI - folded : folded;
   notes.push(`ω > π: at integer b the pair equals that of ω = ${alias.toPrecision(4)}` +
              (folded > Math.PI ? " with its sine channel negated" : ""));

@@ -22,7 +22,7 @@ and draws four linked views: the two channels over $b$ (with where $G$ falls bel
 spiral $z(b)$ of the paper's Figure 1, the kernel of its Figure 2 at the chosen $b$,
 $C(b,\tau) = \mathrm{pair}(b)\cdot\mathrm{pair}(b+\tau) = G(b)G(b+\tau)\cos\omega\tau$ for
 $0 \le b+\tau < T$, next to RoPE's $\cos\omega\tau$ and the envelope $e^{-\tau^2/4\sigma^2}$ that
-averaging over $b$ gives (:mod:`mope.evidence.analysis`), and the $(\sigma, \omega)$ plane with the
+averaging over $b$ gives (:mod:`mope.evidence.kernels`), and the $(\sigma, \omega)$ plane with the
 admissible region $\omega\sigma \ge 5$, the slider's raw point (green inside the region, red
 outside) and the point the forward uses. Points to jump to: the released initialisation
 (:func:`~mope.model.positional.morlet.initial_morlet_parameters` at the paper's 128 pairs), the pairs the

@@ -4,7 +4,7 @@ r"""Plotting helpers shared by the chapters (matplotlib only; nothing here chang
   complex plane next to the unit circle of RoPE / sin-cos.
 * :func:`plot_cross_correlation` — the paper's Figure 2: $\cos\omega\tau$, the envelope
   $e^{-\tau^2/4\sigma^2}$ and their product at the integer lags a model has, plus (optionally) the
-  kernel actually averaged over the positions of a window (:func:`mope.evidence.analysis.averaged_kernel`).
+  kernel actually averaged over the positions of a window (:func:`mope.evidence.kernels.averaged_kernel`).
 * :func:`heatmap` — an encoding matrix (positions x channels).
 
 Each function takes ``pairs``: a sequence of ``(label, omega, sigma)``. MoPE is drawn in the colour
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mope.book import palette
-from mope.evidence.analysis import averaged_kernel, complex_positions
+from mope.evidence.kernels import averaged_kernel, complex_positions
 
 Pair = tuple[str, float, float]
 

@@ -5,9 +5,10 @@ This module owns the reading of ``learned["morlet"]`` from stored runs (:func:`m
 (:func:`decay_only_reference`): where AdamW's decoupled weight decay alone, with no loss gradient,
 takes the initial pairs over that preset's own schedule (learning rate, steps, warm-up, decay), then
 through the variant's own forward (clamps, and the $\omega\sigma \ge 5$ bound unless it is removed).
-A variant that exempts $\log\omega$, $\log\sigma$ from decay keeps its initial pairs.
+A variant that exempts $\log\omega$, $\log\sigma$ from decay keeps its initial pairs. A pair is on the
+boundary when $|\omega\sigma - 5|$ is within the package's one tolerance (:func:`on_boundary`).
 
-The arithmetic of the decay is :mod:`mope.evidence.analysis`; the verdicts built on these numbers are
+The arithmetic of the decay is :mod:`mope.evidence.weight_decay`; the verdicts built on these numbers are
 :mod:`mope.evidence.claims`, the tables :mod:`mope.book.tables`, the figures :mod:`mope.book.figures`.
 """
 from __future__ import annotations
@@ -16,9 +17,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from mope.evidence import analysis
+from mope.evidence import weight_decay
 from mope.evidence.estimates import by_variant
-from mope.model.positional.morlet import BOUNDARY_TOL, initial_morlet_parameters
+from mope.model.positional.morlet import ADMISSIBILITY_BOUND, BOUNDARY_TOL, initial_morlet_parameters
 from mope.store.presets import TrainConfig, get_preset
 from mope.model.variants import variant_config
 
@@ -47,8 +48,10 @@ def morlet_runs(runs: Iterable[dict], variant: str) -> dict[int, dict[str, np.nd
 
 
 def on_boundary(omega, sigma, tol: float = BOUNDARY_TOL) -> np.ndarray:
-    r"""True where $|\omega\sigma - 5| \le$ ``tol`` (the book uses $10^{-3}$)."""
-    return analysis.on_boundary(omega, sigma, tol)
+    r"""True where $|\omega\sigma - 5| \le$ ``tol`` (default: the package's one tolerance,
+    ``mope.model.positional.morlet.BOUNDARY_TOL``, $10^{-3}$)."""
+    product = np.asarray(omega, dtype=float) * np.asarray(sigma, dtype=float)
+    return np.abs(product - ADMISSIBILITY_BOUND) <= tol
 
 
 def pooled_morlet(runs: Iterable[dict], variant: str) -> dict[str, np.ndarray] | None:
@@ -76,8 +79,8 @@ def decay_only_reference(variant: str, preset: str | TrainConfig) -> dict[str, n
     cfg = get_preset(preset) if isinstance(preset, str) else preset
     model = variant_config(variant, cfg.shape())
     omega0, sigma0 = (t.double().numpy() for t in initial_morlet_parameters(model.n_embd // 2))
-    factor = analysis.decay_factor(cfg) if model.decay_positional else 1.0
-    omega, sigma = analysis.decay_only_prediction(omega0, sigma0, cfg, model.admissibility, factor=factor)
+    factor = weight_decay.decay_factor(cfg) if model.decay_positional else 1.0
+    omega, sigma = weight_decay.decay_only_prediction(omega0, sigma0, cfg, model.admissibility, factor=factor)
     return {"omega": omega, "sigma": sigma, "stored_product": np.exp(factor * np.log(omega0 * sigma0)),
             "factor": factor}
 
@@ -87,7 +90,7 @@ def initial_effective(variant: str, preset: str | TrainConfig) -> dict[str, np.n
     cfg = get_preset(preset) if isinstance(preset, str) else preset
     model = variant_config(variant, cfg.shape())
     omega0, sigma0 = (t.double().numpy() for t in initial_morlet_parameters(model.n_embd // 2))
-    omega, sigma = analysis.decay_only_prediction(omega0, sigma0, cfg, model.admissibility, factor=1.0)
+    omega, sigma = weight_decay.decay_only_prediction(omega0, sigma0, cfg, model.admissibility, factor=1.0)
     return {"omega": omega, "sigma": sigma}
 
 

@@ -22,8 +22,9 @@ through $5/\sigma$. Appendix A.3 describes a projection "not during gradient com
 are registered once, in :data:`mope.model.config.ADMISSIBILITY_MODES`.
 
 A pair is *on the boundary* when $|\omega\sigma - 5| \le$ ``BOUNDARY_TOL``: every reader of the
-learned pairs (:func:`mope.evidence.analysis.on_boundary`, the chapters, the tables and verdicts) uses that one
-tolerance. The projection puts a pair on the bound to float32 rounding (~1e-6), far inside it.
+learned pairs (:func:`mope.evidence.learned_parameters.on_boundary`, the chapters, the tables and
+verdicts) uses that one tolerance. The projection puts a pair on the bound to float32 rounding (~1e-6),
+far inside it.
 """
 from __future__ import annotations
 
