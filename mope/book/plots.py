@@ -33,7 +33,7 @@ def _axes(n: int, axes=None, size: tuple[float, float] = (4.2, 4.0)):
 
 
 def plot_spirals(pairs: Sequence[Pair], length: int = 257, axes=None, title: str | None = None):
-    """Figure 1: $z(b)$ for the positions $b = 0, 1, \dots$ up to ``length`` − 1 (solid spiral, dots at integer b) and the unit circle."""
+    r"""Figure 1: $z(b)$ for the positions $b = 0, 1, \dots$ up to ``length`` − 1 (solid spiral, dots at integer b) and the unit circle."""
     fig, axes = _axes(len(pairs), axes)
     circle = np.exp(1j * np.linspace(0, 2 * np.pi, 400))
     for ax, (label, omega, sigma) in zip(axes, pairs):
