@@ -298,6 +298,7 @@ def test_heights_add_up_over_the_introduction_and_the_chapters():
     assert "29,000 px tall at 1280 px together" in problem
     (problem,) = checker.height_problems({**heights, "book/api.html": 12_001}, 12_000, 30_000)
     assert problem.startswith("book/api.html: 12,001 px tall")
+    assert checker.height_problems({**heights, "genindex.html": 20_000}, 12_000, 30_000) == []  # an index, not read
     lines = checker.height_report(heights)
     assert lines[-2].endswith("29,000 px") and lines[-1].endswith("34,000 px")
 
