@@ -22,11 +22,13 @@ def gate_runs(kept: float):
 def test_the_causal_gate_sentence_follows_the_runs():
     refuted = findings.causal_gate(judged({"cpu": gate_runs(0.0)}))
     assert refuted.startswith("**EGA's gain needs the future.** EGA-1 improves on BASE-DOT by +0.100 on `cpu`")
-    assert "it keeps 0% of that gain (n = 3 seeds)" in refuted and "*refuted: below 0.5*" in refuted
+    assert "it loses all of that gain (keeps 0%, n = 3 seeds)" in refuted and "*refuted: below 0.5*" in refuted
     survives = findings.causal_gate(judged({"cpu": gate_runs(0.9)}))
     assert survives.startswith("**EGA's gain survives a causal gate.**") and "keeps 91% of that gain" in survives
     assert "*confirmed*" in survives
     assert findings.causal_gate(judged({"cpu": []})) is None  # nothing stored: no sentence
+    worse = findings.causal_gate(judged({"cpu": gate_runs(-0.05)}))
+    assert "it loses all of that gain (keeps -5%, n = 3 seeds)" in worse
 
 
 def test_the_sincos_sentence_names_the_scale_when_scaled_sincos_beats_mope():
