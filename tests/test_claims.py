@@ -321,3 +321,6 @@ def test_claims_across_contexts_pair_each_seed_of_the_preset_with_its_longer_con
     assert flat["deficit-shrinks-with-context"]["outcome"] == "undecided"
     none = {r["key"]: r for r in claims.claim_records("cpu-short", short)}  # no longer-context twin
     assert none["deficit-shrinks-with-context"]["outcome"] == "not_run"
+    more = short + [run("BASE-DOT", 3, 1.50), run("PE-MORLET", 3, 1.90)]  # a seed the longer context lacks
+    caveat = {r["key"]: r for r in claims.claim_records("cpu", more, longer=long[:4])}["deficit-shrinks-with-context"]["caveat"]
+    assert caveat == "BASE-DOT − PE-MORLET: -0.135 at the shorter context, -0.040 at the longer (n = 1 seed trained at both)"

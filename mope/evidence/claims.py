@@ -35,7 +35,7 @@ import numpy as np
 
 from mope.store import results
 from mope.evidence import learned_parameters, paper
-from mope.evidence.estimates import (DASH, Estimate, context_values, final_values, improvement, paired, per_seed,
+from mope.evidence.estimates import (DASH, Estimate, context_values, estimate, final_values, improvement, paired, per_seed,
                             seeds_needed)
 from mope.store.presets import CONTEXT_PAIRS, TrainConfig, get_preset
 
@@ -377,12 +377,17 @@ def _extrapolation(runs, cfg):
 def _gap_change(worse: str, better: str) -> Measure:
     """Seed by seed, L(worse) − L(better) at the longer context minus at the shorter: positive = the gap
     in ``better``'s favour grows with the context."""
+    def on_common_seeds(short, long, first, second) -> tuple[Estimate, Estimate]:
+        at_short, at_long = paired(short, first, second), paired(long, first, second)
+        common = set(at_short.values) & set(at_long.values)
+        return tuple(estimate({s: v for s, v in e.values.items() if s in common}) for e in (at_short, at_long))
+
     def measure(short, long):
-        at_short, at_long = paired(short, worse, better), paired(long, worse, better)
-        nope_short, nope_long = paired(short, "NOPE", "BASE-DOT"), paired(long, "NOPE", "BASE-DOT")
+        at_short, at_long = on_common_seeds(short, long, worse, better)
+        nope_short, nope_long = on_common_seeds(short, long, "NOPE", "BASE-DOT")
         caveat = (f"{worse} − {better}: {_signed(at_short.mean)} at the shorter context, {_signed(at_long.mean)} at "
-                  f"the longer" if at_short.n and at_long.n else None)
-        if caveat and nope_short.n and nope_long.n:
+                  f"the longer (n = {at_short.n} seed{'s' if at_short.n > 1 else ''} trained at both)" if at_short.n else None)
+        if caveat and nope_short.n:
             caveat += (f"; no positions at all (NOPE − BASE-DOT): {_signed(nope_short.mean)}, "
                        f"{_signed(nope_long.mean)}")
         return per_seed(lambda b, a: b - a, at_long.values, at_short.values), caveat
