@@ -86,6 +86,15 @@ def test_extrapolation_table_marks_the_learned_table_as_not_extendable():
     assert not any("ALIBI" in line for line in rows)
 
 
+def test_context_table_compares_each_model_on_the_seeds_trained_at_both_contexts():
+    short = [run("BASE-DOT", s, 1.66, full=1.66 + 0.01 * s) for s in range(3)] + [run("NOPE", 0, 1.84)]
+    long = [run("BASE-DOT", s, 1.85, full=1.86 + 0.02 * s, preset="cpu-long") for s in range(2)]
+    rows = rows_of(tables.context_table(short, long, (64, 256)))
+    assert list(rows) == ["BASE-DOT"]  # NOPE has no run at the longer context
+    assert rows["BASE-DOT"] == ["BASE-DOT", "1.665 ± 0.007 (n=2)", "1.870 ± 0.014 (n=2)", "+0.205 ± 0.007 (n=2)"]
+    assert tables.context_table(short, [], (64, 256)) == "No model is stored at both contexts yet."
+
+
 def test_variants_tables_list_every_registered_variant_once():
     structure, purpose = tables.variants_tables()
     for table in (structure, purpose):

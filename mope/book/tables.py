@@ -345,6 +345,25 @@ def extrapolation_table(runs: Runs, variants: Sequence[str]) -> str:
                           "Only models with stored runs are listed.")
 
 
+def context_table(short: list[dict], long: list[dict], contexts: tuple[int, int],
+                  variants: Sequence[str] = ("BASE-DOT", "PE-MORLET", "PE-SINCOS", "NOPE")) -> str:
+    """Whole-validation loss of each model trained at two contexts (``short``, ``long``: the runs of each),
+    over the seeds trained at both, and the change seed by seed."""
+    rows = []
+    for name in variants:
+        at_short, at_long = final_values(short, name, "val_loss_full"), final_values(long, name, "val_loss_full")
+        common = sorted(set(at_short) & set(at_long))
+        if not common:
+            continue
+        change = per_seed(lambda b, a: b - a, at_long, at_short)
+        rows.append([name, Estimate({s: at_short[s] for s in common}).format(),
+                     Estimate({s: at_long[s] for s in common}).format(), change.format(signed=True)])
+    if not rows:
+        return "No model is stored at both contexts yet."
+    return markdown_table(["model", f"T = {contexts[0]}", f"T = {contexts[1]}", "change"], rows,
+                          "Whole validation split; the same seeds at both contexts.")
+
+
 def reach_table(runs: Runs, block_sizes: Mapping[str, int],
                 variants: Sequence[str] = ("PE-MORLET", "EGA-MORLET")) -> str:
     """How far into the window MoPE's envelope reaches: beyond 3.03σ it is below 1% of its peak."""
