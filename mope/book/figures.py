@@ -392,9 +392,8 @@ def plot_context_gaps(short: list[dict], long: list[dict], contexts: tuple[int, 
                 if published and (first, second) in published:
                     ax.plot([256], [published[(first, second)]], "x", color="#000000", markersize=8,
                             label="paper (T=256, one seed)")
-            names = " and ".join(f"{first} − {second}" for first, second in pairs)
             if not drawn:
-                _empty(ax, names)
+                _empty(ax, " and ".join(f"{first} − {second}" for first, second in pairs))
                 continue
             ax.axhline(0, color="#888888", linewidth=0.8)
             ax.set_xscale("log", base=2)

@@ -20,7 +20,7 @@ import numpy as np
 from mope.evidence import claims, learned_parameters, paper
 from mope.book.chapter_runs import step_shape
 from mope.evidence.claims import Verdict, interaction_excess, verdict_markdown, verdict_ordering
-from mope.evidence.estimates import (DASH, Estimate, by_variant, context_values, distance_to_paper, final_values, gap_curve,
+from mope.evidence.estimates import (DASH, Estimate, by_variant, common_seeds, context_values, distance_to_paper, final_values, gap_curve,
                              improvement, loss, paired, per_seed)
 from mope.model.variants import TABLE_2, VARIANTS
 
@@ -352,12 +352,12 @@ def context_table(short: list[dict], long: list[dict], contexts: tuple[int, int]
     rows = []
     for name in variants:
         at_short, at_long = final_values(short, name, "val_loss_full"), final_values(long, name, "val_loss_full")
-        common = sorted(set(at_short) & set(at_long))
-        if not common:
+        seeds = common_seeds(at_short, at_long)
+        if not seeds:
             continue
         change = per_seed(lambda b, a: b - a, at_long, at_short)
-        rows.append([name, Estimate({s: at_short[s] for s in common}).format(),
-                     Estimate({s: at_long[s] for s in common}).format(), change.format(signed=True)])
+        rows.append([name, Estimate({s: at_short[s] for s in seeds}).format(),
+                     Estimate({s: at_long[s] for s in seeds}).format(), change.format(signed=True)])
     if not rows:
         return "No model is stored at both contexts yet."
     return markdown_table(["model", f"T = {contexts[0]}", f"T = {contexts[1]}", "change"], rows,

@@ -35,8 +35,8 @@ import numpy as np
 
 from mope.store import results
 from mope.evidence import learned_parameters, paper
-from mope.evidence.estimates import (DASH, Estimate, context_values, estimate, final_values, improvement, paired, per_seed,
-                            seeds_needed)
+from mope.evidence.estimates import (DASH, Estimate, common_seeds, context_values, final_values, improvement, paired,
+                                     per_seed, seeds_needed)
 from mope.store.presets import CONTEXT_PAIRS, TrainConfig, get_preset
 
 KINDS = ("ordering", "size", "equivalence", "every", "mechanism")
@@ -378,9 +378,9 @@ def _gap_change(worse: str, better: str) -> Measure:
     """Seed by seed, L(worse) − L(better) at the longer context minus at the shorter: positive = the gap
     in ``better``'s favour grows with the context."""
     def on_common_seeds(short, long, first, second) -> tuple[Estimate, Estimate]:
-        at_short, at_long = paired(short, first, second), paired(long, first, second)
-        common = set(at_short.values) & set(at_long.values)
-        return tuple(estimate({s: v for s, v in e.values.items() if s in common}) for e in (at_short, at_long))
+        at_short, at_long = paired(short, first, second).values, paired(long, first, second).values
+        seeds = common_seeds(at_short, at_long)
+        return Estimate({s: at_short[s] for s in seeds}), Estimate({s: at_long[s] for s in seeds})
 
     def measure(short, long):
         at_short, at_long = on_common_seeds(short, long, worse, better)

@@ -162,10 +162,15 @@ def seeds_needed(spread: float, distance: float, level: float = LEVEL, power: fl
     return None
 
 
+def common_seeds(*value_maps: Mapping[int, float]) -> list[int]:
+    """The seeds every one of ``value_maps`` ({seed: x}) has, in order."""
+    return sorted(set.intersection(*(set(m) for m in value_maps))) if value_maps else []
+
+
 def per_seed(function: Callable[..., float], *value_maps: Mapping[int, float],
              resolution: float = RESOLUTION) -> Estimate:
     """``function(a[s], b[s], ...)`` for every seed ``s`` that every map has."""
-    seeds = sorted(set.intersection(*(set(m) for m in value_maps))) if value_maps else []
+    seeds = common_seeds(*value_maps)
     return Estimate({s: float(function(*(m[s] for m in value_maps))) for s in seeds}, resolution)
 
 

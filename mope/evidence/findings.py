@@ -51,8 +51,8 @@ def causal_gate(findings: Mapping[str, Findings]) -> str | None:
     if survives is None or not survives.estimate.n or gain is None or not gain.estimate.n:
         return None
     share = _percent(survives.estimate.mean)
-    kept = (f"it loses all of that gain (keeps {share}, " if survives.estimate.mean <= 0 else f"it keeps {share} of that gain ("
-            ) + _n(survives) + ")"
+    kept = (f"it loses all of that gain (keeps {share}, {_n(survives)})" if survives.estimate.mean <= 0
+            else f"it keeps {share} of that gain ({_n(survives)})")
     lead = {"refuted": "**EGA's gain needs the future.**",
             "confirmed": "**EGA's gain survives a causal gate.**"}.get(survives.outcome, "**Whether EGA's gain needs the future is open.**")
     return (f"{lead} EGA-1 improves on BASE-DOT by {gain.estimate.mean:+.3f} on `{MAIN}`, but its gate reads "
