@@ -39,6 +39,8 @@ STAGES=(
     "cpu|$OTHER_CONTROLS|0"
     "cpu|$TABLE_2|3 4 5 6 7"
     "cpu-long|BASE-DOT PE-MORLET PE-SINCOS NOPE|0 1 2"
+    "cpu-long|$LONG_NEW|0 1 2"
+    "cpu-long|$TABLE_2 NOPE EGA-1-CAUSAL EGA-MORLET-CAUSAL PE-SINCOS-SCALED PE-MORLET-NODECAY|3 4"
     "sweep||"
 )
 

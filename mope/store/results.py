@@ -25,7 +25,7 @@ Schema 1, declared in full (types and finite ranges) as the JSON Schema ``RESULT
 
     schema, variant, preset, seed, config {model, train}, config_hash,
     provenance {git_commit, git_dirty, torch, python, device, started, finished, wall_time_s,
-                tokens_per_s, world_size, throughput (optional, newer runs)},
+                tokens_per_s, world_size, throughput, cpu_capability and threads (optional, newer runs)},
     num_parameters, history [{step, lr, train_loss, val_loss}], train_curve [[step, loss]],
     final {val_loss, train_loss, val_loss_full, val_loss_full_by_context {1x, 2x, 4x},
            extrapolation_note, val_loss_full_causal_stats},
@@ -279,6 +279,8 @@ RESULT_SCHEMA: dict = {
         "provenance": {"type": "object", "properties": {
             "git_commit": _TEXT, "git_dirty": {"type": "boolean"}, "torch": _TEXT, "python": _TEXT,
             "device": _TEXT, "started": _TEXT, "finished": _TEXT,
+            "cpu_capability": {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_]{1,32}$"}, {"type": "null"}]},
+            "threads": {"type": "integer", "minimum": 1, "maximum": 4096},
             "wall_time_s": {"type": "number", "minimum": 0}, "tokens_per_s": {"type": "number", "minimum": 0},
             "world_size": _POSITIVE,
             "throughput": {"type": "object", "properties": {

@@ -160,6 +160,14 @@ def core_count() -> int:
         return os.cpu_count() or 1
 
 
+def cpu_capability(device: torch.device) -> str | None:
+    """The instruction set of the CPU kernels torch runs (e.g. "AVX2", "AVX512"): with the torch version
+    and the thread count it decides a CPU run's bits, where the CPU's name does not. None on a GPU."""
+    if device.type != "cpu":
+        return None
+    return torch.backends.cpu.get_cpu_capability()
+
+
 def describe_device(device: torch.device) -> str:
     if device.type == "cuda":
         return f"cuda: {torch.cuda.get_device_name(device)}"
@@ -595,6 +603,7 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
         "provenance": {
             "git_commit": commit, "git_dirty": dirty,
             "torch": torch.__version__, "python": platform.python_version(), "device": describe_device(device),
+            "cpu_capability": cpu_capability(device), "threads": torch.get_num_threads(),
             "started": started, "finished": _now(),
             "wall_time_s": earlier_wall + time.perf_counter() - clock,
             "tokens_per_s": tokens_per_step * len(losses) / train_time if train_time else 0.0,
