@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 import mope
 import mope.train.suite
@@ -122,10 +123,13 @@ def test_stored_result_follows_schema_1(tiny, store):
     assert set(stored) == {"schema", "variant", "preset", "seed", "config", "config_hash", "provenance",
                            "num_parameters", "history", "train_curve", "final", "learned"}
     assert set(stored["provenance"]) == {"git_commit", "git_dirty", "torch", "python", "device", "started",
-                                         "finished", "wall_time_s", "tokens_per_s", "world_size", "throughput"}
+                                         "finished", "wall_time_s", "tokens_per_s", "world_size", "throughput",
+                                         "cpu_capability", "threads"}
     assert set(stored["final"]) == {"val_loss", "train_loss", "val_loss_full", "val_loss_full_by_context",
                                     "extrapolation_note", "val_loss_full_causal_stats"}
     assert stored["provenance"]["device"].startswith("cpu: ") and stored["provenance"]["world_size"] == 1
+    assert stored["provenance"]["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    assert stored["provenance"]["threads"] == torch.get_num_threads()
     assert [h["step"] for h in stored["history"]] == [0, 2] and stored["history"][0]["lr"] == 0.0
     assert stored["train_curve"][0][0] == 0 and stored["train_curve"][-1][0] == 2
     assert set(stored["final"]["val_loss_full_by_context"]) == {"1x", "2x"}
