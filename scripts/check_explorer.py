@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drive the explorer chapter of the built book in headless Chromium, offline, and check what it draws.
 
-    python scripts/check_explorer.py _build/html            # the book's page notebooks/06_explorer.html
+    python scripts/check_explorer.py _build/html            # the book's page notebooks/03_explorer.html
     python scripts/check_explorer.py some/page.html         # any page that carries the two figures
 
 The page is opened from disk (``file://``, as a reader opens a downloaded book) in headless Chromium
@@ -44,7 +44,7 @@ import torch
 from mope.book.explorer import ADMISSIBILITY_MODES, CONTEXT
 from mope.model.positional.morlet import MorletPositions
 
-PAGE = "notebooks/06_explorer.html"
+PAGE = "notebooks/03_explorer.html"
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 TOLERANCE = 1e-6  # float32 torch against float32-emulating JavaScript: a few ulp
 FIGURES_BUDGET = 2_500_000  # bytes the interactive figures may add to the page (BokehJS: 1.65 MB of them)

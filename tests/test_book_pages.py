@@ -40,7 +40,7 @@ def included(page: Path) -> set[tuple[str, str]]:
 # --- the code on the page ----------------------------------------------------------------------------
 
 def test_the_encodings_and_gate_chapters_include_the_packages_own_classes():
-    encodings, stress = NOTEBOOKS / "02_encodings.md", NOTEBOOKS / "05_stress_tests.md"
+    encodings, stress = NOTEBOOKS / "02_encodings.md", NOTEBOOKS / "06_stress_tests.md"
     shown = included(encodings)
     for wanted in (("mope/model/positional/morlet.py", "MorletPositions"), ("mope/model/energy_gate.py", "EnergyGate"),
                    ("mope/model/energy_gate.py", "CausalEnergyGate")):
@@ -48,7 +48,7 @@ def test_the_encodings_and_gate_chapters_include_the_packages_own_classes():
     assert {("mope/model/energy_gate.py", "EnergyGate.standardised"),
             ("mope/model/energy_gate.py", "CausalEnergyGate.standardised")} <= included(stress)
     assert ("mope/model/positional/morlet.py", "project_admissible") in included(NOTEBOOKS / "01_mathematics.md")
-    for page in (encodings, stress, NOTEBOOKS / "01_mathematics.md", NOTEBOOKS / "03_reproduction.md"):
+    for page in (encodings, stress, NOTEBOOKS / "01_mathematics.md", NOTEBOOKS / "04_reproduction.md"):
         for path, name in included(page):
             assert (ROOT / path).is_file(), (page.name, path)
 
@@ -59,7 +59,7 @@ def test_the_built_pages_show_the_source_of_the_model_and_the_gates():
         html = (BUILT / "notebooks" / name).read_text()
         return re.sub(r"<[^>]+>", "", html).replace("&quot;", '"').replace("&gt;", ">").replace("&lt;", "<")
 
-    encodings, stress = text_of("02_encodings.html"), text_of("05_stress_tests.html")
+    encodings, stress = text_of("02_encodings.html"), text_of("06_stress_tests.html")
     for obj in (MorletPositions, EnergyGate, CausalEnergyGate):
         source = inspect.getsource(obj)
         first, last = source.splitlines()[0], source.rstrip().splitlines()[-1].strip()
@@ -67,7 +67,7 @@ def test_the_built_pages_show_the_source_of_the_model_and_the_gates():
     for obj in (EnergyGate.standardised, CausalEnergyGate.standardised):
         assert inspect.getsource(obj).splitlines()[0].strip() in stress
     assert inspect.getsource(project_admissible).splitlines()[0] in text_of("01_mathematics.html")
-    assert "scaler.step(optimizer)" in text_of("03_reproduction.html")
+    assert "scaler.step(optimizer)" in text_of("04_reproduction.html")
 
 
 def test_source_lines_quotes_a_passage_of_the_package_and_fails_when_it_moved():
@@ -82,7 +82,7 @@ def test_source_lines_quotes_a_passage_of_the_package_and_fails_when_it_moved():
 # --- one place for each argument -----------------------------------------------------------------------
 
 def test_the_claims_table_and_the_verdict_rule_are_not_in_the_stress_tests():
-    source = (NOTEBOOKS / "05_stress_tests.md").read_text()
+    source = (NOTEBOOKS / "06_stress_tests.md").read_text()
     for gone in ("claims.claims_tabs(", "claims.VOCABULARY", "claims.RULE", "single_seed_contrasts", "(stress-verdicts)="):
         assert gone not in source, gone
     assert "{ref}`intro-claims`" in source and "{ref}`intro-vocabulary`" in source
@@ -106,7 +106,7 @@ def test_the_decay_only_argument_is_made_in_the_mathematics_and_only_linked_else
     assert derivation in (NOTEBOOKS / "01_mathematics.md").read_text()
     for page in CHAPTERS[1:]:
         assert derivation not in page.read_text(), page.name
-    assert "{ref}`math-weight-decay`" in (NOTEBOOKS / "04_learned_parameters.md").read_text()
+    assert "{ref}`math-weight-decay`" in (NOTEBOOKS / "05_learned_parameters.md").read_text()
 
 
 # --- every chapter ends with what it found -------------------------------------------------------------
@@ -155,7 +155,7 @@ def test_preset_tabs_put_each_preset_in_a_tab_and_one_preset_plainly():
 # --- the explorer page ---------------------------------------------------------------------------------
 
 def test_the_explorer_comes_first_on_its_page_with_things_to_try_beside_the_sliders():
-    page = (NOTEBOOKS / "06_explorer.md").read_text()
+    page = (NOTEBOOKS / "03_explorer.md").read_text()
     first_section = page.index("\n## ")
     assert page.index("HTML(BOKEHJS + EXPLORER)") < first_section, "the explorer before any section"
     for moved in ("## Why Bokeh", "## Page weight", "scripts/check_explorer.py"):

@@ -244,7 +244,7 @@ def test_the_weight_statement_counts_the_bytes_of_each_part():
 
 def test_the_chapter_follows_the_encodings_and_ci_checks_it_in_chromium_after_the_book_build():
     toc = (ROOT / "_toc.yml").read_text()
-    assert toc.index("notebooks/02_encodings") < toc.index("notebooks/06_explorer") < toc.index("notebooks/03")
+    assert toc.index("notebooks/02_encodings") < toc.index("notebooks/03_explorer") < toc.index("notebooks/04_reproduction")
     ci = (ROOT / ".ci" / "run").read_text()
     assert ci.index("make book") < ci.index("scripts/check_explorer.py _build/html")
     assert "chromium-driver" in ci
