@@ -255,6 +255,10 @@ EVIDENCE_PRESETS: frozenset[str] = frozenset({"cpu", "cpu-short", "cpu-long", "p
 # context (``mope.evidence.claims``): (shorter, longer).
 CONTEXT_PAIRS: dict[str, str] = {"cpu": "cpu-long"}
 
+# The preset that is the same protocol on subword tokens, for the claims on what the tokens change
+# (``mope.evidence.open_questions``): (characters, subword tokens).
+TOKENIZATION_PAIRS: dict[str, str] = {"cpu": "cpu-bpe"}
+
 
 # Presets renamed after runs were stored: their earlier runs carry the earlier name in their files and
 # hashes, with the same configuration otherwise, and count as runs of the preset.
