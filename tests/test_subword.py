@@ -16,6 +16,7 @@ from mope.train.data import DataError, load_dataset, locate, read_verified, spli
 from mope.model.variants import variant_config
 
 SPEC = TOKENIZERS["bpe-1024"]
+BPE = get_preset("cpu-bpe")
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +110,14 @@ def test_a_subword_run_stores_the_tokenizer_it_read(store):
     assert result["config"]["train"]["tokenizer_sha256"] == SPEC.sha256
     assert result["config"]["model"]["vocab_size"] == 1024
     assert results.load_results(tiny) == [json.loads(results.result_path(tiny, "BASE-DOT", 0).read_text())]
+
+
+def test_subword_runs_are_evidence_and_count_only_from_committed_code(store):
+    from synthetic_runs import run
+
+    clean, dirty = run("PE-MORLET", 0, 3.6, preset=BPE), run("PE-MORLET", 1, 3.6, preset=BPE, dirty=True)
+    for result in (clean, dirty):
+        results.write_result(result)
+    assert [r["seed"] for r in results.load_results("cpu-bpe")] == [0]
+    assert [s.reason for s in results.skipped("cpu-bpe")] == [
+        "made from uncommitted code (git_dirty); rerun it from a clean checkout"]

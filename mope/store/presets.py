@@ -249,7 +249,7 @@ def sweep_choice() -> TrainConfig:
 # (`mope.store.results` treats a run recording ``git_dirty`` as stale, and `train` refuses to start one from
 # a working tree with uncommitted changes). Smoke runs, rehearsals (``{preset}-stepsN``) and custom
 # configurations are a user's own and count either way.
-EVIDENCE_PRESETS: frozenset[str] = frozenset({"cpu", "cpu-short", "cpu-long", "paper", *(c.name for c in CPU_SWEEP)})
+EVIDENCE_PRESETS: frozenset[str] = frozenset({"cpu", "cpu-short", "cpu-long", "cpu-bpe", "paper", *(c.name for c in CPU_SWEEP)})
 
 # The preset that is the same protocol at a longer context, for the claims on how gaps move with the
 # context (``mope.evidence.claims``): (shorter, longer).
