@@ -103,3 +103,17 @@ def test_the_bound_and_morlet_rope_claims_are_orderings_of_the_loss():
     found = records(runs)
     assert found["no-bound-improves-loss"]["outcome"] == "refuted" and found["no-bound-improves-loss"]["ours"] == pytest.approx(-0.01)
     assert found["morlet-rope-rel"]["outcome"] == "confirmed" and found["morlet-rope-rel"]["ours"] == pytest.approx(0.01)
+
+
+def test_no_decay_only_pair_and_no_pair_of_the_stored_character_runs_reaches_two_words():
+    """What the subword claim's reason says of its threshold."""
+    from mope.evidence import learned_parameters
+    from mope.store import results
+
+    threshold = open_questions.WORDS_BEYOND * open_questions.characters_per_word()
+    decay_only = learned_parameters.decay_only_reference("PE-MORLET", BPE)["sigma"]
+    assert decay_only.max() * subword.characters_per_token(BPE) < threshold
+    stored = learned_parameters.morlet_runs(results.load_results("cpu"), "PE-MORLET")
+    if not stored:
+        pytest.skip("no stored cpu runs of PE-MORLET")
+    assert max(arrays["sigma"].max() for arrays in stored.values()) < threshold
