@@ -494,7 +494,8 @@ CLAIMS: tuple[Claim, ...] = (
           open_questions.deficit_change, "stress-proposals",
           "[L(PE-MORLET) − L(BASE-DOT)] on the whole validation split in nats a character: at characters (cpu) "
           "minus at subword tokens (cpu-bpe, nats a token divided by 2.33 characters a token), seed by seed; above 0 "
-          "(fixed before the cpu-bpe runs)", loss="val_loss_full"),
+          "(fixed before the cpu-bpe runs). The 64-token window then spans 2.33 times the characters: the tokens and "
+          "the context in characters change together", loss="val_loss_full"),
     Claim("centre-improves-mope", "A learned centre b₀ improves MoPE (PE-MORLET-CENTRED beats PE-MORLET)",
           "the natural generalisation uses a learned center b_{0,i} per dimension", "§3, §7", "ordering", None,
           advantage("PE-MORLET-CENTRED", "PE-MORLET"), "stress-proposals",
