@@ -6,7 +6,7 @@ import torch
 
 from mope import GPTConfig, build_model
 from mope.model.config import SHAPE_FIELDS
-from mope.store.presets import PRESETS, TrainConfig
+from mope.store.presets import PRESETS, TOKENIZERS, TrainConfig
 
 
 def test_head_count_must_divide_width():
@@ -57,12 +57,14 @@ def test_dropout_outside_unit_interval_is_refused():
 
 
 def test_a_presets_shape_is_gptconfigs_own_fields_with_gptconfigs_defaults():
-    """TrainConfig carries the shape (config.SHAPE_FIELDS) without a copy of GPTConfig's defaults."""
+    """TrainConfig carries the shape (config.SHAPE_FIELDS) without a copy of GPTConfig's defaults; the
+    vocabulary is GPTConfig's characters unless a tokenizer gives its own size."""
     assert TrainConfig("defaults").shape() == GPTConfig()
     for preset in PRESETS.values():
         shape = preset.shape()
         assert {f: getattr(shape, f) for f in SHAPE_FIELDS} == {f: getattr(preset, f) for f in SHAPE_FIELDS}
-        assert shape == GPTConfig(**{f: getattr(preset, f) for f in SHAPE_FIELDS})
+        vocabulary = {} if preset.tokenizer is None else {"vocab_size": TOKENIZERS[preset.tokenizer].vocab_size}
+        assert shape == GPTConfig(**{f: getattr(preset, f) for f in SHAPE_FIELDS}, **vocabulary)
     train_fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
     for field in dataclasses.fields(GPTConfig):
         if field.name in SHAPE_FIELDS:

@@ -35,6 +35,7 @@ import numpy as np
 
 from mope.store import results
 from mope.evidence import learned_parameters, paper
+from mope.evidence import open_questions
 from mope.evidence.estimates import (DASH, Estimate, common_seeds, context_values, final_values, improvement, paired,
                                      per_seed, seeds_needed)
 from mope.store.presets import CONTEXT_PAIRS, TrainConfig, get_preset
@@ -477,6 +478,43 @@ CLAIMS: tuple[Claim, ...] = (
           _gap_change("PE-SINCOS", "PE-MORLET"), "stress-context-length",
           "[L(PE-SINCOS) − L(PE-MORLET)] at T=256 minus at T=64 (cpu-long, cpu), seed by seed; above 0 "
           "(fixed before the cpu-long runs)", across_contexts=True),
+    # The paper's open questions (issue 32), each rule fixed before the runs that decide it: the subword
+    # preset cpu-bpe and seeds 1-4 of the cpu controls. Their estimands: mope.evidence.open_questions.
+    Claim("subword-sigma-beyond-words", "At subword tokens MoPE's σ reaches beyond the character-to-word scale",
+          "Whether MoPE produces broader σ_i values spanning clause and sentence scales at word-level "
+          "tokenization and larger context remains open", "§7", "mechanism", None, open_questions.sigma_beyond_words,
+          "stress-proposals",
+          "PE-MORLET on cpu-bpe (judged beside cpu, its character twin): the share of pairs whose σ covers more than "
+          "two words (2 × 5.53 = 11.1 characters, 4.74 tokens at 2.33 characters a token on the validation split) "
+          "and lies above where weight decay alone leaves it; above 0.10: a tenth of the pairs at a scale that "
+          "no pair of the character runs and no decay-only pair reaches is a broader σ, not a stray pair",
+          loss=None, threshold=open_questions.SHARE_BEYOND, signed=False),
+    Claim("subword-deficit-smaller", "MoPE's deficit against the learned table is smaller at subword tokens",
+          "Future work should test MoPE at word-level tokenization and long context", "§7, §9", "ordering", None,
+          open_questions.deficit_change, "stress-proposals",
+          "[L(PE-MORLET) − L(BASE-DOT)] on the whole validation split in nats a character: at characters (cpu) "
+          "minus at subword tokens (cpu-bpe, nats a token divided by 2.33 characters a token), seed by seed; above 0 "
+          "(fixed before the cpu-bpe runs). The 64-token window then spans 2.33 times the characters: the tokens and "
+          "the context in characters change together", loss="val_loss_full"),
+    Claim("centre-improves-mope", "A learned centre b₀ improves MoPE (PE-MORLET-CENTRED beats PE-MORLET)",
+          "the natural generalisation uses a learned center b_{0,i} per dimension", "§3, §7", "ordering", None,
+          advantage("PE-MORLET-CENTRED", "PE-MORLET"), "stress-proposals",
+          "L(PE-MORLET) − L(PE-MORLET-CENTRED) > 0 (fixed before seeds 1-4)"),
+    Claim("centres-leave-origin", "The learned centres move into the window, away from the origin",
+          "token 5 intrinsically receives a higher-amplitude positional representation than token 200", "§7",
+          "mechanism", None, open_questions.centres_into_window, "stress-proposals",
+          "PE-MORLET-CENTRED: the median over pairs of the centre b₀ in units of its pair's σ; above 1: a peak moved "
+          "into the window by more than its own width no longer gives the first positions the most amplitude, the "
+          "origin prior the centre was proposed to remove (fixed before seeds 1-4)", loss=None, threshold=1.0),
+    Claim("no-bound-improves-loss", "Without the bound ωσ ≥ 5 MoPE's loss improves (PE-MORLET-FREE beats PE-MORLET)",
+          "whether relaxing it improves performance is an open question motivated by the boundary saturation "
+          "finding", "§7", "ordering", None, advantage("PE-MORLET-FREE", "PE-MORLET"), "learned-boundary",
+          "L(PE-MORLET) − L(PE-MORLET-FREE) > 0 (fixed before seeds 1-4; where the pairs go: the claim "
+          "\"Without the bound, the pairs would go below ωσ = 5\")"),
+    Claim("morlet-rope-rel", "Gaussian locality on the offset would improve RoPE (MORLET-ROPE-REL)",
+          "Adding locality (σ_i<∞) would improve RoPE in the same way that MoPE improves sin/cos", "§7",
+          "ordering", None, advantage("MORLET-ROPE-REL", "ROPE-ONLY"), "stress-proposals",
+          "L(ROPE-ONLY) − L(MORLET-ROPE-REL) > 0 (fixed before seeds 1-4)"),
 )
 
 CLAIMS_BY_KEY: dict[str, Claim] = {claim.key: claim for claim in CLAIMS}

@@ -45,6 +45,23 @@ a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
     theoretical advantage of MoPE would be expected to dominate at longer context lengths"). A step
     takes ~0.7 s on one thread against ~0.45 s for ``cpu``.
 
+``cpu-bpe``
+    The ``cpu`` model and protocol on subword tokens: the byte-pair vocabulary ``bpe-1024``
+    (:data:`TOKENIZERS`, learned from the training split by :mod:`mope.train.subword`), the same shape,
+    batch, learning rate, warm-up and decay, a window of 64 tokens (about 150 characters). The paper's
+    open question (§7) is whether MoPE's σ reaches beyond the character-to-word scale when a token is
+    longer than a character. The step budget, 1,201 iterations with an evaluation every 100, is set by
+    the passes over the training split, since a model that sees its data more often than ``cpu``'s
+    does risks being judged past the point where its validation loss turns up: the training split is
+    392,635 tokens (2.56 characters a token), so a pass is 192 steps of 32 x 64 = 2,048 tokens, and
+    1,201 steps make 6.3 passes, about the 6.1 that ``cpu``'s 3,001 steps make over the 1,003,854
+    characters, at whose end the stored ``cpu`` runs' validation loss is level (their last evaluations
+    differ by the noise of 16 random batches), not rising; 3,001 steps would have been 15.7 passes
+    (``tests/test_subword.py`` checks this arithmetic). Every run's history (an evaluation every 100
+    steps) shows whether its validation loss turned up. A step costs about what a ``cpu`` step does
+    (the vocabulary adds 131k embedding weights and a 1,024-way softmax): 0.9 times as long in two
+    60-step rehearsals of PE-MORLET on one thread, one after the other on the same busy machine.
+
 ``smoke``
     L2 H2 d32 T32, batch 8, 41 iterations at lr 1e-2: the whole six-model suite runs end to end in
     seconds (loss ~3.2 from 4.2). Its numbers mean nothing; it exercises the code path of the others.
@@ -60,6 +77,26 @@ from mope.model.config import SHAPE_FIELDS, GPTConfig
 from mope.errors import ConfigError
 
 AUTOCAST_DTYPES = ("bf16", "fp16")
+
+
+@dataclass(frozen=True)
+class TokenizerSpec:
+    """A byte-pair vocabulary learned from the training split (:mod:`mope.train.subword` builds it and
+    stores it at ``mope/train/vocabularies/{name}.json``): its size and the sha256 of its file."""
+
+    name: str
+    vocab_size: int
+    sha256: str
+
+
+# The subword vocabularies a preset may train on. 1,024 entries (the 65 characters and 959 merges):
+# enough to make the frequent words and word pieces single tokens (2.33 characters a token on the
+# validation split), few enough that the median entry occurs 161 times in the 392,635 training tokens
+# and the tied embedding table (131k weights at d = 128) stays a small part of the `cpu` model
+# (tests/test_subword.py checks these numbers).
+TOKENIZERS: dict[str, TokenizerSpec] = {
+    "bpe-1024": TokenizerSpec("bpe-1024", 1024, "7d16637c3db63a96be6f1f27f2ed446284b063aef3bd152ef048b2a6610fccd6"),
+}
 # Fields that change how fast a run goes or where it can stop, never its numbers: left out of the hash.
 RUNTIME_FIELDS = ("compile", "checkpoint_interval")
 # A run is filed under results/{name}/ and checkpoints/{name}/: one path component, no surprises.
@@ -92,6 +129,10 @@ class TrainConfig:
     full_eval_tokens: int | None = None  # cap on the "whole" validation pass (smoke only); None = every token
     autocast: str = "bf16"  # CUDA only; CPU runs in float32
     compile: bool = False
+    # the tokens: None = characters (GPTConfig's vocabulary of 65); else a key of TOKENIZERS and the sha256
+    # of its file, which sets the vocabulary size and, being hashed, ties every run to the file it read
+    tokenizer: str | None = None
+    tokenizer_sha256: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not NAME_PATTERN.fullmatch(self.name):
@@ -104,11 +145,18 @@ class TrainConfig:
         for field in ("steps", "batch_size", "eval_interval", "eval_batches", "checkpoint_interval"):
             if getattr(self, field) < 1:
                 raise ConfigError(f"{field} must be a positive integer, got {getattr(self, field)}")
+        if self.tokenizer is not None and self.tokenizer not in TOKENIZERS:
+            raise ConfigError(f"unknown tokenizer {self.tokenizer!r}; valid choices: {', '.join(TOKENIZERS)} "
+                              "(or None for characters)")
+        if (self.tokenizer is None) != (self.tokenizer_sha256 is None):
+            raise ConfigError("a tokenizer needs the sha256 of its file (tokenizer_sha256), and only a tokenizer has one")
         self.shape()  # validates the model fields
 
     def shape(self) -> GPTConfig:
-        """The model shape; a variant adds its positional and gating fields on top."""
-        return GPTConfig(**{field: getattr(self, field) for field in SHAPE_FIELDS})
+        """The model shape; a variant adds its positional and gating fields on top. The vocabulary is
+        GPTConfig's (characters) unless the configuration names a tokenizer."""
+        vocabulary = {} if self.tokenizer is None else {"vocab_size": TOKENIZERS[self.tokenizer].vocab_size}
+        return GPTConfig(**{field: getattr(self, field) for field in SHAPE_FIELDS}, **vocabulary)
 
     def lr_at(self, step: int) -> float:
         """Linear warm-up from 0, then cosine to exactly 0 at the last step."""
@@ -160,6 +208,11 @@ PRESETS: dict[str, TrainConfig] = {
         name="cpu-long", n_layer=4, n_head=4, n_embd=128, block_size=256, dropout=0.1,
         lr=2e-3, steps=3001, warmup=100, batch_size=8, eval_interval=250, eval_batches=16, checkpoint_interval=100,
     ),
+    "cpu-bpe": TrainConfig(
+        name="cpu-bpe", n_layer=4, n_head=4, n_embd=128, block_size=64, dropout=0.1,
+        lr=2e-3, steps=1201, warmup=100, batch_size=32, eval_interval=100, eval_batches=16, checkpoint_interval=100,
+        tokenizer="bpe-1024", tokenizer_sha256=TOKENIZERS["bpe-1024"].sha256,
+    ),
     "smoke": TrainConfig(
         name="smoke", n_layer=2, n_head=2, n_embd=32, block_size=32, dropout=0.1,
         steps=41, warmup=4, lr=1e-2, batch_size=8, eval_interval=20, eval_batches=2, checkpoint_interval=10,
@@ -197,11 +250,15 @@ def sweep_choice() -> TrainConfig:
 # (`mope.store.results` treats a run recording ``git_dirty`` as stale, and `train` refuses to start one from
 # a working tree with uncommitted changes). Smoke runs, rehearsals (``{preset}-stepsN``) and custom
 # configurations are a user's own and count either way.
-EVIDENCE_PRESETS: frozenset[str] = frozenset({"cpu", "cpu-short", "cpu-long", "paper", *(c.name for c in CPU_SWEEP)})
+EVIDENCE_PRESETS: frozenset[str] = frozenset({"cpu", "cpu-short", "cpu-long", "cpu-bpe", "paper", *(c.name for c in CPU_SWEEP)})
 
 # The preset that is the same protocol at a longer context, for the claims on how gaps move with the
 # context (``mope.evidence.claims``): (shorter, longer).
 CONTEXT_PAIRS: dict[str, str] = {"cpu": "cpu-long"}
+
+# The preset that is the same protocol on subword tokens, for the claims on what the tokens change
+# (``mope.evidence.open_questions``): (characters, subword tokens).
+TOKENIZATION_PAIRS: dict[str, str] = {"cpu": "cpu-bpe"}
 
 
 # Presets renamed after runs were stored: their earlier runs carry the earlier name in their files and

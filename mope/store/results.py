@@ -273,6 +273,8 @@ RESULT_SCHEMA: dict = {
                     "checkpoint_interval": _POSITIVE, "extrapolation": {"type": "array", "items": _POSITIVE},
                     "full_eval_tokens": {"anyOf": [_POSITIVE, {"type": "null"}]},
                     "autocast": _TEXT, "compile": {"type": "boolean"},
+                    "tokenizer": {"anyOf": [_TEXT, {"type": "null"}]},
+                    "tokenizer_sha256": {"anyOf": [{"type": "string", "pattern": "^[0-9a-f]{64}$"}, {"type": "null"}]},
                 }},
             },
         },

@@ -125,21 +125,14 @@ def _generator(*key) -> torch.Generator:
 
 
 @dataclass(frozen=True)
-class CharDataset:
-    vocab: str
-    train: torch.Tensor  # int64 character ids
+class SplitIds:
+    """The token ids of the two splits and the one sampler every data set serves: batches and evaluation
+    batches as functions of ``(seed, step, split)``, and windows covering a whole split.
+    :class:`CharDataset` (characters) and :class:`mope.train.subword.SubwordDataset` (byte-pair tokens)
+    are this with their own vocabulary."""
+
+    train: torch.Tensor  # int64 token ids
     val: torch.Tensor
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
-
-    def encode(self, text: str) -> torch.Tensor:
-        index = {c: i for i, c in enumerate(self.vocab)}
-        return torch.tensor([index[c] for c in text], dtype=torch.long)
-
-    def decode(self, ids) -> str:
-        return "".join(self.vocab[int(i)] for i in ids)
 
     def split(self, name: str) -> torch.Tensor:
         if name not in SPLITS:
@@ -189,14 +182,35 @@ class CharDataset:
         return windows
 
 
+@dataclass(frozen=True)
+class CharDataset(SplitIds):
+    vocab: str = ""  # the sorted characters of the text; a character's id is its index here
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def encode(self, text: str) -> torch.Tensor:
+        index = {c: i for i, c in enumerate(self.vocab)}
+        return torch.tensor([index[c] for c in text], dtype=torch.long)
+
+    def decode(self, ids) -> str:
+        return "".join(self.vocab[int(i)] for i in ids)
+
+
+def split_text(text: str) -> tuple[str, str]:
+    """The contiguous 90/10 split of the text, at character ``int(TRAIN_FRACTION * len(text))``: (train, val)."""
+    cut = int(TRAIN_FRACTION * len(text))
+    return text[:cut], text[cut:]
+
+
 @functools.lru_cache(maxsize=4)
 def _load(path: Path) -> CharDataset:
     text = read_verified(path)
     vocab = "".join(sorted(set(text)))
     index = {c: i for i, c in enumerate(vocab)}
-    ids = torch.tensor([index[c] for c in text], dtype=torch.long)
-    cut = int(TRAIN_FRACTION * len(ids))
-    return CharDataset(vocab=vocab, train=ids[:cut], val=ids[cut:])
+    train, val = (torch.tensor([index[c] for c in part], dtype=torch.long) for part in split_text(text))
+    return CharDataset(vocab=vocab, train=train, val=val)
 
 
 def load_dataset(path: str | os.PathLike | None = None) -> CharDataset:

@@ -45,7 +45,8 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from mope.train.data import CharDataset, derived_seed, load_dataset
+from mope.train.data import SplitIds, derived_seed, load_dataset
+from mope.train.subword import load_subword_dataset
 from mope.errors import ConfigError, UserError
 from mope.model.gpt import GPT
 from mope.model.positional import MorletPositions
@@ -188,7 +189,7 @@ def _all_reduce_sum(value: torch.Tensor, parallel: DataParallelRank) -> torch.Te
 
 
 @torch.no_grad()
-def estimate_loss(model: GPT, data: CharDataset, cfg: TrainConfig, seed: int, eval_round: int,
+def estimate_loss(model: GPT, data: SplitIds, cfg: TrainConfig, seed: int, eval_round: int,
                   device: torch.device, parallel: DataParallelRank = SINGLE_PROCESS) -> dict[str, float]:
     """The paper's evaluation: mean loss over ``eval_batches`` batches per split, the same for every model."""
     model.eval()
@@ -206,7 +207,7 @@ def estimate_loss(model: GPT, data: CharDataset, cfg: TrainConfig, seed: int, ev
 
 
 @torch.no_grad()
-def full_split_loss(model: GPT, data: CharDataset, split: str, context: int, device: torch.device,
+def full_split_loss(model: GPT, data: SplitIds, split: str, context: int, device: torch.device,
                     cfg: TrainConfig, parallel: DataParallelRank = SINGLE_PROCESS) -> float:
     """Mean loss over every target of the split (or its first ``full_eval_tokens``), in non-overlapping windows of ``context`` tokens."""
     model.eval()
@@ -494,7 +495,10 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
            parallel: DataParallelRank) -> dict:
     started, clock = _now(), time.perf_counter()
     variant, cfg, seed, model_cfg = spec.variant, spec.preset, spec.seed, spec.model
-    data = load_dataset(data_path)
+    data = load_subword_dataset(cfg, data_path) if cfg.tokenizer else load_dataset(data_path)
+    if data.vocab_size != model_cfg.vocab_size:
+        raise ConfigError(f"the data have {data.vocab_size} tokens but the model's vocabulary has {model_cfg.vocab_size}; "
+                          f"preset {cfg.name!r} and its tokenizer disagree")
 
     torch.manual_seed(seed)  # initial weights, and dropout of a single process
     raw = GPT(model_cfg).to(device)
