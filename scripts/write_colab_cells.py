@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the Colab set-up cell of every executable page from ``_config.yml``.
 
-    python scripts/write_colab_cells.py          # rewrite the cells (and the paired .ipynb copies)
+    python scripts/write_colab_cells.py          # rewrite the cells (and the pages' Colab .ipynb)
     python scripts/write_colab_cells.py --check  # exit 1, naming the pages whose cell is out of date
 
 The repository's address is written in one place, ``repository.url`` in ``_config.yml`` (the
@@ -16,13 +16,15 @@ cell (it mentions ``google.colab``).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the package of this checkout, installed or not
+from mope.book.colab_notebook import notebook_text  # noqa: E402
+
 FENCE = "```{code-cell}"
 MARKER = "google.colab"
 
@@ -106,9 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     code = setup_cell_code(repository_url())
     for page in stale:
         page.write_text(with_setup_cell(page.read_text(), code))
-        # the paired Colab copy, updated in place (cell ids and metadata kept)
-        subprocess.run([sys.executable, "-m", "jupytext", "--quiet", "--to", "ipynb", "--update", str(page)],
-                       check=True, cwd=ROOT)
+        # the page's Colab notebook, written from the page (mope.book.colab_notebook)
+        page.with_suffix(".ipynb").write_text(notebook_text(page, root=ROOT))
         print(f"rewrote {page.relative_to(ROOT)} and its .ipynb")
     return 0
 

@@ -32,7 +32,7 @@ from types import SimpleNamespace
 import jupytext
 import nbformat
 
-from mope.book.plain_markdown import ROOT, Book, MystError, blocks_to_pieces, rewrite_roles, toc_pages
+from mope.book.plain_markdown import ROOT, Book, MystError, blocks_to_pieces, raw_myst, rewrite_roles, toc_pages
 
 FIGURE_TAG, PROSE_TAG, OUTPUTS_TAG = "book-figure", "book-prose", "book-markdown-outputs"
 EVAL_ROLE = re.compile(r"\{eval\}`")
@@ -172,6 +172,24 @@ def colab_notebook(path: Path, book: Book | None = None, root: Path = ROOT) -> n
         cell.id = _cell_id(page, index, cell.source)
     notebook.cells = cells
     return notebook
+
+
+def rendering_problems(executed: nbformat.NotebookNode) -> list[str]:
+    """What an executed Colab notebook fails to show as the book does: a figure cell without an
+    image, MyST left in a Markdown cell or in a displayed Markdown output."""
+    problems = []
+    for index, cell in enumerate(executed.cells):
+        if cell.cell_type == "markdown" and (marks := raw_myst(cell.source)):
+            problems.append(f"Markdown cell {index} shows raw MyST: {marks}")
+        if cell.cell_type != "code":
+            continue
+        if FIGURE_TAG in cell.metadata.get("tags", []) and not any(
+                "image/png" in output.get("data", {}) for output in cell.get("outputs", [])):
+            problems.append(f"cell {index} ({cell.source.splitlines()[-1]}) shows no image")
+        for output in cell.get("outputs", []):
+            if (marks := raw_myst(output.get("data", {}).get("text/markdown", ""))):
+                problems.append(f"cell {index} displays Markdown with raw MyST: {marks}")
+    return problems
 
 
 def notebook_text(path: Path, book: Book | None = None, root: Path = ROOT) -> str:
