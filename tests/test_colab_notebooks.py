@@ -224,13 +224,15 @@ def test_rendering_problems_name_a_missing_image_and_left_markup():
         nbformat.v4.new_code_cell("#@title Fig. 1\ndisplay(FIG)", metadata={"tags": [colab.FIGURE_TAG]},
                                   outputs=[nbformat.v4.new_output("display_data", {"text/plain": "<Figure>"})]),
         nbformat.v4.new_code_cell("show()", outputs=[
-            nbformat.v4.new_output("display_data", {"text/markdown": ":::{dropdown} Raw\n:::"})])])
+            nbformat.v4.new_output("display_data", {"text/markdown": ":::{dropdown} Raw\n:::"}),
+            nbformat.v4.new_output("display_data", {"text/plain": "<IPython.core.display.Markdown object>"})])])
     assert colab.rendering_problems(notebook) == [
         "Markdown cell 0 shows raw MyST: ['{eval}`']",
         "cell 1 (display(FIG)) shows no image",
-        "cell 2 displays Markdown with raw MyST: [':::{dropdown}']"]
+        "cell 2 displays Markdown with raw MyST: [':::{dropdown}']",
+        "cell 2 displays Markdown that could not be written plainly (see its stderr)"]
     notebook.cells[1].outputs.append(nbformat.v4.new_output("display_data", {"image/png": "iVBOR"}))
-    assert len(colab.rendering_problems(notebook)) == 2
+    assert len(colab.rendering_problems(notebook)) == 3
 
 
 # --- the book's own pages -----------------------------------------------------------------------
@@ -245,6 +247,7 @@ def test_committed_notebook_is_written_from_its_page(page):
     assert paired.is_file(), f"{paired.relative_to(ROOT)} is missing: run `{REGENERATE}`"
     assert paired.read_text() == colab.notebook_text(page, BOOK, ROOT), (
         f"{paired.relative_to(ROOT)} is out of date with {page.name}: run `{REGENERATE}`")
+    nbformat.validate(nbformat.read(paired, as_version=4))
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

@@ -187,8 +187,12 @@ def rendering_problems(executed: nbformat.NotebookNode) -> list[str]:
                 "image/png" in output.get("data", {}) for output in cell.get("outputs", [])):
             problems.append(f"cell {index} ({cell.source.splitlines()[-1]}) shows no image")
         for output in cell.get("outputs", []):
-            if (marks := raw_myst(output.get("data", {}).get("text/markdown", ""))):
+            data = output.get("data", {})
+            if (marks := raw_myst(data.get("text/markdown", ""))):
                 problems.append(f"cell {index} displays Markdown with raw MyST: {marks}")
+            if "text/markdown" not in data and str(data.get("text/plain", "")).startswith(
+                    "<IPython.core.display.Markdown object>"):
+                problems.append(f"cell {index} displays Markdown that could not be written plainly (see its stderr)")
     return problems
 
 
