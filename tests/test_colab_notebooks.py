@@ -285,6 +285,7 @@ def test_back_matter_notebook_run_as_colab_shows_what_the_book_shows(page, tmp_p
 
     monkeypatch.setenv("MOPE_PRESET", os.environ.get("MOPE_PRESET", "smoke"))
     monkeypatch.setenv("MOPE_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")  # Colab's, and Jupyter's
     notebook = nbformat.read(page.with_suffix(".ipynb"), as_version=4)
     started = time.perf_counter()
     NotebookClient(notebook, timeout=600, kernel_name="python3",
