@@ -23,7 +23,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the package of this checkout, installed or not
-from mope.book.colab_notebook import notebook_text  # noqa: E402
+from mope.book.colab_notebook import executable_pages, notebook_text  # noqa: E402
 
 FENCE = "```{code-cell}"
 MARKER = "google.colab"
@@ -50,21 +50,6 @@ def repository_url(root: Path = ROOT) -> str:
 def setup_cell_code(url: str) -> str:
     """The code of the Colab set-up cell for the repository at ``url``."""
     return TEMPLATE.format(url=url, name=url.rstrip("/").rsplit("/", 1)[-1])
-
-
-def toc_files(entry) -> list[str]:
-    if isinstance(entry, dict):
-        return [v for k, v in entry.items() if k in ("file", "root")] + [
-            name for k, v in entry.items() if k not in ("file", "root") for name in toc_files(v)]
-    if isinstance(entry, list):
-        return [name for item in entry for name in toc_files(item)]
-    return []
-
-
-def executable_pages(root: Path = ROOT) -> list[Path]:
-    """The pages of the table of contents that execute (a kernelspec in their front matter)."""
-    pages = [root / f"{name}.md" for name in toc_files(yaml.safe_load((root / "_toc.yml").read_text()))]
-    return [p for p in pages if p.is_file() and "kernelspec:" in p.read_text()[:2000]]
 
 
 def first_code_cell(lines: list[str]) -> tuple[int, int, int]:

@@ -81,6 +81,10 @@ def tiny_book(tmp_path: Path) -> Path:
         '''))
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "01_first.md").write_text(FRONT_MATTER + textwrap.dedent("""\
+        ```bash
+        # a comment in a code block, not the page's title
+        ```
+
         # The first chapter
 
         (first-section)=

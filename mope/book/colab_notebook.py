@@ -145,7 +145,8 @@ def colab_notebook(path: Path, book: Book | None = None, root: Path = ROOT) -> n
         if cell.cell_type != "markdown":
             cells.append(cell)
             continue
-        headings = re.findall(r"^(#{1,6})\s", cell.source, re.M)
+        headings = re.findall(r"^(#{1,6})\s", re.sub(r"^(`{3,}|~{3,}).*?^\1\s*$", "", cell.source, flags=re.M | re.S),
+                              re.M)  # the headings of the cell, none from its code blocks
         for piece in blocks_to_pieces(cell.source, book, page=page, heading_level=level, include=include):
             if piece.kind == "figure":
                 code(f"#@title {piece.title}\ndisplay({piece.text})", [FIGURE_TAG], colab_form=True)

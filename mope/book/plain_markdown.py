@@ -85,17 +85,23 @@ def book_targets(root: Path = ROOT) -> dict[str, Target]:
         counts: dict[str, int] = unnumbered_counts if not numbered else {}
         lines = _strip_front_matter(path.read_text()).split("\n")
         pending: list[str] = []
-        fence: str | None = None
+        fence: str | None = None  # the closing fence of the code cell or code block we are in
+        directives: list[str] = []  # the closing fences of the directives we are in
         for i, line in enumerate(lines):
             if fence is not None:  # inside a code cell or a plain code block: no labels there
                 if line.strip() == fence:
                     fence = None
                 continue
+            if directives and line.strip() == directives[-1]:
+                directives.pop()
+                continue
             heading = HEADING.match(line)
             directive = DIRECTIVE_OPEN.match(line)
-            if directive and directive["name"] == "code-cell":
-                fence = directive["fence"]
+            if directive and directive["name"] == "code-cell" or not directive and (code := CODE_FENCE_OPEN.match(line)):
+                fence = (directive or code)["fence"]
                 continue
+            if directive:
+                directives.append(directive["fence"])
             if (target := TARGET.match(line)):
                 pending.append(target["label"])
             elif heading:
