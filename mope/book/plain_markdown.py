@@ -7,7 +7,8 @@ module rewrites it, both when ``mope.book.colab_notebook`` writes a page's Colab
 
 * a cross-reference becomes a link to the page of the published book that holds its target, with the
   text the book shows (a section's title, ``Fig. 2.3``, ``(1.1)``, ``Proposition 1.2``, a page's title);
-* a citation becomes ``Author (year)``, an API role the object's name in code;
+* a citation becomes ``Author (year)``, an API role the object's name in code (linked to the API page
+  when the object is the package's);
 * a tab set or a dropdown becomes headings, a proof or an admonition a plain paragraph, a target line
   ``(label)=`` disappears and a labelled equation gets its number as ``\\tag``.
 
@@ -233,8 +234,10 @@ def rewrite_roles(text: str, book: Book, page: str | None = None, evaluate=None)
             return "; ".join(cited) if role == "cite:t" else f"({'; '.join(cited)})"
         if role.startswith("py:"):
             name = label.lstrip("~.")
-            shown = name.rsplit(".", 1)[-1] if label.startswith("~") else name
-            return f"`{text_ or shown}`"
+            shown = f"`{text_ or (name.rsplit('.', 1)[-1] if label.startswith('~') else name)}`"
+            if name.split(".")[0] == "mope":  # the package's objects are on the API page (autodoc ids)
+                return book.link(Target("book/api", name, shown))
+            return shown
         raise MystError(f"unknown role {{{role}}} in {match[0]!r}; the roles written as Markdown: "
                         f"{', '.join(HANDLED_ROLES)}")
 
