@@ -144,16 +144,17 @@ def test_cross_references_become_links_into_the_published_book(tiny_book):
     text = ("{ref}`first-section`, {ref}`the section <first-section>`, {numref}`fig-first`, "
             "{numref}`Figure %s <fig-first>`, {eq}`eq-one`, {prf:ref}`prop-small`, {doc}`01_first`, "
             "{doc}`/intro`, {cite:t}`gabor1946`, {cite}`gabor1946,two2020`, {py:func}`~pkg.mod.area`, "
-            "{py:mod}`pkg.mod`, {py:meth}`~mope.store.presets.TrainConfig.lr_at`")
+            "{py:mod}`pkg.mod`, {py:meth}`~mope.store.presets.TrainConfig.lr_at`, {py:mod}`mope.store`")
     first = f"{url}notebooks/01_first.html"
     assert to_plain_markdown(text, book, "notebooks/02_second") == (
         f"[A section]({first}#first-section), [the section]({first}#first-section), "
         f"[Fig. 2.1]({url}notebooks/02_second.html#fig-first), "
         f"[Figure 2.1]({url}notebooks/02_second.html#fig-first), [(1.1)]({first}#equation-eq-one), "
         f"[Proposition 1.1]({first}#prop-small), [The first chapter]({first}), [Intro]({url}intro.html), "
-        f"[Gabor (1946)]({url}book/references.html), "
-        f"([Gabor (1946)]({url}book/references.html); [One et al. (2020)]({url}book/references.html)), "
-        f"`area`, `pkg.mod`, [`lr_at`]({url}book/api.html#mope.store.presets.TrainConfig.lr_at)")
+        f"[Gabor [1946]]({url}book/references.html), "
+        f"[[Gabor, 1946]({url}book/references.html), [One et al., 2020]({url}book/references.html)], "
+        f"`area`, `pkg.mod`, [`lr_at`]({url}book/api.html#mope.store.presets.TrainConfig.lr_at), "
+        f"[`mope.store`]({url}book/api.html#module-mope.store)")
 
 
 def test_directives_become_plain_markdown(tiny_book):

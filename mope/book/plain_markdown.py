@@ -7,7 +7,7 @@ module rewrites it, both when ``mope.book.colab_notebook`` writes a page's Colab
 
 * a cross-reference becomes a link to the page of the published book that holds its target, with the
   text the book shows (a section's title, ``Fig. 2.3``, ``(1.1)``, ``Proposition 1.2``, a page's title);
-* a citation becomes ``Author (year)``, an API role the object's name in code (linked to the API page
+* a citation becomes ``Author [year]`` or ``[Author, year]``, an API role the object's name in code (linked to the API page
   when the object is the package's);
 * a tab set or a dropdown becomes headings, a proof or an admonition a plain paragraph, a target line
   ``(label)=`` disappears and a labelled equation gets its number as ``\\tag``.
@@ -156,9 +156,10 @@ def _inline_text(title: str) -> str:
 
 # --- the book's bibliography -------------------------------------------------------------------------
 
-def bibliography(root: Path = ROOT) -> dict[str, str]:
-    """Each key of book/references.bib mapped to ``Surname (year)``, the author-year label the book shows."""
-    entries: dict[str, str] = {}
+def bibliography(root: Path = ROOT) -> dict[str, tuple[str, str]]:
+    """Each key of book/references.bib mapped to its authors as the book cites them ("Surname",
+    "A and B", "A et al.") and its year."""
+    entries: dict[str, tuple[str, str]] = {}
     text = (root / "book" / "references.bib").read_text()
     for match in re.finditer(r"@\w+\{(?P<key>[^,\s]+),(?P<body>.*?)\n\}", text, re.S):
         fields = dict(re.findall(r"(\w+)\s*=\s*[{\"](.*?)[}\"],?\s*$", match["body"], re.M))
@@ -166,7 +167,7 @@ def bibliography(root: Path = ROOT) -> dict[str, str]:
         surnames = [a.split(",")[0].strip("{} ") if "," in a else a.split()[-1].strip("{}") for a in authors]
         who = surnames[0] if len(surnames) == 1 else (
             " and ".join(surnames) if len(surnames) == 2 else f"{surnames[0]} et al.")
-        entries[match["key"]] = f"{who} ({fields.get('year', 'n.d.')})"
+        entries[match["key"]] = (who, fields.get("year", "n.d."))
     return entries
 
 
@@ -176,7 +177,7 @@ def bibliography(root: Path = ROOT) -> dict[str, str]:
 class Book:
     """What a reference needs: the book's labels and bibliography, and the address it is published at."""
     targets: dict[str, Target]
-    citations: dict[str, str]
+    citations: dict[str, tuple[str, str]]  # key: (authors, year)
     url: str  # the published book, ending in "/"
 
     @classmethod
@@ -229,14 +230,16 @@ def rewrite_roles(text: str, book: Book, page: str | None = None, evaluate=None)
             missing = [key for key in content.split(",") if key.strip() not in book.citations]
             if missing:
                 raise MystError(f"{{{role}}}`{content}`: {missing} not in book/references.bib")
-            cited = [book.link(Target("book/references", "", book.citations[key.strip()]))
-                     for key in content.split(",")]
-            return "; ".join(cited) if role == "cite:t" else f"({'; '.join(cited)})"
+            # sphinxcontrib-bibtex's author-year style, as the book shows it: Gabor [1946], [Gabor, 1946, Mallat, 1999]
+            entries = [book.citations[key.strip()] for key in content.split(",")]
+            shown = [f"{who} [{year}]" if role == "cite:t" else f"{who}, {year}" for who, year in entries]
+            linked = [book.link(Target("book/references", "", text)) for text in shown]
+            return ", ".join(linked) if role == "cite:t" else f"[{', '.join(linked)}]"
         if role.startswith("py:"):
             name = label.lstrip("~.")
             shown = f"`{text_ or (name.rsplit('.', 1)[-1] if label.startswith('~') else name)}`"
             if name.split(".")[0] == "mope":  # the package's objects are on the API page (autodoc ids)
-                return book.link(Target("book/api", name, shown))
+                return book.link(Target("book/api", f"module-{name}" if role == "py:mod" else name, shown))
             return shown
         raise MystError(f"unknown role {{{role}}} in {match[0]!r}; the roles written as Markdown: "
                         f"{', '.join(HANDLED_ROLES)}")
