@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the Colab set-up cell of every executable page from ``_config.yml``.
 
-    python scripts/write_colab_cells.py          # rewrite the cells (and the paired .ipynb copies)
+    python scripts/write_colab_cells.py          # rewrite the cells (and the pages' Colab .ipynb)
     python scripts/write_colab_cells.py --check  # exit 1, naming the pages whose cell is out of date
 
 The repository's address is written in one place, ``repository.url`` in ``_config.yml`` (the
@@ -16,13 +16,15 @@ cell (it mentions ``google.colab``).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the package of this checkout, installed or not
+from mope.book.colab_notebook import executable_pages, notebook_text  # noqa: E402
+
 FENCE = "```{code-cell}"
 MARKER = "google.colab"
 
@@ -48,21 +50,6 @@ def repository_url(root: Path = ROOT) -> str:
 def setup_cell_code(url: str) -> str:
     """The code of the Colab set-up cell for the repository at ``url``."""
     return TEMPLATE.format(url=url, name=url.rstrip("/").rsplit("/", 1)[-1])
-
-
-def toc_files(entry) -> list[str]:
-    if isinstance(entry, dict):
-        return [v for k, v in entry.items() if k in ("file", "root")] + [
-            name for k, v in entry.items() if k not in ("file", "root") for name in toc_files(v)]
-    if isinstance(entry, list):
-        return [name for item in entry for name in toc_files(item)]
-    return []
-
-
-def executable_pages(root: Path = ROOT) -> list[Path]:
-    """The pages of the table of contents that execute (a kernelspec in their front matter)."""
-    pages = [root / f"{name}.md" for name in toc_files(yaml.safe_load((root / "_toc.yml").read_text()))]
-    return [p for p in pages if p.is_file() and "kernelspec:" in p.read_text()[:2000]]
 
 
 def first_code_cell(lines: list[str]) -> tuple[int, int, int]:
@@ -106,9 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     code = setup_cell_code(repository_url())
     for page in stale:
         page.write_text(with_setup_cell(page.read_text(), code))
-        # the paired Colab copy, updated in place (cell ids and metadata kept)
-        subprocess.run([sys.executable, "-m", "jupytext", "--quiet", "--to", "ipynb", "--update", str(page)],
-                       check=True, cwd=ROOT)
+        # the page's Colab notebook, written from the page (mope.book.colab_notebook)
+        page.with_suffix(".ipynb").write_text(notebook_text(page, root=ROOT))
         print(f"rewrote {page.relative_to(ROOT)} and its .ipynb")
     return 0
 

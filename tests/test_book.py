@@ -1,4 +1,4 @@
-"""The book's infrastructure: table of contents, configuration, paired notebooks, nbval collection,
+"""The book's infrastructure: table of contents, configuration, Colab set-up cells, nbval collection,
 and the HTML checker (on a tiny synthetic site; the real book is checked after ``make book``)."""
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-SYNC_COMMAND = "jupytext --to ipynb --update notebooks/0*.md book/intro.md book/variants.md book/reproducibility.md"
 
 
 def load_yaml(name: str) -> dict:
@@ -121,24 +120,6 @@ def test_colab_cells_are_written_from_the_config():
         writer.with_setup_cell("```{code-cell} ipython3\nprint(1)\n```\n", code)
 
 
-@pytest.mark.parametrize("source", executable_pages(), ids=lambda p: p.name)
-def test_paired_ipynb_matches_its_markdown_source(source):
-    """Colab opens the paired .ipynb of each executable page: it must be the .md page, outputs stripped."""
-    paired = source.with_suffix(".ipynb")
-    assert paired.is_file(), f"{paired.name} is missing: run `{SYNC_COMMAND}`"
-    expected = jupytext.read(source)
-    actual = nbformat.read(paired, as_version=4)
-    stale = f"{paired.name} is out of date with {source.name}: run `{SYNC_COMMAND}`"
-    assert [c.cell_type for c in actual.cells] == [c.cell_type for c in expected.cells], stale
-    for got, want in zip(actual.cells, expected.cells):
-        assert got.source == want.source, stale
-        assert got.metadata.get("tags", []) == want.metadata.get("tags", []), stale
-        assert got.metadata.get("mystnb") == want.metadata.get("mystnb"), stale
-        if got.cell_type == "code":
-            assert got.outputs == [] and got.execution_count is None, f"{paired.name}: strip its outputs"
-    assert actual.metadata["kernelspec"]["name"] == "python3"
-
-
 def test_nbval_collects_the_markdown_chapters_once():
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "--nbval-lax", "-p", "no:cacheprovider",
@@ -148,7 +129,7 @@ def test_nbval_collects_the_markdown_chapters_once():
     items = [line for line in result.stdout.splitlines() if "::Cell " in line]
     for source in chapter_notebooks():
         assert any(line.startswith(f"notebooks/{source.name}::Cell 0") for line in items), source.name
-    assert not any(".ipynb::" in line for line in items), "paired .ipynb copies were collected too"
+    assert not any(".ipynb::" in line for line in items), "the committed .ipynb copies were collected too"
 
 
 # --- scripts/check_book_html.py ------------------------------------------------------------------
