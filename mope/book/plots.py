@@ -32,6 +32,27 @@ def _axes(n: int, axes=None, size: tuple[float, float] = (4.2, 4.0)):
     return fig, list(ax[0])
 
 
+#: Where a position's label may go, in points from its dot: above right, below right, above left, below left.
+LABEL_OFFSETS = ((4, 4), (4, -12), (-26, 4), (-26, -12))
+
+
+def _label_positions(ax, z, positions) -> None:
+    """Label the dots of ``positions`` "b=…", each at the first offset of :data:`LABEL_OFFSETS` where it
+    overlaps no label placed before it (consecutive positions can lie close together)."""
+    ax.figure.draw_without_rendering()  # lay the figure out first: where a label lands depends on it
+    renderer = ax.figure.canvas.get_renderer()
+    placed = []
+    for b in positions:
+        for offset in LABEL_OFFSETS:
+            label = ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=offset, fontsize=8)
+            label.set_in_layout(False)  # placing a label must not move the panels (and the labels placed)
+            box = label.get_window_extent(renderer).expanded(1.2, 1.3)  # a margin: no two labels touch
+            if not any(box.overlaps(other) for other in placed) or offset == LABEL_OFFSETS[-1]:
+                placed.append(box)
+                break
+            label.remove()
+
+
 def plot_spirals(pairs: Sequence[Pair], length: int = 257, axes=None, title: str | None = None):
     r"""Figure 1: $z(b)$ for the positions $b = 0, 1, \dots$ up to ``length`` − 1 (solid spiral, dots at integer b) and the unit circle."""
     fig, axes = _axes(len(pairs), axes)
@@ -42,8 +63,6 @@ def plot_spirals(pairs: Sequence[Pair], length: int = 257, axes=None, title: str
         ax.plot(z.real, z.imag, "-", color=palette.colour("MoPE"), lw=1.2, label="MoPE")
         visible = np.abs(z) > 1e-3
         ax.scatter(z.real[visible], z.imag[visible], s=10, color=palette.colour("MoPE"), zorder=3)
-        for b in (0, 1, 2):
-            ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=(4, 4), fontsize=8)
         ax.set_aspect("equal")
         ax.set_xlim(-1.15, 1.15)
         ax.set_ylim(-1.15, 1.15)
@@ -57,6 +76,8 @@ def plot_spirals(pairs: Sequence[Pair], length: int = 257, axes=None, title: str
     axes[0].legend(loc="lower left", fontsize=8)
     if title:
         fig.suptitle(title)
+    for ax, (_, omega, sigma) in zip(axes, pairs):  # once the panels are laid out: labels must not collide
+        _label_positions(ax, complex_positions(omega, sigma, np.arange(3)), (0, 1, 2))
     return fig
 
 

@@ -13,7 +13,9 @@ MyST (``mystnb: render_markdown_format: myst``), so that links and line breaks i
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from statistics import NormalDist
 
 import numpy as np
 
@@ -137,14 +139,19 @@ def plateau_table(runs: Runs, plateaus: Mapping[str, float], variants: Sequence[
             return "unigram plateau"
         return "between unigram and bigram" if value >= plateaus["bigram"] else "below bigram"
 
+    losses = {(name, preset): loss(preset_runs, name, "val_loss_full") for name in variants
+              for preset, preset_runs in runs.items()}
+    stages = {stage(whole.mean) for whole in losses.values() if whole.n}
+    one_stage = len(stages) == 1  # then said once, under the table, not in every cell
     rows = []
     for name in variants:
         row = [name]
-        for preset_runs in runs.values():
-            whole = loss(preset_runs, name, "val_loss_full")
-            row.append(f"{whole.format()}<br>{stage(whole.mean)}" if whole.n else DASH)
+        for preset in runs:
+            whole = losses[(name, preset)]
+            row.append(DASH if not whole.n else whole.format() if one_stage else f"{whole.format()}<br>{stage(whole.mean)}")
         rows.append(row)
-    return markdown_table(["model", *preset_header(runs)], rows, DASH_NOTE)
+    note = f"Every model shown is {stages.pop()}." if one_stage else ""
+    return markdown_table(["model", *preset_header(runs)], rows, note)
 
 
 def gap_trend_table(runs: Runs, variants: Sequence[str], baseline: str = "BASE-DOT") -> str:
@@ -245,7 +252,7 @@ def quartile_rows(omega: np.ndarray, sigma: np.ndarray, groups: int = 4) -> list
     rows = []
     for block in np.array_split(np.arange(len(omega)), groups):
         o, s = omega[block], sigma[block]
-        period, radius = 2 * np.pi / o, 2 * s
+        period, radius = 2 * np.pi / o, RADIUS_95 * s
         rows.append([f"{block[0]}–{block[-1]}", f"{o.min():.3f}–{o.max():.3f}", f"{s.min():.2f}–{s.max():.2f}",
                      f"{period.min():.1f}–{period.max():.1f}", f"±{radius.min():.1f}–{radius.max():.1f}"])
     return rows
@@ -265,18 +272,28 @@ def distance_to_table_3(omega: np.ndarray, sigma: np.ndarray) -> tuple[float, fl
     return float(d_omega), float(d_sigma)
 
 
-TABLE_3_HEADER = ["pairs", "ω range", "σ range", "period 2π/ω (tokens)", "95%-radius 2σ (tokens)"]
+#: The 95 % radius of the lag envelope e^(−τ²/4σ²), in units of σ: a Gaussian of standard deviation √2·σ,
+#: so 1.96·√2 ≈ 2.77 (chapter 1, "the envelope's width"), where the paper's Table 3 writes 2σ.
+RADIUS_95 = NormalDist().inv_cdf(0.975) * math.sqrt(2)
+TABLE_3_HEADER = ["pairs", "ω range", "σ range", "period 2π/ω (tokens)", f"95% radius {RADIUS_95:.2f}σ (tokens)"]
+TABLE_3_RADIUS_NOTE = (f"The paper's last column is 2σ; the 95 % interval of its envelope e^(−τ²/4σ²) is "
+                       f"±1.96·√2·σ ≈ ±{RADIUS_95:.2f}σ ({{ref}}`math-envelope-width`), which every row here uses, "
+                       "the paper's rows computed from their own σ.")
 
 
 def table_3(sources: Mapping[str, tuple[np.ndarray, np.ndarray] | None]) -> str:
-    """Table 3 of the paper, then the same quartiles of each ``sources`` entry {title: (omega, sigma)}."""
+    """Table 3 of the paper, then the same quartiles of each ``sources`` entry {title: (omega, sigma)}; a
+    source that is None (not run) is named, with no row."""
     rows = [["**paper** (EGA-MORLET, 128 pairs)", "", "", "", ""]]
     rows += [[dims, f"{o[0]:.3f}–{o[1]:.3f}", f"{s[0]:.2f}–{s[1]:.2f}", f"{p[0]:.1f}–{p[1]:.1f}",
-              f"±{r[0]:.1f}–{r[1]:.1f}"] for dims, o, s, p, r in paper.TABLE_3]
+              f"±{RADIUS_95 * s[0]:.1f}–{RADIUS_95 * s[1]:.1f}"] for dims, o, s, p, _ in paper.TABLE_3]
+    missing = [title for title, arrays in sources.items() if arrays is None]
     for title, arrays in sources.items():
-        rows.append([f"**{title}**", "", "", "", ""])
-        rows += quartile_rows(*arrays) if arrays is not None else [[DASH, DASH, DASH, DASH, DASH]]
-    return markdown_table(TABLE_3_HEADER, rows, "A dash: not run in that preset.")
+        if arrays is not None:
+            rows.append([f"**{title}**", "", "", "", ""])
+            rows += quartile_rows(*arrays)
+    note = TABLE_3_RADIUS_NOTE + (f" Not run: {'; '.join(missing)}." if missing else "")
+    return markdown_table(TABLE_3_HEADER, rows, note)
 
 
 def prediction_table(runs: list[dict], variant: str, reference: Mapping[str, np.ndarray],

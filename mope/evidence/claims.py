@@ -421,7 +421,7 @@ CLAIMS: tuple[Claim, ...] = (
           paper.TABLE_2_DELTA["EGA-1"], advantage("EGA-1", "BASE-DOT", caveat=_noncausal_caveat("EGA-1-CAUSAL")),
           "repro-table-2", "L(BASE-DOT) − L(EGA-1) against 0.092 ± 0.02"),
     Claim("ega-mope-gain", "EGA-MORLET improves on BASE-DOT by 0.119",
-          "MoPE achieves +0.119 improvement over standard attention", "Abstract, §6.2", "size",
+          "MoPE achieves +0.119 improvement over standard attention", "§1, §6.2, §9", "size",
           paper.TABLE_2_DELTA["EGA-MORLET"],
           advantage("EGA-MORLET", "BASE-DOT", caveat=_noncausal_caveat("EGA-MORLET-CAUSAL")),
           "repro-table-2", "L(BASE-DOT) − L(EGA-MORLET) against 0.119 ± 0.02"),
