@@ -393,3 +393,71 @@ def test_figure_1s_position_labels_do_not_collide(pairs):
         assert len(boxes) == 3
         assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
     plt.close(fig)
+
+
+def test_a_table_leaves_out_the_columns_that_say_nothing_and_names_them():
+    text = tables.markdown_table(["model", "preset", "cpu", "paper"],
+                                 [["A", "`cpu`", "1.2", "—"], ["B", "`cpu`", "1.3", "—"]])
+    assert text.splitlines()[0] == "| model | cpu |"
+    assert "Left out, as nothing is there (not run, or not reported by the paper): paper." in text
+    assert "In every row: preset: `cpu`." in text
+    one_row = tables.markdown_table(["model", "cpu"], [["A", "1.2"]])
+    assert one_row.splitlines()[0] == "| model | cpu |" and "In every row" not in one_row
+    claims_like = "Intro.\n\n| claim | paper | ours | verdict |\n|---|---|---|---|\n| a \\| b | — | +0.1 | confirmed |\n" \
+                  "| c | — | +0.2 | refuted |\n\nAfter."
+    tidied = tables.tidy_tables(claims_like)
+    assert "| claim | ours | verdict |" in tidied and "| a \\| b | +0.1 | confirmed |" in tidied
+    assert tidied.startswith("Intro.") and tidied.endswith("After.") and "Left out" in tidied
+    assert tables.says_nothing("| model | paper |\n|---|---|\n| A | — |\n| B | not run |\n")
+    assert not tables.says_nothing("| model | paper |\n|---|---|\n| A | 1.2 |\n") and not tables.says_nothing("text")
+
+
+def test_a_preset_with_nothing_run_gets_no_tab():
+    from mope.book import chapter_runs
+
+    def render(runs):
+        ((preset, preset_runs),) = runs.items()
+        return tables.markdown_table(["model", preset], [["A", "1.2" if preset_runs else "—"], ["B", "—"]])
+
+    text = chapter_runs.preset_tabs(render, {"cpu": [1], "paper": []})
+    assert ":::{tab-item} `cpu`" in text and "`paper`" not in text.split("::::")[1]
+    assert text.endswith("No tab for `paper`: none of these runs is stored there.")
+
+
+def causal_runs():
+    """Three seeds whose causal gate keeps a different share of the published gain in each."""
+    out = []
+    for seed, (published, causal) in enumerate([(0.127, 0.0087), (0.107, -0.0138), (0.127, -0.0023)]):
+        out += [run("BASE-DOT", seed, 1.6, full=1.6), run("EGA-1", seed, 1.5, full=1.6 - published),
+                run("EGA-1-CAUSAL", seed, 1.6, full=1.6 - causal)]
+    return out + [run("EGA-1", 3, 1.5, full=1.48), run("BASE-DOT", 3, 1.6, full=1.6)]  # a seed with no causal run
+
+
+def test_the_share_that_survives_is_the_quotient_of_the_gains_shown_beside_it():
+    """"−3%" stood beside a published gain of +0.118 and a causal one of −0.002, whose quotient is −2%."""
+    verdict = claims.verdict_of(claims.judge_all("cpu", causal_runs()), "gain-survives-causal-gate")
+    numbers = [float(x) for x in re.findall(r"[+-]\d\.\d{3}", verdict.caveat)]
+    assert "whole-validation gain on the 3 seeds of both" in verdict.caveat and len(numbers) == 2
+    shown = np.mean([0.127, 0.107, 0.127]), np.mean([0.0087, -0.0138, -0.0023])
+    assert numbers == [pytest.approx(shown[0], abs=5e-4), pytest.approx(shown[1], abs=5e-4)]
+    assert verdict.estimate.mean == pytest.approx(shown[1] / shown[0])
+    assert f"{verdict.estimate.mean:.0%}" == f"{numbers[1] / numbers[0]:.0%}"
+
+
+def test_each_gain_of_ega_1_is_named_by_its_loss():
+    from mope.evidence import findings
+
+    found = {"cpu": claims.judge_all("cpu", causal_runs())}
+    assert "on `cpu` (random-batch Val)" in findings.causal_gate(found)
+    assert claims.verdict_of(found["cpu"], "gain-survives-causal-gate").caveat.startswith("whole-validation gain")
+    assert "whole-validation gain over" in tables.causal_gate_table({"cpu": causal_runs()}).splitlines()[0]
+
+
+def test_the_sentences_a_reader_stumbled_on():
+    import inspect
+
+    from mope.evidence import findings
+
+    assert "says every pair lies (" in inspect.getsource(findings.learned_parameters)  # it had no verb
+    encodings = (ROOT / "notebooks" / "02_encodings.md").read_text()
+    assert "This is not the share of\n  pairs on the bound that the introduction gives: that one is another model's" in encodings

@@ -238,6 +238,11 @@ def test_budget_changes_name_the_claims_whose_verdict_moves_between_presets():
     assert changed == ["* EGA-MORLET improves on BASE-DOT by 0.119 (§1, §6.2, §9): **refuted: 7.8× smaller "
                        "(direction confirmed)** under `cpu-short` (+0.015 ± 0.001 (n=3)), **confirmed: size matches** "
                        "under `cpu` (+0.118 ± 0.001 (n=3))"]
+    assert "(†)" not in text  # the same three seeds under both budgets
+    fewer = {"cpu-short": claims.judge_all("cpu-short", [r for r in ega_morlet(0.016) if r["seed"] < 2]),
+             "cpu": findings["cpu"]}
+    text = claims.budget_changes(fewer)
+    assert text.count("(†)") == 2 and text.count("the interval of fewer seeds is the wider one") == 1  # said once
     same = {"cpu-short": findings["cpu"], "cpu": findings["cpu"]}
     assert claims.budget_changes(same).endswith("none of these verdicts changes with the training budget.")
     assert claims.budget_changes({"cpu": findings["cpu"]}) == ""

@@ -133,10 +133,39 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str], preset: str)
 
 def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
     """``render({preset: runs})`` once per preset, each in a tab of sphinx-design's tab-set (MyST
-    Markdown; the first preset's tab open): a table of several presets, read one preset at a time."""
+    Markdown; the first preset's tab open): a table of several presets, read one preset at a time. A
+    preset whose tables hold nothing but dashes gets no tab; a line under the tabs names it."""
+    from mope.book.tables import says_nothing
+
     if len(runs) <= 1:
         return render(runs)
+    rendered = {preset: render({preset: preset_runs}) for preset, preset_runs in runs.items()}
+    empty = [preset for preset, text in rendered.items() if says_nothing(text)]
+    shown = {preset: text for preset, text in rendered.items() if preset not in empty} or rendered
     blocks = ["::::{tab-set}"]
-    for preset, preset_runs in runs.items():
-        blocks += [f":::{{tab-item}} `{preset}`", render({preset: preset_runs}), ":::"]
-    return "\n".join(blocks + ["::::"])
+    for preset, text in shown.items():
+        blocks += [f":::{{tab-item}} `{preset}`", text, ":::"]
+    blocks.append("::::")
+    if len(shown) < len(rendered):
+        blocks.append("\n" + empty_presets_line(empty))
+    return "\n".join(blocks)
+
+
+def empty_presets_line(presets: Sequence[str]) -> str:
+    """The line that names the presets left without a tab, since nothing shown there was run."""
+    names = ", ".join(f"`{preset}`" for preset in presets)
+    return f"No tab for {names}: none of these runs is stored there."
+
+
+def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
+    """:func:`mope.evidence.claims.section_verdicts` with a tab only for the presets where some of these
+    claims were judged (the others named under the tabs), and no column that says nothing
+    (:func:`mope.book.tables.tidy_tables`)."""
+    from mope.book.tables import tidy_tables
+    from mope.evidence import claims
+
+    judged = {preset: preset_findings for preset, preset_findings in findings.items()
+              if any(verdict.outcome != "not_run" for claim, verdict in preset_findings if claim.shown_in in shown_in)}
+    text = tidy_tables(claims.section_verdicts(judged or findings, shown_in))
+    empty = [preset for preset in findings if preset not in judged] if judged else []
+    return text + ("\n\n" + empty_presets_line(empty) if empty else "")

@@ -14,6 +14,7 @@ MyST (``mystnb: render_markdown_format: myst``), so that links and line breaks i
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 
@@ -34,17 +35,76 @@ TABLE_2_CLAIMS = {"PE-ROPE": "rope-matches-base", "PE-MORLET": "mope-below-base"
 TABLE_4_CLAIMS = {"EGA-1 only": "ega-gain", "MoPE only": "mope-below-base", "EGA-MORLET (actual)": "ega-mope-gain",
                   "Interaction benefit excess": "interaction"}
 CONTEXTS = ("1x", "2x", "4x")
-DASH_NOTE = "A dash: not run in that preset, or not reported by the paper."
 
 
 # --- Markdown -----------------------------------------------------------------------------------------
 
+#: Cells that hold nothing: a column of only these is left out of a table.
+EMPTY_CELLS = {DASH, "", "not run"}
+
+
+def informative(header: Sequence[str], rows: Sequence[Sequence[str]]) -> tuple[list[str], list[list[str]], str]:
+    """``header`` and ``rows`` without the columns (the first, which names the rows, always kept) that say
+    nothing: every cell empty (:data:`EMPTY_CELLS`), or, over two rows or more, every cell the same; and
+    a sentence that says what was left out ("" when nothing was)."""
+    rows = [[str(cell) for cell in row] for row in rows]
+    keep, empty, constant = [0], [], []
+    for index in range(1, len(header)):
+        cells = {row[index] for row in rows if index < len(row)}
+        if rows and cells <= EMPTY_CELLS:
+            empty.append(header[index])
+        elif len(rows) > 1 and len(cells) == 1:
+            constant.append(f"{header[index]}: {cells.pop()}")
+        else:
+            keep.append(index)
+    said = []
+    if empty:
+        said.append(f"Left out, as nothing is there (not run, or not reported by the paper): {', '.join(empty)}.")
+    if constant:
+        said.append(f"In every row: {'; '.join(constant)}.")
+    return [header[i] for i in keep], [[row[i] for i in keep if i < len(row)] for row in rows], " ".join(said)
+
+
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], note: str = "") -> str:
-    """A MyST table; ``note`` (e.g. what a dash means) goes under it."""
+    """A MyST table of the columns that say something (:func:`informative`, which names the others under
+    the table); ``note`` goes under it too."""
+    header, rows, left_out = informative(header, rows)
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell).replace("|", "\\|").replace("\n", "<br>") for cell in row) + " |"
+    lines += ["| " + " | ".join(cell.replace("|", "\\|").replace("\n", "<br>") for cell in row) + " |"
               for row in rows]
-    return "\n".join(lines) + (f"\n\n{note}" if note else "")
+    notes = " ".join(part for part in (left_out, note) if part)
+    return "\n".join(lines) + (f"\n\n{notes}" if notes else "")
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def tidy_tables(markdown: str) -> str:
+    """Every pipe table of ``markdown`` (a header line, a ``|---|`` line, rows) rewritten by
+    :func:`markdown_table`: the columns that say nothing left out and named under it."""
+    lines, out, i = markdown.split("\n"), [], 0
+    while i < len(lines):
+        if (lines[i].startswith("|") and i + 1 < len(lines) and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", lines[i + 1].strip())):
+            header, j = _cells(lines[i]), i + 2
+            rows = []
+            while j < len(lines) and lines[j].startswith("|"):
+                rows.append(_cells(lines[j]))
+                j += 1
+            out.append(markdown_table(header, rows))
+            i = j
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
+
+
+def says_nothing(markdown: str) -> bool:
+    """Whether every table of ``markdown`` (and there is one) has nothing but empty cells beyond its first
+    column: a tab that holds only dashes."""
+    tables = re.findall(r"(?m)^\|.*\|\n\|(?:\s*:?-+:?\s*\|)+\n((?:\|.*\|\n?)*)", markdown)
+    return bool(tables) and all(cell in EMPTY_CELLS for body in tables for line in body.splitlines() if line
+                                for cell in _cells(line)[1:])
 
 
 def number(value: float | None, decimals: int = 3, signed: bool = False) -> str:
@@ -108,7 +168,7 @@ def table_2(runs: Runs) -> str:
                 row.append("<br>".join(lines))
         rows.append(row)
     header = ["model", "encoding (paper)", "paper val", "paper Δ", *preset_header(runs)]
-    note = (DASH_NOTE + " A verdict is that of the paper's claim about the model (the claims table of the "
+    note = ("A verdict is that of the paper's claim about the model (the claims table of the "
             "introduction): PE-ROPE nearly matches BASE-DOT, PE-MORLET is worse, EGA-1 and EGA-MORLET improve on it "
             "by the paper's Δ. The paper makes no claim of PE-SINCOS's Δ alone.")
     return markdown_table(header, rows, note)
@@ -170,7 +230,7 @@ def gap_trend_table(runs: Runs, variants: Sequence[str], baseline: str = "BASE-D
             row.append(f"{np.mean(curve[middle]):+.3f} → {np.mean(curve[steps[-1]]):+.3f}<br>"
                        f"(steps {middle:,} → {steps[-1]:,}, n={len(curve[steps[-1]])})")
         rows.append(row)
-    return markdown_table(["model", *preset_header(runs)], rows, DASH_NOTE)
+    return markdown_table(["model", *preset_header(runs)], rows)
 
 
 def comparison_table(runs: Runs, questions: Mapping[tuple[str, str], str], key: str = "val_loss") -> str:
@@ -183,7 +243,7 @@ def comparison_table(runs: Runs, questions: Mapping[tuple[str, str], str], key: 
             delta = paired(preset_runs, baseline, variant, key)
             row.append(outcome(delta, f"{variant} better", f"{baseline} better"))
         rows.append(row)
-    return markdown_table(["question", "Δ = L(second) − L(first)", *preset_header(runs)], rows, DASH_NOTE)
+    return markdown_table(["question", "Δ = L(second) − L(first)", *preset_header(runs)], rows)
 
 
 # --- what MoPE learns ---------------------------------------------------------------------------------
@@ -217,7 +277,7 @@ def table_4(runs: Runs, key: str = "val_loss") -> str:
                 lines.append(verdict_markdown(verdicts[preset][TABLE_4_CLAIMS[component]]))
             row.append("<br>".join(lines))
         rows.append(row)
-    return markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows, DASH_NOTE)
+    return markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows)
 
 
 def boundary_table(runs: Runs, cfgs: Mapping[str, object], variants: Sequence[str] = learned_parameters.MORLET_VARIANTS) -> str:
@@ -244,7 +304,7 @@ def boundary_table(runs: Runs, cfgs: Mapping[str, object], variants: Sequence[st
             ])
     header = ["preset", "variant", "seeds", "pairs on ωσ = 5 (per seed)", "ωσ used: median [min, max]",
               "stored ωσ after decay alone", "pairs the data pushed below it (per seed)"]
-    return markdown_table(header, rows, "A dash: not run in that preset.")
+    return markdown_table(header, rows)
 
 
 def quartile_rows(omega: np.ndarray, sigma: np.ndarray, groups: int = 4) -> list[list[str]]:
@@ -335,9 +395,9 @@ def causal_gate_table(runs: Runs, gates: Sequence[tuple[str, str, str]] = (
                 share_cell += "<br>" + verdict_markdown(verdict)
             rows.append([gate, f"`{preset}`", base, published.format(signed=True), same_weights.format(signed=True),
                          retrained.format(signed=True), share_cell])
-    header = ["gate", "preset", "gain over", "published gate", "same weights, causal statistics",
+    header = ["gate", "preset", "whole-validation gain over", "published gate", "same weights, causal statistics",
               "causal gate, retrained", "share that survives"]
-    return markdown_table(header, rows, "A dash: not run in that preset.")
+    return markdown_table(header, rows)
 
 
 def extrapolation_table(runs: Runs, variants: Sequence[str]) -> str:
@@ -412,7 +472,7 @@ def sweep_table(sweep: Mapping, chosen, decided_at: int) -> str:
                      "**chosen**" if candidate == chosen else ""])
     return markdown_table(["tokens of a step", "peak lr", f"validation at step {decided_at:,} (random batches)",
                            "whole validation at the end", "`cpu`"], rows,
-                          "A dash: the candidate's run is not stored (or is stale).")
+                          "A candidate without numbers: its run is not stored (or is stale).")
 
 
 # --- the variants page --------------------------------------------------------------------------------
