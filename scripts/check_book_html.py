@@ -506,7 +506,8 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
     arguments = [
         browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio", f"--user-data-dir={profile}",
+        # scroll bars shown, as a reader's browser shows them: they narrow the column, and the page grows
+        "--disable-dev-shm-usage", "--mute-audio", f"--user-data-dir={profile}",
         f"--remote-debugging-port={port}", "--remote-allow-origins=*", "--window-size=1280,900",
     ]
     if not allow_external:

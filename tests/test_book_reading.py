@@ -363,7 +363,7 @@ def test_the_built_how_to_run_page_has_a_time_for_every_chapter():
     page = text_of(built("book/how_to_run.html"))
     for number in range(1, 7):
         assert re.search(rf"Chapter {number}: .{{3,80}}? \d+ (s|min)", page), number
-    assert re.search(r"`?paper`?: one seed of Table 2's six models \d+ (s|min)", page)
+    assert re.search(r"paper ?: one seed of Table 2's six models \d+ (s|min)", page)
 
 
 def label_boxes(fig):
@@ -403,13 +403,20 @@ def test_a_table_leaves_out_the_columns_that_say_nothing_and_names_them():
     assert "In every row: preset: `cpu`." in text
     one_row = tables.markdown_table(["model", "cpu"], [["A", "1.2"]])
     assert one_row.splitlines()[0] == "| model | cpu |" and "In every row" not in one_row
-    claims_like = "Intro.\n\n| claim | paper | ours | verdict |\n|---|---|---|---|\n| a \\| b | — | +0.1 | confirmed |\n" \
-                  "| c | — | +0.2 | refuted |\n\nAfter."
-    tidied = tables.tidy_tables(claims_like)
-    assert "| claim | ours | verdict |" in tidied and "| a \\| b | +0.1 | confirmed |" in tidied
-    assert tidied.startswith("Intro.") and tidied.endswith("After.") and "Left out" in tidied
     assert tables.says_nothing("| model | paper |\n|---|---|\n| A | — |\n| B | not run |\n")
     assert not tables.says_nothing("| model | paper |\n|---|---|\n| A | 1.2 |\n") and not tables.says_nothing("text")
+
+
+def test_a_section_states_each_verdict_in_one_line_and_only_where_judged():
+    from mope.book import chapter_runs
+
+    found = {"cpu": claims.judge_all("cpu", causal_runs()), "paper": claims.judge_all("paper", [])}
+    text = chapter_runs.section_verdicts(found, ["stress-causal-gate"])
+    (line,) = [line for line in text.splitlines() if line.startswith("* ")]
+    assert line.startswith("* EGA's gain is salience") and "**refuted**" in line and "whole-validation gain" in line
+    assert "No tab for `paper`" in text and "|" not in text  # no table restating the introduction's row
+    assert chapter_runs.section_verdicts({"paper": found["paper"]}, ["stress-causal-gate"]) == (
+        "None of these claims has runs yet.")
 
 
 def test_a_preset_with_nothing_run_gets_no_tab():

@@ -158,14 +158,25 @@ def empty_presets_line(presets: Sequence[str]) -> str:
 
 
 def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
-    """:func:`mope.evidence.claims.section_verdicts` with a tab only for the presets where some of these
-    claims were judged (the others named under the tabs), and no column that says nothing
-    (:func:`mope.book.tables.tidy_tables`)."""
-    from mope.book.tables import tidy_tables
+    """The verdicts of the claims whose evidence is in the sections ``shown_in``, one line per claim (its
+    verdict, then our estimate) in a tab per preset where some of them were judged (the others named under
+    the tabs): the words of :mod:`mope.evidence.claims`, as the introduction's claims table gives them with
+    the paper's number and what a control says."""
     from mope.evidence import claims
 
-    judged = {preset: preset_findings for preset, preset_findings in findings.items()
-              if any(verdict.outcome != "not_run" for claim, verdict in preset_findings if claim.shown_in in shown_in)}
-    text = tidy_tables(claims.section_verdicts(judged or findings, shown_in))
-    empty = [preset for preset in findings if preset not in judged] if judged else []
-    return text + ("\n\n" + empty_presets_line(empty) if empty else "")
+    judged = {preset: [(claim, verdict) for claim, verdict in preset_findings if claim.shown_in in shown_in]
+              for preset, preset_findings in findings.items()}
+    judged = {preset: found for preset, found in judged.items() if any(v.outcome != "not_run" for _, v in found)}
+    if not judged:
+        return "None of these claims has runs yet."
+    blocks = ["::::{tab-set}"]
+    for preset, found in judged.items():
+        blocks += [f":::{{tab-item}} `{preset}`",
+                   *(f"* {claim.words} ({claim.section}): {claims.verdict_markdown(verdict)}; ours "
+                     f"{claims.estimate_text(claim, verdict)}" + (f"; {verdict.caveat}" if verdict.caveat else "")
+                     for claim, verdict in found), ":::"]
+    blocks.append("::::")
+    empty = [preset for preset in findings if preset not in judged]
+    return ("\n".join(blocks) + ("\n\n" + empty_presets_line(empty) if empty else "")
+            + "\n\nThe verdicts' words: {ref}`intro-vocabulary`; each claim's row, with the paper's number: "
+            "{ref}`intro-claims`.")

@@ -2,7 +2,7 @@ r"""The figures of the reproduction chapters, drawn from stored runs (the figure
 :mod:`mope.book.plots`).
 
 This module owns how a results figure looks in the book: at most two panels side by side (more are
-stacked), 6.9 inches wide, the width of the text column at 100 dpi, so that text set at 9 pt is shown
+stacked), 6.5 inches wide, within the text column at 100 dpi, so that text set at 9 pt is shown
 at 9 pt; axis ranges chosen so that the differences the chapter discusses are visible (a model far off
 the others is named at the edge of the panel instead of setting the scale). It draws only what the
 runs stored; a preset without runs gets a panel that says so.
@@ -22,7 +22,7 @@ from mope.evidence.estimates import distance_to_paper, gap_curve, history
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND
 from mope.model.variants import TABLE_2
 
-COLUMN_WIDTH = 6.9  # inches: the book's text column at 100 dpi
+COLUMN_WIDTH = 6.5  # inches: within the book's text column at 100 dpi (660 px in a 1280 px window with its scroll bar)
 BOOK_STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": 9,
               "ytick.labelsize": 9, "legend.fontsize": 9, "figure.dpi": 100, "savefig.dpi": 100}
 # Presets and sweep candidates are not models: shades of grey and a sequential map, never a model's colour.

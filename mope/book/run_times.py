@@ -68,8 +68,7 @@ def time_table(chapters: Sequence[tuple[str, float | None]], runs: Mapping[str, 
     """The rows of the how-to-run page's table (what, how long, measured how): each chapter by its
     execution time in this build (``chapters``: title and seconds, None where it was not executed),
     then :func:`preset_rows` for each preset of ``runs`` and :func:`seed_row` for ``paper``."""
-    rows = [[title, duration(seconds), f"executed by this build of the book on {cores} CPU cores, "
-             "reading the stored runs (it trains nothing)"]
+    rows = [[title, duration(seconds), f"executed by this build of the book, on {cores} CPU cores"]
             for title, seconds in chapters if seconds is not None]
     for preset, preset_runs in runs.items():
         rows += preset_rows(preset, preset_runs)

@@ -80,25 +80,6 @@ def _cells(line: str) -> list[str]:
     return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
 
 
-def tidy_tables(markdown: str) -> str:
-    """Every pipe table of ``markdown`` (a header line, a ``|---|`` line, rows) rewritten by
-    :func:`markdown_table`: the columns that say nothing left out and named under it."""
-    lines, out, i = markdown.split("\n"), [], 0
-    while i < len(lines):
-        if (lines[i].startswith("|") and i + 1 < len(lines) and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", lines[i + 1].strip())):
-            header, j = _cells(lines[i]), i + 2
-            rows = []
-            while j < len(lines) and lines[j].startswith("|"):
-                rows.append(_cells(lines[j]))
-                j += 1
-            out.append(markdown_table(header, rows))
-            i = j
-        else:
-            out.append(lines[i])
-            i += 1
-    return "\n".join(out)
-
-
 def says_nothing(markdown: str) -> bool:
     """Whether every table of ``markdown`` (and there is one) has nothing but empty cells beyond its first
     column: a tab that holds only dashes."""
