@@ -350,6 +350,11 @@ def test_times_are_read_from_measurements():
     (seed,) = [row for row in rows if "one seed" in row[0]]
     assert seed[1] == "5 min" and "side by side" in seed[2]  # the longest of six that ran together
     assert run_times.seed_row("paper", paper_runs[:5]) == []  # a seed without all six is not timed
+    (everything,) = [row for row in rows if "all 6 stored runs" in row[0]]
+    assert everything[1] == "10 min (26 min of runs)"  # the six ran 06:00–06:10 together; 1,590 s in all
+    later = run("NOPE", 0, 1.5, preset="paper")
+    later["provenance"].update(started="2026-11-30T07:00:00+00:00", finished="2026-11-30T07:05:00+00:00")
+    assert run_times.busy_seconds([*paper_runs, later]) == 900  # 10 min, an idle hour, 5 min
 
 
 def test_the_how_to_run_page_shows_the_measured_times():

@@ -8,6 +8,7 @@ the chapters' execution times of the build that is writing the page.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from statistics import median
 
 from mope.book.run_records import most_at_once
@@ -41,12 +42,31 @@ def preset_rows(preset: str, runs: Sequence[dict]) -> list[list[str]]:
     where = f"{_devices(runs)}; up to {at_once} runs side by side"
     rows = [[f"`{preset}`: one model", f"{duration(median(walls))} (median; {duration(min(walls))}–{duration(max(walls))})",
              f"the wall time of each of its {len(walls)} stored runs ({where})"]]
-    total = sum(walls)
-    rows.append([f"`{preset}`: all {len(walls)} stored runs", f"{duration(total / at_once)} "
-                 f"({duration(total)} of runs, {at_once} at a time)" if at_once > 1 else duration(total),
-                 "the sum of the stored runs' wall times" + (f", divided by the {at_once} that ran at once"
-                                                             if at_once > 1 else "")])
+    total, busy = sum(walls), busy_seconds(runs)
+    if busy is None:
+        rows.append([f"`{preset}`: all {len(walls)} stored runs", duration(total), "the sum of their wall times"])
+    else:
+        rows.append([f"`{preset}`: all {len(walls)} stored runs", f"{duration(busy)} ({duration(total)} of runs)",
+                     "the time during which at least one of them was training (from their start and end times); "
+                     "in brackets, the sum of their wall times"])
     return rows
+
+
+def busy_seconds(runs: Sequence[dict]) -> float | None:
+    """The seconds during which at least one of ``runs`` was training (the union of their start–end
+    intervals); None unless every run recorded both times."""
+    spans = sorted((datetime.fromisoformat(p["started"]), datetime.fromisoformat(p["finished"]))
+                   for p in (run["provenance"] for run in runs) if p.get("started") and p.get("finished"))
+    if not spans or len(spans) < len(runs):
+        return None
+    busy, (start, end) = 0.0, spans[0]
+    for next_start, next_end in spans[1:]:
+        if next_start > end:
+            busy += (end - start).total_seconds()
+            start, end = next_start, next_end
+        else:
+            end = max(end, next_end)
+    return busy + (end - start).total_seconds()
 
 
 def seed_row(preset: str, runs: Sequence[dict], seed: int = 0, variants: Sequence[str] = TABLE_2) -> list[list[str]]:
