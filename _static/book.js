@@ -33,3 +33,18 @@
   window.addEventListener("load", openTarget);
   window.addEventListener("hashchange", openTarget);
 })();
+
+// A table with a "verdict" column gets the class "book-stacked" and each cell its column's name as
+// data-label: on a narrow screen _static/book.css stacks it, every verdict on the screen.
+(function () {
+  function stack(table) {
+    const headers = Array.from(table.querySelectorAll("thead th")).map(th => th.textContent.trim());
+    if (!headers.some(header => /^verdict/i.test(header))) return;
+    table.classList.add("book-stacked");
+    table.querySelectorAll("tbody tr").forEach(row => Array.from(row.cells).forEach(
+        (cell, i) => cell.setAttribute("data-label", headers[i] || "")));
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("table").forEach(stack);
+  });
+})();

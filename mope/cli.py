@@ -193,16 +193,16 @@ def _check_store(results_dir) -> None:
 
 def _print_claims(preset, results_dir, as_json: bool) -> None:
     """The claims of ``preset``; every stored file left out named on stderr (and, as JSON, listed)."""
+    from mope.book.downloads import claims_document
     from mope.evidence.claims import claims_report
 
     if results_dir:
         os.environ[ENV_RESULTS_DIR] = str(results_dir)  # claims read the store through its default root
     found = scan(preset, results_dir)
-    report = claims_report(preset.name, as_json)
     if as_json:
-        report = json.dumps({"preset": preset.name, "current_runs": len(found.current),
-                             "claims": json.loads(report), "skipped": found.skipped_records()},
-                            indent=1, ensure_ascii=False)
+        report = json.dumps(claims_document(preset, results_dir), indent=1, ensure_ascii=False)
+    else:
+        report = claims_report(preset.name, as_json=False)
     print(report)
     _print_notices(found)
 

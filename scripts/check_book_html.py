@@ -27,13 +27,16 @@ Two passes over every ``*.html`` file of the build:
      off at the column's edge (a code listing a cell displays keeps its indentation and scrolls inside
      its box, with the fade cue of the book's stylesheet).
 
-3. **Length and narrow screens**: each page's height at 1280 px is measured and printed; the check
+3. **Length and narrow screens**: each page's height at 1280 px is measured and printed (once the web
+   fonts have loaded, 1.5 s after the load event at the earliest, and the height has stopped changing:
+   what a reader's browser shows); the check
    fails when a page is taller than ``--max-page-height`` (12,000 px) or the pages a reader reads in
    order (the introduction and the chapters, ``notebooks/``) are together taller than
    ``--max-reading-height`` (60,000 px). At a 400 px viewport no page may scroll sideways and nothing
    of the article may stick out of the screen: a wide table, formula or figure scrolls inside its own
    box, and a table that does carries a visible cue (its box's right edge fades, a mask or background
-   image of the book's stylesheet, while more lies beyond it).
+   image of the book's stylesheet, while more lies beyond it). Every cell of a table's "verdict"
+   column, in every tab, must lie on the screen itself (the book stacks such tables on a phone).
 
    ``--screenshots DIR`` saves a PNG of the chosen pages (at 1280 px, and at 400 px as ``*-400.png``).
 
@@ -367,8 +370,27 @@ PAGE_PROBE = r"""
 """
 
 
-# The page's height, at the width the browser has now.
-HEIGHT_PROBE = "Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)"
+# The page's height, at the width the browser has now, as a reader sees it once everything has rendered:
+# at least 1.5 s after the load event, after the web fonts have loaded, and once the height has stopped
+# changing (figures drawn by scripts, such as Bokeh's, and MathJax's output settle after the load
+# event), sampled every 250 ms for up to 10 s.
+HEIGHT_PROBE = r"""
+(async () => {
+  const height = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
+  const navigation = performance.getEntriesByType("navigation")[0];
+  const loaded = navigation && navigation.loadEventEnd ? navigation.loadEventEnd : performance.now();
+  while (performance.now() < loaded + 1500) await new Promise(resolve => setTimeout(resolve, 100));
+  if (document.fonts) await document.fonts.ready;
+  let last = -1, same = 0;
+  for (let i = 0; i < 40 && same < 3; i++) {
+    await new Promise(resolve => setTimeout(resolve, 250));
+    const now = height();
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  return last;
+})()
+"""
 
 # Run after the viewport is narrowed to 400 px: does the page scroll sideways, does anything of the
 # article stick out of the screen without a box of its own that scrolls, and does every table that
@@ -412,7 +434,37 @@ NARROW_PROBE = r"""
     const cue = [style.backgroundImage, style.maskImage, style.webkitMaskImage].some(v => v && v !== "none");
     if (!cue) noCue.push(shortText(table.textContent));
   }
-  return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue});
+  // Verdicts: every cell of a table's "verdict" column lies on the screen, not merely in a box that
+  // scrolls (a reader must not scroll sideways to read one), in every tab of the page.
+  const verdictsOff = [];
+  const measureVerdicts = () => {
+    for (const table of article.querySelectorAll("table")) {
+      const headers = Array.from(table.querySelectorAll("thead th")).map(th => th.textContent.trim());
+      const column = headers.findIndex(header => /^verdict/i.test(header));
+      if (column < 0) continue;
+      for (const row of table.querySelectorAll("tbody tr")) {
+        const cell = row.cells[column];
+        if (!cell) continue;
+        const box = cell.getBoundingClientRect();
+        if (box.width === 0) continue;  // in a tab not shown: measured when its tab is
+        if (box.left < -1 || box.right > width + 1) {
+          const text = `${shortText(cell.textContent)} (${Math.round(box.left)}–${Math.round(box.right)} px)`;
+          if (!verdictsOff.includes(text)) verdictsOff.push(text);
+        }
+      }
+    }
+  };
+  const tabs = Array.from(article.querySelectorAll(".sd-tab-set > input[type=radio]"));
+  const checked = tabs.filter(tab => tab.checked);
+  measureVerdicts();
+  for (const tab of tabs) {
+    tab.checked = true;
+    await new Promise(resolve => requestAnimationFrame(resolve));
+    measureVerdicts();
+  }
+  checked.forEach(tab => { tab.checked = true; });
+  return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue,
+                         verdictsOff: verdictsOff.slice(0, 5)});
 })()
 """
 
@@ -454,7 +506,8 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
     arguments = [
         browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio", f"--user-data-dir={profile}",
+        # scroll bars shown, as a reader's browser shows them: they narrow the column, and the page grows
+        "--disable-dev-shm-usage", "--mute-audio", f"--user-data-dir={profile}",
         f"--remote-debugging-port={port}", "--remote-allow-origins=*", "--window-size=1280,900",
     ]
     if not allow_external:
@@ -540,6 +593,7 @@ def narrow_problems(state: dict) -> list[str]:
         problems.append(f"the page scrolls sideways {at} ({state['pageScroll']} px wide)")
     problems += [f"sticks out of the screen {at}, in no box that scrolls: {what}" for what in state["sticking"]]
     problems += [f"table scrolls inside its box {at} with no visible cue: {text!r}" for text in state["noCue"]]
+    problems += [f"verdict off the screen {at}: {text!r}" for text in state.get("verdictsOff", [])]
     return problems
 
 

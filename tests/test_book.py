@@ -89,7 +89,7 @@ def test_chapter_installs_in_colab_and_reads_its_preset(source):
     first = code[0]
     assert '"google.colab" in sys.modules' in first.source and "pip" in first.source
     assert load_yaml("_config.yml")["repository"]["url"] in first.source, "install from the book's repository"
-    assert "hide-input" in first.metadata.get("tags", []), "the set-up cell is for Colab: its input is hidden in the book"
+    assert "remove-cell" in first.metadata.get("tags", []), "the set-up cell is for Colab: the book leaves it out"
     parameters = [cell for cell in code if "parameters" in cell.metadata.get("tags", [])]
     assert len(parameters) == 1 and 'os.environ.get("MOPE_PRESET", "cpu")' in parameters[0].source
 

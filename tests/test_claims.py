@@ -235,9 +235,14 @@ def test_budget_changes_name_the_claims_whose_verdict_moves_between_presets():
                 "cpu": claims.judge_all("cpu", ega_morlet(0.119))}
     text = claims.budget_changes(findings)
     changed = [line for line in text.splitlines() if line.startswith("* ")]
-    assert changed == ["* EGA-MORLET improves on BASE-DOT by 0.119 (Abstract, §6.2): **refuted: 7.8× smaller "
+    assert changed == ["* EGA-MORLET improves on BASE-DOT by 0.119 (§1, §6.2, §9): **refuted: 7.8× smaller "
                        "(direction confirmed)** under `cpu-short` (+0.015 ± 0.001 (n=3)), **confirmed: size matches** "
                        "under `cpu` (+0.118 ± 0.001 (n=3))"]
+    assert "(†)" not in text  # the same three seeds under both budgets
+    fewer = {"cpu-short": claims.judge_all("cpu-short", [r for r in ega_morlet(0.016) if r["seed"] < 2]),
+             "cpu": findings["cpu"]}
+    text = claims.budget_changes(fewer)
+    assert text.count("(†)") == 2 and text.count("the interval of fewer seeds is the wider one") == 1  # said once
     same = {"cpu-short": findings["cpu"], "cpu": findings["cpu"]}
     assert claims.budget_changes(same).endswith("none of these verdicts changes with the training budget.")
     assert claims.budget_changes({"cpu": findings["cpu"]}) == ""
@@ -253,7 +258,7 @@ def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_poi
                 "paper": claims.judge_all("paper", table(0.112, 0.098, [0]))}
     lines = claims.single_seed_contrasts(findings).splitlines()
     assert lines == [
-        "* EGA-MORLET improves on BASE-DOT by 0.119 (Abstract, §6.2): **refuted: 7.8× smaller (direction confirmed)** "
+        "* EGA-MORLET improves on BASE-DOT by 0.119 (§1, §6.2, §9): **refuted: 7.8× smaller (direction confirmed)** "
         "under `cpu` (+0.015 ± 0.001 (n=3)); one seed of `paper` gives +0.112 (n=1), within ±0.02 of the paper's +0.119",
         "* EGA-MORLET beats EGA-1 (best overall) (§6.2): **refuted: the other way round** under `cpu` "
         "(-0.079 ± 0.002 (n=3)); one seed of `paper` gives +0.014 (n=1), the other sign",

@@ -133,10 +133,50 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str], preset: str)
 
 def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
     """``render({preset: runs})`` once per preset, each in a tab of sphinx-design's tab-set (MyST
-    Markdown; the first preset's tab open): a table of several presets, read one preset at a time."""
+    Markdown; the first preset's tab open): a table of several presets, read one preset at a time. A
+    preset whose tables hold nothing but dashes gets no tab; a line under the tabs names it."""
+    from mope.book.tables import says_nothing
+
     if len(runs) <= 1:
         return render(runs)
+    rendered = {preset: render({preset: preset_runs}) for preset, preset_runs in runs.items()}
+    empty = [preset for preset, text in rendered.items() if says_nothing(text)]
+    shown = {preset: text for preset, text in rendered.items() if preset not in empty} or rendered
     blocks = ["::::{tab-set}"]
-    for preset, preset_runs in runs.items():
-        blocks += [f":::{{tab-item}} `{preset}`", render({preset: preset_runs}), ":::"]
-    return "\n".join(blocks + ["::::"])
+    for preset, text in shown.items():
+        blocks += [f":::{{tab-item}} `{preset}`", text, ":::"]
+    blocks.append("::::")
+    if len(shown) < len(rendered):
+        blocks.append("\n" + empty_presets_line(empty))
+    return "\n".join(blocks)
+
+
+def empty_presets_line(presets: Sequence[str]) -> str:
+    """The line that names the presets left without a tab, since nothing shown there was run."""
+    names = ", ".join(f"`{preset}`" for preset in presets)
+    return f"No tab for {names}: none of these runs is stored there."
+
+
+def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
+    """The verdicts of the claims whose evidence is in the sections ``shown_in``, one line per claim (its
+    verdict, then our estimate) in a tab per preset where some of them were judged (the others named under
+    the tabs): the words of :mod:`mope.evidence.claims`, as the introduction's claims table gives them with
+    the paper's number and what a control says."""
+    from mope.evidence import claims
+
+    judged = {preset: [(claim, verdict) for claim, verdict in preset_findings if claim.shown_in in shown_in]
+              for preset, preset_findings in findings.items()}
+    judged = {preset: found for preset, found in judged.items() if any(v.outcome != "not_run" for _, v in found)}
+    if not judged:
+        return "None of these claims has runs yet."
+    blocks = ["::::{tab-set}"]
+    for preset, found in judged.items():
+        blocks += [f":::{{tab-item}} `{preset}`",
+                   *(f"* {claim.words} ({claim.section}): {claims.verdict_markdown(verdict)}; ours "
+                     f"{claims.estimate_text(claim, verdict)}" + (f"; {verdict.caveat}" if verdict.caveat else "")
+                     for claim, verdict in found), ":::"]
+    blocks.append("::::")
+    empty = [preset for preset in findings if preset not in judged]
+    return ("\n".join(blocks) + ("\n\n" + empty_presets_line(empty) if empty else "")
+            + "\n\nThe verdicts' words: {ref}`intro-vocabulary`; each claim's row, with the paper's number: "
+            "{ref}`intro-claims`.")

@@ -2,7 +2,7 @@ r"""The figures of the reproduction chapters, drawn from stored runs (the figure
 :mod:`mope.book.plots`).
 
 This module owns how a results figure looks in the book: at most two panels side by side (more are
-stacked), 6.9 inches wide, the width of the text column at 100 dpi, so that text set at 9 pt is shown
+stacked), 6.5 inches wide, within the text column at 100 dpi, so that text set at 9 pt is shown
 at 9 pt; axis ranges chosen so that the differences the chapter discusses are visible (a model far off
 the others is named at the edge of the panel instead of setting the scale). It draws only what the
 runs stored; a preset without runs gets a panel that says so.
@@ -22,7 +22,7 @@ from mope.evidence.estimates import distance_to_paper, gap_curve, history
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND
 from mope.model.variants import TABLE_2
 
-COLUMN_WIDTH = 6.9  # inches: the book's text column at 100 dpi
+COLUMN_WIDTH = 6.5  # inches: within the book's text column at 100 dpi (660 px in a 1280 px window with its scroll bar)
 BOOK_STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": 9,
               "ytick.labelsize": 9, "legend.fontsize": 9, "figure.dpi": 100, "savefig.dpi": 100}
 # Presets and sweep candidates are not models: shades of grey and a sequential map, never a model's colour.
@@ -54,7 +54,11 @@ def colour(variant: str) -> str:
     return palette.colour(variant)
 
 
+LEGEND_MARKER_SCALE = 2.5  # scatter dots are small in the panel; in the legend they must be seen
+
+
 def legend_below(fig, axes) -> None:
+    """One legend for ``axes``, below the figure (never over data), each label once, markers enlarged."""
     handles, labels = {}, []
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
@@ -64,7 +68,7 @@ def legend_below(fig, axes) -> None:
     if labels:
         columns = 4 if max(map(len, labels)) <= 18 else 2
         fig.legend([handles[label] for label in labels], labels, loc="outside lower center",
-                   ncol=min(len(labels), columns), frameon=False)
+                   ncol=min(len(labels), columns), frameon=False, markerscale=LEGEND_MARKER_SCALE)
 
 
 def plain_log_ticks(ax, candidates=(0.2, 0.3, 0.5, 1, 1.5, 2, 3, 4, 5, 7, 10, 20, 50)) -> None:
@@ -107,10 +111,11 @@ def far_off(finals: Mapping[str, float], ratio: float = FAR_OFF) -> set[str]:
 
 def plot_gap_to_baseline(runs: Mapping[str, list[dict]], variants: Sequence[str], baseline: str = "BASE-DOT",
                          paper_delta: Mapping[str, float] | None = None):
-    """Each model's Δ = L(baseline) − L(model) at every evaluation (mean over seeds, band ± 1 sd), one
-    panel per preset; the paper's final Δ as a mark at the right edge. The vertical axis is fitted to the
-    last three quarters of training, where the gaps the chapter reads settle (early transients may leave
-    it), and a curve far off the others is named in the title instead (:func:`far_off`)."""
+    """Each model's Δ = L(baseline) − L(model) at every evaluation of the last three quarters of training,
+    where the gaps the chapter reads settle (mean over seeds, band ± 1 sd), one panel per preset; the
+    paper's final Δ as a mark at the right edge. The vertical axis holds every curve drawn (the early
+    transients are left out, not cut off at the axis), and a curve far off the others is named in the
+    title instead (:func:`far_off`)."""
     with book_style():
         fig, axes = panels(len(runs))
         for ax, (preset, preset_runs) in zip(axes, runs.items()):
@@ -127,13 +132,12 @@ def plot_gap_to_baseline(runs: Mapping[str, list[dict]], variants: Sequence[str]
             for name, curve in curves.items():
                 if name in hidden:
                     continue
-                steps = np.array(sorted(curve))
+                steps = np.array([s for s in sorted(curve) if s >= last / 4])
                 mean = np.array([np.mean(curve[s]) for s in steps])
                 sd = np.array([np.std(curve[s], ddof=1) if len(curve[s]) > 1 else 0.0 for s in steps])
                 ax.plot(steps, mean, marker="o", ms=3, color=colour(name), label=name)
                 ax.fill_between(steps, mean - sd, mean + sd, color=colour(name), alpha=0.2, lw=0)
-                late = steps >= last / 4
-                shown += [*(mean - sd)[late], *(mean + sd)[late]]
+                shown += [*(mean - sd), *(mean + sd)]
                 if paper_delta and name in paper_delta:
                     ax.plot([last * 1.04], [paper_delta[name]], marker="<", color=colour(name), ms=6, clip_on=False,
                             ls="none")
@@ -147,7 +151,7 @@ def plot_gap_to_baseline(runs: Mapping[str, list[dict]], variants: Sequence[str]
             title = f"preset {preset!r} (n = {n} seed{'s' if seeds[-1] > 1 else ''})"
             if hidden:
                 title += "\noff scale: " + ", ".join(f"{v} ({finals[v]:+.2f} at the end)" for v in hidden)
-            ax.set(title=title, xlabel="step", xlim=(0, last * 1.08))
+            ax.set(title=title, xlabel="step", xlim=(last / 4 - last * 0.03, last * 1.08))
             ax.grid(alpha=0.3)
         label_y(axes, f"L({baseline}) − L(model), nats")
         legend_below(fig, axes)
@@ -282,6 +286,9 @@ def plot_uncertainty_plane(runs: list[dict], variant: str, reference: Mapping[st
     return fig
 
 
+BOUNDARY_MARKERS = ("o", "s", "D", "^")
+
+
 def plot_boundary(runs: list[dict], variants: Sequence[str], free_reference: tuple[str, float] | None = None):
     """Left: every learned pair on log–log axes against ω = 5/σ. Right: ωσ of every pair against its index.
     ``free_reference`` (variant, level): the ωσ weight decay alone leaves a variant without the bound at,
@@ -289,11 +296,16 @@ def plot_boundary(runs: list[dict], variants: Sequence[str], free_reference: tup
     with book_style():
         fig, (loglog, product_axis) = panels(2, height=3.2)
         sigmas = []
-        for name in variants:
+        # hollow markers of a shape per variant, of decreasing size, the first variant drawn last (on top):
+        # pairs of several variants at the same place stay visible as nested rings
+        for index, name in reversed(list(enumerate(variants))):
             found = learned_parameters.morlet_runs(runs, name)
+            marker, size = BOUNDARY_MARKERS[index % len(BOUNDARY_MARKERS)], 14 + 10 * (len(variants) - 1 - index)
             for k, arrays in enumerate(found.values()):
                 label = f"{name} (n={len(found)})" if k == 0 else None
-                loglog.scatter(arrays["sigma"], arrays["omega"], s=6, alpha=0.5, color=colour(name), label=label)
+                loglog.scatter(arrays["sigma"], arrays["omega"], s=size, marker=marker, facecolors="none",
+                               edgecolors=colour(name), linewidths=0.8, alpha=0.8, label=label,
+                               zorder=3 + len(variants) - index)
                 product_axis.plot(arrays["omega"] * arrays["sigma"], lw=0.8, alpha=0.7, color=colour(name))
                 sigmas.append(arrays["sigma"])
         if not sigmas:
@@ -400,8 +412,7 @@ def plot_context_gaps(short: list[dict], long: list[dict], contexts: tuple[int, 
             ax.set_xticks(ticks, [str(c) for c in ticks])
             ax.set_title(f"L({pairs[0][0]}) − L({pairs[0][1]})" if len(pairs) == 1 else f"gaps to {pairs[0][1]}")
             ax.set_xlabel("context T (tokens)")
-            if ax.get_legend_handles_labels()[1]:
-                ax.legend(loc="best", frameon=False)
         label_y(axes, "gap (nats)")
+        legend_below(fig, axes)
     plt.close(fig)
     return fig

@@ -32,6 +32,48 @@ def _axes(n: int, axes=None, size: tuple[float, float] = (4.2, 4.0)):
     return fig, list(ax[0])
 
 
+#: Where a position's label may go, in points from its dot, nearest first: above right, above, below
+#: right, below, above left, below left.
+LABEL_OFFSETS = ((4, 4), (-12, 7), (4, -12), (-12, -15), (-26, 4), (-26, -12))
+#: A label's box grown by these factors (width, height) must not meet another's: no two labels touch,
+#: whatever the figure's final layout moves.
+MARGIN = (1.5, 1.6)
+
+
+def _label_positions(ax, z, positions) -> None:
+    """Label the dots of ``positions`` "b=…", each at the offset of :data:`LABEL_OFFSETS` that keeps it
+    inside the figure and clear of the labels placed before it (the first such; else the one that
+    overlaps them least): consecutive positions can lie close together."""
+    from matplotlib.transforms import Bbox
+
+    ax.figure.draw_without_rendering()  # lay the figure out first: where a label lands depends on it
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.figure.bbox
+    placed = []
+
+    def cost(box):
+        """(outside the figure, area shared with the labels placed), for a label's box with its margin."""
+        text = box.expanded(1 / MARGIN[0], 1 / MARGIN[1])
+        inside = frame.x0 <= text.x0 and text.x1 <= frame.x1 and frame.y0 <= text.y0 and text.y1 <= frame.y1
+        shared = (Bbox.intersection(box, other) for other in placed)
+        return (not inside, sum(both.width * both.height for both in shared if both is not None))
+
+    for b in positions:
+        best = None
+        for offset in LABEL_OFFSETS:
+            label = ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=offset, fontsize=8)
+            label.set_in_layout(False)  # placing a label must not move the panels (and the labels placed)
+            box = label.get_window_extent(renderer).expanded(*MARGIN)
+            label.remove()
+            if best is None or cost(box) < best[0]:
+                best = (cost(box), offset, box)
+            if best[0] == (False, 0.0):
+                break
+        label = ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=best[1], fontsize=8)
+        label.set_in_layout(False)
+        placed.append(best[2])
+
+
 def plot_spirals(pairs: Sequence[Pair], length: int = 257, axes=None, title: str | None = None):
     r"""Figure 1: $z(b)$ for the positions $b = 0, 1, \dots$ up to ``length`` − 1 (solid spiral, dots at integer b) and the unit circle."""
     fig, axes = _axes(len(pairs), axes)
@@ -42,8 +84,6 @@ def plot_spirals(pairs: Sequence[Pair], length: int = 257, axes=None, title: str
         ax.plot(z.real, z.imag, "-", color=palette.colour("MoPE"), lw=1.2, label="MoPE")
         visible = np.abs(z) > 1e-3
         ax.scatter(z.real[visible], z.imag[visible], s=10, color=palette.colour("MoPE"), zorder=3)
-        for b in (0, 1, 2):
-            ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=(4, 4), fontsize=8)
         ax.set_aspect("equal")
         ax.set_xlim(-1.15, 1.15)
         ax.set_ylim(-1.15, 1.15)
@@ -57,6 +97,8 @@ def plot_spirals(pairs: Sequence[Pair], length: int = 257, axes=None, title: str
     axes[0].legend(loc="lower left", fontsize=8)
     if title:
         fig.suptitle(title)
+    for ax, (_, omega, sigma) in zip(axes, pairs):  # once the panels are laid out: labels must not collide
+        _label_positions(ax, complex_positions(omega, sigma, np.arange(2)), (0, 1))  # where it starts, which way it turns
     return fig
 
 

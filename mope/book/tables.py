@@ -13,7 +13,10 @@ MyST (``mystnb: render_markdown_format: myst``), so that links and line breaks i
 """
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping, Sequence
+from statistics import NormalDist
 
 import numpy as np
 
@@ -32,17 +35,57 @@ TABLE_2_CLAIMS = {"PE-ROPE": "rope-matches-base", "PE-MORLET": "mope-below-base"
 TABLE_4_CLAIMS = {"EGA-1 only": "ega-gain", "MoPE only": "mope-below-base", "EGA-MORLET (actual)": "ega-mope-gain",
                   "Interaction benefit excess": "interaction"}
 CONTEXTS = ("1x", "2x", "4x")
-DASH_NOTE = "A dash: not run in that preset, or not reported by the paper."
 
 
 # --- Markdown -----------------------------------------------------------------------------------------
 
+#: Cells that hold nothing: a column of only these is left out of a table.
+EMPTY_CELLS = {DASH, "", "not run"}
+
+
+def informative(header: Sequence[str], rows: Sequence[Sequence[str]]) -> tuple[list[str], list[list[str]], str]:
+    """``header`` and ``rows`` without the columns (the first, which names the rows, always kept) that say
+    nothing: every cell empty (:data:`EMPTY_CELLS`), or, over two rows or more, every cell the same; and
+    a sentence that says what was left out ("" when nothing was)."""
+    rows = [[str(cell) for cell in row] for row in rows]
+    keep, empty, constant = [0], [], []
+    for index in range(1, len(header)):
+        cells = {row[index] for row in rows if index < len(row)}
+        if rows and cells <= EMPTY_CELLS:
+            empty.append(header[index])
+        elif len(rows) > 1 and len(cells) == 1:
+            constant.append(f"{header[index]}: {cells.pop()}")
+        else:
+            keep.append(index)
+    said = []
+    if empty:
+        said.append(f"Left out, as nothing is there (not run, or not reported by the paper): {', '.join(empty)}.")
+    if constant:
+        said.append(f"In every row: {'; '.join(constant)}.")
+    return [header[i] for i in keep], [[row[i] for i in keep if i < len(row)] for row in rows], " ".join(said)
+
+
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], note: str = "") -> str:
-    """A MyST table; ``note`` (e.g. what a dash means) goes under it."""
+    """A MyST table of the columns that say something (:func:`informative`, which names the others under
+    the table); ``note`` goes under it too."""
+    header, rows, left_out = informative(header, rows)
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell).replace("|", "\\|").replace("\n", "<br>") for cell in row) + " |"
+    lines += ["| " + " | ".join(cell.replace("|", "\\|").replace("\n", "<br>") for cell in row) + " |"
               for row in rows]
-    return "\n".join(lines) + (f"\n\n{note}" if note else "")
+    notes = " ".join(part for part in (left_out, note) if part)
+    return "\n".join(lines) + (f"\n\n{notes}" if notes else "")
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def says_nothing(markdown: str) -> bool:
+    """Whether every table of ``markdown`` (and there is one) has nothing but empty cells beyond its first
+    column: a tab that holds only dashes."""
+    tables = re.findall(r"(?m)^\|.*\|\n\|(?:\s*:?-+:?\s*\|)+\n((?:\|.*\|\n?)*)", markdown)
+    return bool(tables) and all(cell in EMPTY_CELLS for body in tables for line in body.splitlines() if line
+                                for cell in _cells(line)[1:])
 
 
 def number(value: float | None, decimals: int = 3, signed: bool = False) -> str:
@@ -106,7 +149,7 @@ def table_2(runs: Runs) -> str:
                 row.append("<br>".join(lines))
         rows.append(row)
     header = ["model", "encoding (paper)", "paper val", "paper Δ", *preset_header(runs)]
-    note = (DASH_NOTE + " A verdict is that of the paper's claim about the model (the claims table of the "
+    note = ("A verdict is that of the paper's claim about the model (the claims table of the "
             "introduction): PE-ROPE nearly matches BASE-DOT, PE-MORLET is worse, EGA-1 and EGA-MORLET improve on it "
             "by the paper's Δ. The paper makes no claim of PE-SINCOS's Δ alone.")
     return markdown_table(header, rows, note)
@@ -137,14 +180,19 @@ def plateau_table(runs: Runs, plateaus: Mapping[str, float], variants: Sequence[
             return "unigram plateau"
         return "between unigram and bigram" if value >= plateaus["bigram"] else "below bigram"
 
+    losses = {(name, preset): loss(preset_runs, name, "val_loss_full") for name in variants
+              for preset, preset_runs in runs.items()}
+    stages = {stage(whole.mean) for whole in losses.values() if whole.n}
+    one_stage = len(stages) == 1  # then said once, under the table, not in every cell
     rows = []
     for name in variants:
         row = [name]
-        for preset_runs in runs.values():
-            whole = loss(preset_runs, name, "val_loss_full")
-            row.append(f"{whole.format()}<br>{stage(whole.mean)}" if whole.n else DASH)
+        for preset in runs:
+            whole = losses[(name, preset)]
+            row.append(DASH if not whole.n else whole.format() if one_stage else f"{whole.format()}<br>{stage(whole.mean)}")
         rows.append(row)
-    return markdown_table(["model", *preset_header(runs)], rows, DASH_NOTE)
+    note = f"Every model shown is {stages.pop()}." if one_stage else ""
+    return markdown_table(["model", *preset_header(runs)], rows, note)
 
 
 def gap_trend_table(runs: Runs, variants: Sequence[str], baseline: str = "BASE-DOT") -> str:
@@ -163,7 +211,7 @@ def gap_trend_table(runs: Runs, variants: Sequence[str], baseline: str = "BASE-D
             row.append(f"{np.mean(curve[middle]):+.3f} → {np.mean(curve[steps[-1]]):+.3f}<br>"
                        f"(steps {middle:,} → {steps[-1]:,}, n={len(curve[steps[-1]])})")
         rows.append(row)
-    return markdown_table(["model", *preset_header(runs)], rows, DASH_NOTE)
+    return markdown_table(["model", *preset_header(runs)], rows)
 
 
 def comparison_table(runs: Runs, questions: Mapping[tuple[str, str], str], key: str = "val_loss") -> str:
@@ -176,7 +224,7 @@ def comparison_table(runs: Runs, questions: Mapping[tuple[str, str], str], key: 
             delta = paired(preset_runs, baseline, variant, key)
             row.append(outcome(delta, f"{variant} better", f"{baseline} better"))
         rows.append(row)
-    return markdown_table(["question", "Δ = L(second) − L(first)", *preset_header(runs)], rows, DASH_NOTE)
+    return markdown_table(["question", "Δ = L(second) − L(first)", *preset_header(runs)], rows)
 
 
 # --- what MoPE learns ---------------------------------------------------------------------------------
@@ -210,7 +258,7 @@ def table_4(runs: Runs, key: str = "val_loss") -> str:
                 lines.append(verdict_markdown(verdicts[preset][TABLE_4_CLAIMS[component]]))
             row.append("<br>".join(lines))
         rows.append(row)
-    return markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows, DASH_NOTE)
+    return markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows)
 
 
 def boundary_table(runs: Runs, cfgs: Mapping[str, object], variants: Sequence[str] = learned_parameters.MORLET_VARIANTS) -> str:
@@ -237,7 +285,7 @@ def boundary_table(runs: Runs, cfgs: Mapping[str, object], variants: Sequence[st
             ])
     header = ["preset", "variant", "seeds", "pairs on ωσ = 5 (per seed)", "ωσ used: median [min, max]",
               "stored ωσ after decay alone", "pairs the data pushed below it (per seed)"]
-    return markdown_table(header, rows, "A dash: not run in that preset.")
+    return markdown_table(header, rows)
 
 
 def quartile_rows(omega: np.ndarray, sigma: np.ndarray, groups: int = 4) -> list[list[str]]:
@@ -245,7 +293,7 @@ def quartile_rows(omega: np.ndarray, sigma: np.ndarray, groups: int = 4) -> list
     rows = []
     for block in np.array_split(np.arange(len(omega)), groups):
         o, s = omega[block], sigma[block]
-        period, radius = 2 * np.pi / o, 2 * s
+        period, radius = 2 * np.pi / o, RADIUS_95 * s
         rows.append([f"{block[0]}–{block[-1]}", f"{o.min():.3f}–{o.max():.3f}", f"{s.min():.2f}–{s.max():.2f}",
                      f"{period.min():.1f}–{period.max():.1f}", f"±{radius.min():.1f}–{radius.max():.1f}"])
     return rows
@@ -265,18 +313,28 @@ def distance_to_table_3(omega: np.ndarray, sigma: np.ndarray) -> tuple[float, fl
     return float(d_omega), float(d_sigma)
 
 
-TABLE_3_HEADER = ["pairs", "ω range", "σ range", "period 2π/ω (tokens)", "95%-radius 2σ (tokens)"]
+#: The 95 % radius of the lag envelope e^(−τ²/4σ²), in units of σ: a Gaussian of standard deviation √2·σ,
+#: so 1.96·√2 ≈ 2.77 (chapter 1, "the envelope's width"), where the paper's Table 3 writes 2σ.
+RADIUS_95 = NormalDist().inv_cdf(0.975) * math.sqrt(2)
+TABLE_3_HEADER = ["pairs", "ω range", "σ range", "period 2π/ω (tokens)", f"95% radius {RADIUS_95:.2f}σ (tokens)"]
+TABLE_3_RADIUS_NOTE = (f"The paper's last column is 2σ; the 95 % interval of its envelope e^(−τ²/4σ²) is "
+                       f"±1.96·√2·σ ≈ ±{RADIUS_95:.2f}σ ({{ref}}`math-envelope-width`), which every row here uses, "
+                       "the paper's rows computed from their own σ.")
 
 
 def table_3(sources: Mapping[str, tuple[np.ndarray, np.ndarray] | None]) -> str:
-    """Table 3 of the paper, then the same quartiles of each ``sources`` entry {title: (omega, sigma)}."""
+    """Table 3 of the paper, then the same quartiles of each ``sources`` entry {title: (omega, sigma)}; a
+    source that is None (not run) is named, with no row."""
     rows = [["**paper** (EGA-MORLET, 128 pairs)", "", "", "", ""]]
     rows += [[dims, f"{o[0]:.3f}–{o[1]:.3f}", f"{s[0]:.2f}–{s[1]:.2f}", f"{p[0]:.1f}–{p[1]:.1f}",
-              f"±{r[0]:.1f}–{r[1]:.1f}"] for dims, o, s, p, r in paper.TABLE_3]
+              f"±{RADIUS_95 * s[0]:.1f}–{RADIUS_95 * s[1]:.1f}"] for dims, o, s, p, _ in paper.TABLE_3]
+    missing = [title for title, arrays in sources.items() if arrays is None]
     for title, arrays in sources.items():
-        rows.append([f"**{title}**", "", "", "", ""])
-        rows += quartile_rows(*arrays) if arrays is not None else [[DASH, DASH, DASH, DASH, DASH]]
-    return markdown_table(TABLE_3_HEADER, rows, "A dash: not run in that preset.")
+        if arrays is not None:
+            rows.append([f"**{title}**", "", "", "", ""])
+            rows += quartile_rows(*arrays)
+    note = TABLE_3_RADIUS_NOTE + (f" Not run: {'; '.join(missing)}." if missing else "")
+    return markdown_table(TABLE_3_HEADER, rows, note)
 
 
 def prediction_table(runs: list[dict], variant: str, reference: Mapping[str, np.ndarray],
@@ -318,9 +376,9 @@ def causal_gate_table(runs: Runs, gates: Sequence[tuple[str, str, str]] = (
                 share_cell += "<br>" + verdict_markdown(verdict)
             rows.append([gate, f"`{preset}`", base, published.format(signed=True), same_weights.format(signed=True),
                          retrained.format(signed=True), share_cell])
-    header = ["gate", "preset", "gain over", "published gate", "same weights, causal statistics",
+    header = ["gate", "preset", "whole-validation gain over", "published gate", "same weights, causal statistics",
               "causal gate, retrained", "share that survives"]
-    return markdown_table(header, rows, "A dash: not run in that preset.")
+    return markdown_table(header, rows)
 
 
 def extrapolation_table(runs: Runs, variants: Sequence[str]) -> str:
@@ -395,7 +453,7 @@ def sweep_table(sweep: Mapping, chosen, decided_at: int) -> str:
                      "**chosen**" if candidate == chosen else ""])
     return markdown_table(["tokens of a step", "peak lr", f"validation at step {decided_at:,} (random batches)",
                            "whole validation at the end", "`cpu`"], rows,
-                          "A dash: the candidate's run is not stored (or is stale).")
+                          "A candidate without numbers: its run is not stored (or is stale).")
 
 
 # --- the variants page --------------------------------------------------------------------------------

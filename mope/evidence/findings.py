@@ -55,7 +55,7 @@ def causal_gate(findings: Mapping[str, Findings]) -> str | None:
             else f"it keeps {share} of that gain ({_n(survives)})")
     lead = {"refuted": "**EGA's gain needs the future.**",
             "confirmed": "**EGA's gain survives a causal gate.**"}.get(survives.outcome, "**Whether EGA's gain needs the future is open.**")
-    return (f"{lead} EGA-1 improves on BASE-DOT by {gain.estimate.mean:+.3f} on `{MAIN}`, but its gate reads "
+    return (f"{lead} EGA-1 improves on BASE-DOT by {gain.estimate.mean:+.3f} on `{MAIN}` (random-batch Val), but its gate reads "
             f"statistics of the whole window, future tokens included; retrained with a gate that cannot see the "
             f"future {kept}: the paper's salience explanation is "
             f"*{survives.text}* ({{ref}}`stress-causal-gate`).")
@@ -96,7 +96,7 @@ def learned_parameters(findings: Mapping[str, Findings]) -> str | None:
     if every is not None and every.estimate.n:
         share = "every pair" if every.outcome == "confirmed" else f"{_percent(every.estimate.mean)} of the pairs"
         pairs = (f"; with weight decay switched off, the data push {share} onto the bound ωσ = 5, where the paper "
-                 f"says every pair (*{every.text}*)")
+                 f"says every pair lies (*{every.text}*)")
     return (f"{lead} Of σ's way from its initial value, the data account for {_percent(sigma.estimate.mean)} and weight "
             f"decay with no data at all for the rest ({_n(sigma)}; *{sigma.text}*){pairs} "
             "({ref}`learned-table-3`, {ref}`learned-boundary`).")

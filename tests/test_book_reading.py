@@ -1,0 +1,476 @@
+"""What a reader of the whole book trips over (issue 30): each error a reader found, the clutter, the
+phone, the citation, the downloads and the measured times. The sources are always checked; the built
+pages (``_build/html``) where the book has been built."""
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import jupytext
+import numpy as np
+import pytest
+import yaml
+
+from mope.book import downloads, run_times, tables
+from mope.evidence import claims
+from synthetic_runs import run
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILT = ROOT / "_build" / "html"
+CHAPTERS = sorted((ROOT / "notebooks").glob("0[1-6]_*.md"))
+READING = [ROOT / "book" / "intro.md", *CHAPTERS]
+needs_build = pytest.mark.skipif(not (BUILT / "book" / "intro.html").is_file(), reason="the book is not built")
+needs_chromium = pytest.mark.skipif(
+    not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")), reason="no Chromium")
+
+
+def front_matter(page: Path) -> dict:
+    return yaml.safe_load(page.read_text().split("---\n")[1])
+
+
+def code_cells(page: Path) -> list:
+    return [cell for cell in jupytext.read(page).cells if cell.cell_type == "code"]
+
+
+def text_of(html: str) -> str:
+    """The text of a page (scripts and styles left out), entities decoded."""
+    class Text(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.parts, self.skip = [], 0
+
+        def handle_starttag(self, tag, attrs):
+            self.skip += tag in ("script", "style")
+
+        def handle_endtag(self, tag):
+            self.skip -= tag in ("script", "style") and self.skip > 0
+
+        def handle_data(self, data):
+            if not self.skip:
+                self.parts.append(data)
+
+    parser = Text()
+    parser.feed(html)
+    return " ".join(" ".join(parser.parts).split())
+
+
+def built(name: str) -> str:
+    return (BUILT / name).read_text(encoding="utf-8")
+
+
+# --- errors a reader found ------------------------------------------------------------------------------
+
+def test_every_page_that_displays_markdown_renders_it_as_myst():
+    """The explorer showed a raw {ref} role: its outputs were read as CommonMark, where roles are text."""
+    for page in [*READING, *(ROOT / "book").glob("*.md")]:
+        if any("Markdown(" in cell.source for cell in code_cells(page)) if "kernelspec" in page.read_text()[:2000] else False:
+            assert front_matter(page).get("mystnb", {}).get("render_markdown_format") == "myst", page.name
+
+
+@needs_build
+def test_no_page_shows_a_raw_role():
+    for page in BUILT.rglob("*.html"):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        assert not re.search(r"\{(ref|doc|numref|cite|eval|download)\}`", text_of(page.read_text(encoding="utf-8"))), page
+
+
+def test_the_0119_claim_cites_where_the_paper_states_it():
+    """+0.119 is in §1 (contributions), §6.2 and §9 of the paper; its abstract has no number."""
+    assert claims.get_claim("ega-mope-gain").section == "§1, §6.2, §9"
+    assert not any("Abstract" in claim.section for claim in claims.CLAIMS)
+
+
+def test_the_nope_claim_is_said_to_be_ours_and_why_it_is_tested():
+    text = (ROOT / "notebooks" / "06_stress_tests.md").read_text()
+    section = text[text.index("(stress-mope-vs-nope)="):text.index("(stress-extrapolation)=")]
+    assert "This claim is ours, not the paper's" in section and "We test it because" in section
+    assert claims.get_claim("mope-beats-nope").quote.startswith("(implicit")
+
+
+def test_table_3_gives_the_95_percent_radius_chapter_1_derives():
+    """Chapter 1: the lag envelope is a Gaussian of sd √2σ, so its 95 % radius is 1.96·√2·σ ≈ 2.77σ, not 2σ."""
+    assert tables.RADIUS_95 == pytest.approx(2.772, abs=1e-3)
+    assert "2.77σ" in tables.TABLE_3_HEADER[-1] and "2σ" not in tables.TABLE_3_HEADER[-1]
+    (row,) = tables.quartile_rows(np.array([1.0]), np.array([2.0]), groups=1)
+    assert row[-1] == "±5.5–5.5"
+    shown = tables.table_3({"ours": (np.full(8, 2.5), np.full(8, 2.0)), "not run here": None})
+    assert "±9.4–12.5" in shown  # the paper's first quartile, σ 3.40–4.50, at 2.77σ
+    assert "The paper's last column is 2σ" in shown and "Not run: not run here." in shown
+    assert "**not run here**" not in shown and "—" not in shown
+
+
+def bibliography() -> dict[str, dict]:
+    from pybtex.database import parse_file
+
+    return parse_file(str(ROOT / "book" / "references.bib")).entries
+
+
+def test_no_two_references_render_alike_and_the_zeris_letters_follow_the_paper():
+    entries = bibliography()
+    labels = [(entry.persons["author"][0].last_names[0], entry.fields["year"]) for entry in entries.values()]
+    assert len(labels) == len(set(labels)), sorted(labels)
+    years = {key: entry.fields["year"] for key, entry in entries.items() if key.startswith("zeris")}
+    # the paper's reference list: [1] Zeris 2026a, arXiv 2605.21842; [2] Zeris 2026b, arXiv 2605.26355
+    assert entries["zeris2026ega"].fields["eprint"] == "2605.21842" and years["zeris2026ega"] == "2026a"
+    assert entries["zeris2026complementary"].fields["eprint"] == "2605.26355"
+    assert years["zeris2026complementary"] == "2026b"
+    assert {years["zeris2026mope"], years["zeris2026code"]} == {"2026c", "2026d"}
+
+
+def test_every_reference_is_cited():
+    sources = "\n".join(page.read_text() for page in [*(ROOT / "book").glob("*.md"), *CHAPTERS])
+    cited = {key for group in re.findall(r"\{cite(?::[tp])?\}`([^`]+)`", sources) for key in group.split(",")}
+    assert set(bibliography()) <= cited, set(bibliography()) - cited
+
+
+def test_the_ngram_levels_are_said_to_be_counted_on_train_and_scored_on_validation():
+    text = (ROOT / "notebooks" / "04_reproduction.md").read_text()
+    assert "nats/char (validation \"" not in text
+    assert "counted on the \"\n                 \"training split, scored on the validation split" in text
+
+
+def test_figure_5_3_caption_names_its_preset():
+    text = (ROOT / "notebooks" / "05_learned_parameters.md").read_text()
+    caption = text[text.index(":name: fig-learned-boundary"):].split("```")[0]
+    assert "preset named in the text" not in caption and "{eval}`BOUNDARY_NAME`" in caption
+
+
+# --- clutter --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.name)
+def test_no_chapter_opens_with_cells_that_show_nothing(chapter):
+    """The Colab set-up and the parameters cell print nothing: left out of the page (they still run)."""
+    setup, parameters = code_cells(chapter)[:2]
+    assert "google.colab" in setup.source and "remove-cell" in setup.metadata["tags"]
+    assert "parameters" in parameters.metadata["tags"] and "remove-cell" in parameters.metadata["tags"]
+
+
+def empty_toggles(html: str) -> list[str]:
+    """The cells of a built page before its first section that show nothing but a "Show code cell source"
+    toggle: input hidden (hide-input), no output."""
+    opening = html.split('<article class="bd-article"', 1)[-1].split("<h2", 1)[0]
+    cells = opening.split('<div class="cell ')[1:]  # each cell up to the next (cell_input, cell_output inside)
+    return [cell[:60] for cell in cells if "tag_hide-input" in cell.split(">", 1)[0] and "cell_output" not in cell]
+
+
+@needs_build
+def test_no_chapter_opens_with_an_empty_code_toggle():
+    for page in [BUILT / "book" / "intro.html", *(BUILT / "notebooks").glob("0*.html")]:
+        assert not empty_toggles(page.read_text(encoding="utf-8")), page.name
+
+
+class Tables(HTMLParser):
+    """Every <table> of a page as (its tab's label or None, header, rows of cell texts)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tables, self.tab, self.in_label, self.current, self.cell = [], None, False, None, None
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "label" and "sd-tab-label" in classes:
+            self.in_label, self.tab = True, ""
+        elif tag == "table":
+            self.current = {"tab": self.tab, "rows": []}
+        elif tag == "tr" and self.current is not None:
+            self.current["rows"].append([])
+        elif tag in ("td", "th") and self.current is not None:
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "label":
+            self.in_label = False
+        elif tag in ("td", "th") and self.cell is not None and self.current is not None:
+            self.current["rows"][-1].append(" ".join(self.cell.split()))
+            self.cell = None
+        elif tag == "table" and self.current is not None:
+            self.tables.append(self.current)
+            self.current = None
+
+    def handle_data(self, data):
+        if self.in_label:
+            self.tab += data.strip()
+        if self.cell is not None:
+            self.cell += data
+
+
+def uninformative_columns(rows: list[list[str]]) -> list[str]:
+    """The header of every column (beyond the first, which names the rows) whose body cells are all dashes,
+    or all one word, in a table of at least two body rows."""
+    header, body = rows[0], [row for row in rows[1:] if len(row) == len(rows[0])]
+    if len(body) < 2:
+        return []
+    found = []
+    for index, name in enumerate(header[1:], start=1):
+        cells = {row[index] for row in body}
+        if cells <= {"—", "-", ""} or (len(cells) == 1 and re.fullmatch(r"[A-Za-z ]+", next(iter(cells)))):
+            found.append(f"{name!r}: {sorted(cells)}")
+    return found
+
+
+def test_the_finder_of_uninformative_columns():
+    assert uninformative_columns([["model", "cpu", "paper"], ["A", "1.2", "—"], ["B", "1.3", "—"]]) == ["'paper': ['—']"]
+    assert uninformative_columns([["model", "stage"], ["A", "below bigram"], ["B", "below bigram"]]) == [
+        "'stage': ['below bigram']"]
+    assert uninformative_columns([["model", "cpu"], ["A", "1.2"], ["B", "—"]]) == []
+
+
+@needs_build
+def test_no_built_table_has_a_column_of_dashes_or_of_one_word():
+    found = []
+    for page in [BUILT / "book" / "intro.html", *(BUILT / "notebooks").glob("0*.html"), *(BUILT / "book").glob("*.html")]:
+        parser = Tables()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for table in parser.tables:
+            if table["rows"]:
+                found += [f"{page.name} (tab {table['tab']}): {column}" for column in uninformative_columns(table["rows"])]
+    assert not found, "\n".join(found)
+
+
+@needs_build
+def test_the_dash_note_is_said_once():
+    pages = [BUILT / "book" / "intro.html", *(BUILT / "notebooks").glob("0*.html"), *(BUILT / "book").glob("*.html")]
+    count = sum(text_of(page.read_text(encoding="utf-8")).count("A dash") for page in pages)
+    assert count <= 1, count
+
+
+# --- the phone and the length -----------------------------------------------------------------------------
+
+def load_checker():
+    spec = importlib.util.spec_from_file_location("check_book_html", ROOT / "scripts" / "check_book_html.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CLAIMS_PAGE = """<html><head><title>Claims</title><meta name="viewport" content="width=device-width">{styles}</head>
+<body><main><article class="bd-article" style="max-width: 100%">
+<div class="pst-scrollable-table-container" style="overflow-x: auto"><table>
+<thead><tr><th>claim</th><th>paper</th><th>ours</th><th>verdict</th></tr></thead>
+<tbody><tr><td style="min-width: 260px">PE-MORLET beats PE-SINCOS by 0.080, a claim of some length</td>
+<td style="min-width: 60px">0.080</td><td style="min-width: 120px">+0.054 ± 0.020 (n = 3)</td>
+<td>refuted: smaller</td></tr></tbody></table></div>
+</article></main></body></html>"""
+
+
+@needs_chromium
+def test_at_400_px_every_verdict_is_on_the_screen(tmp_path, capsys):
+    """A claims table wider than a phone: without the book's stylesheet and script its verdicts lie
+    behind a sideways scroll (the check fails); with them it is stacked and every verdict is on the screen."""
+    checker = load_checker()
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "index.html").write_text(CLAIMS_PAGE.format(styles=""))
+    assert checker.main([str(bare)]) == 1
+    assert "verdict off the screen at 400 px: 'refuted: smaller" in capsys.readouterr().out
+    styled = tmp_path / "styled"
+    (styled / "_static").mkdir(parents=True)
+    for name in ("book.css", "book.js"):
+        shutil.copy(ROOT / "_static" / name, styled / "_static" / name)
+    (styled / "index.html").write_text(CLAIMS_PAGE.format(
+        styles='<link rel="stylesheet" href="_static/book.css"><script src="_static/book.js"></script>'))
+    assert checker.main([str(styled)]) == 0, capsys.readouterr().out
+
+
+@needs_chromium
+def test_the_height_is_measured_after_the_page_has_settled(tmp_path, capsys):
+    """A figure drawn by a script after the load event (as Bokeh draws) counts in the page's height."""
+    checker = load_checker()
+    site = tmp_path / "late"
+    site.mkdir()
+    (site / "index.html").write_text(
+        '<html><head><title>Late</title></head><body><main><article class="bd-article"><p>text</p>'
+        '<div id="late"></div></article></main><script>window.addEventListener("load", () => setTimeout('
+        '() => { document.getElementById("late").style.height = "5000px"; }, 1000));</script></body></html>')
+    assert checker.main([str(site)]) == 0
+    assert re.search(r"^height index\.html +5,\d{3} px$", capsys.readouterr().out, flags=re.M)
+
+
+# --- the citation, the downloads, the times ---------------------------------------------------------------
+
+def test_the_introduction_ends_with_the_citation_block():
+    text = (ROOT / "book" / "intro.md").read_text()
+    last = text[text.rindex("\n## "):]
+    assert last.startswith("\n## Cite this book") and "citation.book_bibtex" in last and "citation.paper_bibtex" in last
+    from mope.book import citation
+
+    entry = citation.book_bibtex()
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert entry.startswith("@misc{") and config["repository"]["url"] in entry and config["title"] in entry
+    paper = citation.paper_bibtex()
+    assert "2606.01258" in paper and re.search(r"year\s*=\s*\{2026\}", paper)  # the paper's year, no letter
+
+
+def test_the_downloads_hold_every_run_and_the_claims_of_each_preset(tmp_path, monkeypatch):
+    runs = {"cpu": [run("BASE-DOT", 0, 1.6, by_context={"1x": 1.61, "2x": None, "4x": None}), run("EGA-1", 1, 1.5)],
+            "paper": [run("PE-ROPE", 0, 1.46, preset="paper")]}
+    table = list(csv.DictReader(io.StringIO(downloads.runs_csv(r for preset in runs.values() for r in preset))))
+    assert [(row["preset"], row["variant"], row["seed"]) for row in table] == [
+        ("cpu", "BASE-DOT", "0"), ("cpu", "EGA-1", "1"), ("paper", "PE-ROPE", "0")]
+    assert table[0]["final.val_loss"] == "1.6" and table[0]["final.val_loss_full_by_context.1x"] == "1.61"
+    assert table[0]["final.val_loss_full_by_context.2x"] == "" and table[1]["final.val_loss_full_by_context.1x"] == ""
+    assert table[0]["wall_time_s"] == "600.0" and table[0]["git_commit"] == "0123456789abcdef"
+    monkeypatch.setattr(downloads, "claims_document", lambda preset: {"preset": preset, "claims": []})
+    written = downloads.write_downloads(tmp_path, runs, ["cpu", "paper"])
+    assert [path.name for path in written] == ["mope-runs.csv", "mope-claims-cpu.json", "mope-claims-paper.json"]
+    assert json.loads(written[2].read_text())["preset"] == "paper"
+
+
+@needs_build
+def test_the_reproducibility_page_links_the_downloads_built_with_the_book():
+    html = built("book/reproducibility.html")
+    links = re.findall(r'href="(\.\./_downloads/[^"]+)"', html)
+    names = sorted(link.rsplit("/", 1)[-1] for link in links)
+    assert names == sorted(["mope-runs.csv", *(downloads.claims_file(p) for p in ("cpu", "cpu-short", "paper"))])
+    for link in links:
+        assert (BUILT / "book" / link).resolve().is_file(), link
+    rows = list(csv.DictReader((BUILT / "book" / next(l for l in links if l.endswith(".csv"))).resolve().open()))
+    from mope.store import results
+
+    assert len(rows) >= sum(len(results.load_results(p)) for p in ("cpu", "cpu-short", "paper", "cpu-long"))
+
+
+def test_times_are_read_from_measurements():
+    assert [run_times.duration(s) for s in (45, 600, 9000)] == ["45 s", "10 min", "2.5 h"]
+    six = ("BASE-DOT", "PE-SINCOS", "PE-ROPE", "PE-MORLET", "EGA-1", "EGA-MORLET")
+    paper_runs = [run(v, 0, 1.4, preset="paper") for v in six]
+    for k, r in enumerate(paper_runs):
+        r["provenance"]["wall_time_s"] = 240.0 + 10 * k  # all started together (the fixtures' times overlap)
+    rows = run_times.time_table([("Chapter 1: Maths", 30.0), ("Chapter 2: not run", None)], {"paper": paper_runs}, 2)
+    assert rows[0][:2] == ["Chapter 1: Maths", "30 s"] and "2 CPU cores" in rows[0][2]
+    assert not any(row[0].startswith("Chapter 2") for row in rows)
+    assert rows[1][:2] == ["`paper`: one model", "4 min (median; 4 min–5 min)"]  # 265 s; 240–290 s
+    (seed,) = [row for row in rows if "one seed" in row[0]]
+    assert seed[1] == "5 min" and "side by side" in seed[2]  # the longest of six that ran together
+    assert run_times.seed_row("paper", paper_runs[:5]) == []  # a seed without all six is not timed
+    (everything,) = [row for row in rows if "all 6 stored runs" in row[0]]
+    assert everything[1] == "10 min (26 min of runs)"  # the six ran 06:00–06:10 together; 1,590 s in all
+    later = run("NOPE", 0, 1.5, preset="paper")
+    later["provenance"].update(started="2026-11-30T07:00:00+00:00", finished="2026-11-30T07:05:00+00:00")
+    assert run_times.busy_seconds([*paper_runs, later]) == 900  # 10 min, an idle hour, 5 min
+
+
+def test_the_how_to_run_page_shows_the_measured_times():
+    text = (ROOT / "book" / "how_to_run.md").read_text()
+    assert "```{run-times}" in text and "quarter of an hour" not in text and "4–6 minutes" not in text
+    assert "run_times: book/_ext" in (ROOT / "_config.yml").read_text()
+
+
+@needs_build
+def test_the_built_how_to_run_page_has_a_time_for_every_chapter():
+    page = text_of(built("book/how_to_run.html"))
+    for number in range(1, 7):
+        assert re.search(rf"Chapter {number}: .{{3,80}}? \d+ (s|min)", page), number
+    assert re.search(r"paper ?: one seed of Table 2's six models \d+ (s|min)", page)
+
+
+def label_boxes(fig):
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    return [[text.get_window_extent(renderer) for text in ax.texts if text.get_text().startswith("b=")] for ax in fig.axes]
+
+
+@pytest.mark.parametrize("pairs", ["initial", "paper"])
+def test_figure_1s_position_labels_do_not_collide(pairs):
+    """Figure 2.6 (Figure 1 redrawn at initialisation, at the chapter's size): "b=0" and "b=2" overlapped."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mope.book.plots import plot_spirals
+    from mope.evidence import paper
+    from mope.model.positional.morlet import initial_morlet_parameters
+
+    omega, sigma = (t.numpy() for t in initial_morlet_parameters(128))
+    chosen = ([(f"pair {i}", float(omega[i]), float(sigma[i])) for i in (0, 64, 127)] if pairs == "initial"
+              else [(f"pair {i}", w, s) for i, (w, s) in paper.REPORTED_PAIRS.items()])
+    fig, axes = plt.subplots(1, 3, figsize=(4.9, 2.3), constrained_layout=True)
+    plot_spirals(chosen, axes=axes)
+    for boxes in label_boxes(fig):
+        assert len(boxes) == 2  # b=0 and b=1: where the spiral starts and which way it turns
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        assert all(fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1 for box in boxes)  # none cut at the edge
+    plt.close(fig)
+
+
+def test_a_table_leaves_out_the_columns_that_say_nothing_and_names_them():
+    text = tables.markdown_table(["model", "preset", "cpu", "paper"],
+                                 [["A", "`cpu`", "1.2", "—"], ["B", "`cpu`", "1.3", "—"]])
+    assert text.splitlines()[0] == "| model | cpu |"
+    assert "Left out, as nothing is there (not run, or not reported by the paper): paper." in text
+    assert "In every row: preset: `cpu`." in text
+    one_row = tables.markdown_table(["model", "cpu"], [["A", "1.2"]])
+    assert one_row.splitlines()[0] == "| model | cpu |" and "In every row" not in one_row
+    assert tables.says_nothing("| model | paper |\n|---|---|\n| A | — |\n| B | not run |\n")
+    assert not tables.says_nothing("| model | paper |\n|---|---|\n| A | 1.2 |\n") and not tables.says_nothing("text")
+
+
+def test_a_section_states_each_verdict_in_one_line_and_only_where_judged():
+    from mope.book import chapter_runs
+
+    found = {"cpu": claims.judge_all("cpu", causal_runs()), "paper": claims.judge_all("paper", [])}
+    text = chapter_runs.section_verdicts(found, ["stress-causal-gate"])
+    (line,) = [line for line in text.splitlines() if line.startswith("* ")]
+    assert line.startswith("* EGA's gain is salience") and "**refuted**" in line and "whole-validation gain" in line
+    assert "No tab for `paper`" in text and "|" not in text  # no table restating the introduction's row
+    assert chapter_runs.section_verdicts({"paper": found["paper"]}, ["stress-causal-gate"]) == (
+        "None of these claims has runs yet.")
+
+
+def test_a_preset_with_nothing_run_gets_no_tab():
+    from mope.book import chapter_runs
+
+    def render(runs):
+        ((preset, preset_runs),) = runs.items()
+        return tables.markdown_table(["model", preset], [["A", "1.2" if preset_runs else "—"], ["B", "—"]])
+
+    text = chapter_runs.preset_tabs(render, {"cpu": [1], "paper": []})
+    assert ":::{tab-item} `cpu`" in text and "`paper`" not in text.split("::::")[1]
+    assert text.endswith("No tab for `paper`: none of these runs is stored there.")
+
+
+def causal_runs():
+    """Three seeds whose causal gate keeps a different share of the published gain in each."""
+    out = []
+    for seed, (published, causal) in enumerate([(0.127, 0.0087), (0.107, -0.0138), (0.127, -0.0023)]):
+        out += [run("BASE-DOT", seed, 1.6, full=1.6), run("EGA-1", seed, 1.5, full=1.6 - published),
+                run("EGA-1-CAUSAL", seed, 1.6, full=1.6 - causal)]
+    return out + [run("EGA-1", 3, 1.5, full=1.48), run("BASE-DOT", 3, 1.6, full=1.6)]  # a seed with no causal run
+
+
+def test_the_share_that_survives_is_the_quotient_of_the_gains_shown_beside_it():
+    """"−3%" stood beside a published gain of +0.118 and a causal one of −0.002, whose quotient is −2%."""
+    verdict = claims.verdict_of(claims.judge_all("cpu", causal_runs()), "gain-survives-causal-gate")
+    numbers = [float(x) for x in re.findall(r"[+-]\d\.\d{3}", verdict.caveat)]
+    assert "whole-validation gain on the 3 seeds of both" in verdict.caveat and len(numbers) == 2
+    shown = np.mean([0.127, 0.107, 0.127]), np.mean([0.0087, -0.0138, -0.0023])
+    assert numbers == [pytest.approx(shown[0], abs=5e-4), pytest.approx(shown[1], abs=5e-4)]
+    assert verdict.estimate.mean == pytest.approx(shown[1] / shown[0])
+    assert f"{verdict.estimate.mean:.0%}" == f"{numbers[1] / numbers[0]:.0%}"
+
+
+def test_each_gain_of_ega_1_is_named_by_its_loss():
+    from mope.evidence import findings
+
+    found = {"cpu": claims.judge_all("cpu", causal_runs())}
+    assert "on `cpu` (random-batch Val)" in findings.causal_gate(found)
+    assert claims.verdict_of(found["cpu"], "gain-survives-causal-gate").caveat.startswith("whole-validation gain")
+    assert "whole-validation gain over" in tables.causal_gate_table({"cpu": causal_runs()}).splitlines()[0]
+
+
+def test_the_sentences_a_reader_stumbled_on():
+    import inspect
+
+    from mope.evidence import findings
+
+    assert "says every pair lies (" in inspect.getsource(findings.learned_parameters)  # it had no verb
+    encodings = (ROOT / "notebooks" / "02_encodings.md").read_text()
+    assert "This is not the share of\n  pairs on the bound that the introduction gives: that one is another model's" in encodings
