@@ -35,7 +35,7 @@ def test_runs_of_uncommitted_code_are_listed_as_not_shown_never_shown(store):
     write_result(dirty)
     assert results.load_results("cpu") == []
     table = run_records.not_shown_table(["cpu", "cpu-short"])
-    assert table.splitlines()[2] == ("| `cpu` | BASE-DOT | 0 | stale | made from uncommitted code (git_dirty); "
+    assert table.splitlines()[2] == ("| `cpu` | BASE-DOT | 0 | stale | made from uncommitted code (git\\_dirty); "
                                      "rerun it from a clean checkout |")
     assert len(table.splitlines()) == 3
     assert run_records.not_shown_table(["cpu-short"]) == ""
@@ -44,7 +44,7 @@ def test_runs_of_uncommitted_code_are_listed_as_not_shown_never_shown(store):
 def test_provenance_tables_name_runs_not_machine_paths(store):
     results, _ = store
     table = run_records.run_table("cpu", [run("BASE-DOT", 0, 1.5)])
-    assert "| BASE-DOT | 0 | `0123456789abcdef` | `0123456` | cpu: test, 1 thread | 10.0 |" in table
+    assert "| BASE-DOT | 0 | `0123456789abcdef` | `0123456` | cpu: test, 1 thread | not recorded | 10.0 |" in table
     summary = run_records.preset_summary({"cpu": [run("BASE-DOT", 0, 1.5)], "paper": []})
     assert str(results) not in table + summary and "/" not in table.replace("</", "")
     assert "| `paper` | 0 |" in summary
@@ -83,7 +83,7 @@ def test_the_sweeps_runs_are_named_by_their_configuration(store):
     candidate = CPU_SWEEP[0]
     stored = run("BASE-DOT", 0, 1.7, preset=candidate.name)
     table = run_records.run_table(None, [stored])
-    assert table.splitlines()[0] == "| configuration | variant | seed | hash | commit | hardware | wall time (min) |"
+    assert table.splitlines()[0] == "| configuration | variant | seed | hash | commit | hardware | instruction set | wall time (min) |"
     assert table.splitlines()[2].startswith(f"| `{candidate.name}` | BASE-DOT | 0 | `0123456789abcdef` |")
     write_result(stored, results.sweep_root())  # its hash is not the candidate's: stale
     (row,) = run_records.not_shown_table(CPU_SWEEP, results.sweep_root()).splitlines()[2:]
