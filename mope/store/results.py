@@ -29,7 +29,12 @@ Schema 1, declared in full (types and finite ranges) as the JSON Schema ``RESULT
     num_parameters, history [{step, lr, train_loss, val_loss}], train_curve [[step, loss]],
     final {val_loss, train_loss, val_loss_full, val_loss_full_by_context {1x, 2x, 4x},
            extrapolation_note, val_loss_full_causal_stats},
-    learned
+    learned {morlet {omega, sigma, omega_raw, sigma_raw, centre}, ega {alpha, tau}, morlet_rope_sigma}
+
+Beyond what a JSON Schema can say, each learned array has the length the run's own configuration
+fixes (:func:`learned_lengths`), so that no reader meets arrays that do not fit the model. A reader
+opens only regular files (a symbolic link or a FIFO is "damaged: not a regular file (...)"), none
+larger than ``MAX_RESULT_BYTES``.
 """
 from __future__ import annotations
 

@@ -12,7 +12,9 @@ configuration and its hash, passed down from there), runs the protocol of the pr
 
 Determinism: the weights come from ``torch.manual_seed(seed)``, the batches from (seed, step) alone
 (:mod:`mope.train.data`), dropout from the torch RNG, whose state is checkpointed. On the CPU a repeated
-run, or a run killed and resumed from its checkpoint, gives the same losses bit for bit.
+run, or a run killed and resumed from its checkpoint, gives the same losses bit for bit wherever the
+torch version, thread count and instruction set of the CPU kernels (:func:`cpu_capability`, all three
+in the run's provenance) are the same; on other kernels they agree to rounding.
 
 Speed on a GPU (issue 21), none of it changing a CPU run's numbers: the loop never waits for the
 device per step (the losses stay on it and are read, with one all-reduce, only at the protocol's
