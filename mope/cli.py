@@ -30,7 +30,7 @@ from collections import Counter
 
 from mope.errors import ConfigError, UserError
 from mope.store.presets import PRESETS, get_preset, with_autocast
-from mope.store.results import ENV_RESULTS_DIR, MAX_COUNT, results_root, scan
+from mope.store.results import ENV_RESULTS_DIR, MAX_COUNT, results_root, scan, shown
 from mope.train.loop import MAX_SEED, core_count
 from mope.model.variants import TABLE_2, VARIANTS
 
@@ -310,10 +310,10 @@ def main(argv: list[str] | None = None) -> None:
     except ConfigError as error:  # a name, number or combination of arguments the package does not support
         if debug:
             traceback.print_exc()
-        print(f"mope: error: {error}", file=sys.stderr)
+        print(f"mope: error: {shown(error)}", file=sys.stderr)  # one line, whatever a path holds
         sys.exit(EXIT_USAGE)
     except (UserError, OSError) as error:  # OSError: a disk that filled up, a folder removed mid-run
         if debug:
             traceback.print_exc()
-        print(f"mope: error: {error}", file=sys.stderr)
+        print(f"mope: error: {shown(error)}", file=sys.stderr)  # one line, whatever a path holds
         sys.exit(EXIT_ERROR)

@@ -839,3 +839,7 @@ def test_a_folder_name_with_a_newline_cannot_forge_a_notice(store, capsys):
     set_aside_if_unusable(forged, get_preset("smoke"), "training it again")
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and "NOPE\\nnotice: all is well" in lines[0]
+    with pytest.raises(SystemExit):
+        main(["table", "--preset", "smoke", "--results-dir", str(results / "gone\nnotice: all is well")])
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mope: error: --results-dir ") and "gone\\nnotice" in lines[0]
