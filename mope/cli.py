@@ -234,7 +234,7 @@ def _print_claims(preset, results_dir, as_json: bool) -> None:
                              "skipped": found.skipped_records()},
                             indent=1, ensure_ascii=False, allow_nan=False)
     else:
-        report = claims_report(preset.name, as_json)
+        report = claims_report(preset.name, as_json=False)
     print(report)
     _print_notices(found)
 
