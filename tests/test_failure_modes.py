@@ -13,6 +13,7 @@ import pytest
 import torch
 
 import mope
+import mope.train.loop
 import mope.train.suite
 from interruptions import Interrupted, stop_at
 from mope.cli import main
@@ -573,7 +574,6 @@ def test_a_full_disk_during_a_checkpoint_save_is_one_message(store):
     (["train", "NOPE", "--preset", "smoke", "--steps", "0"], "0 is not a positive integer"),
     (["train", "NOPE", "--preset", "smoke", "--steps", "-5"], "-5 is not a positive integer"),
     (["train", "NOPE", "--preset", "smoke", "--steps", "2"], "a shortened run needs at least 3"),
-    (["train", "NOPE", "--preset", "smoke", "--steps", str(10**23)], "steps could never be stored (a result holds at most 1,000,000,000)"),
     (["suite", "--preset", "smoke", "--seeds", "0", "0"], "--seeds lists 0 more than once"),
     (["suite", "--preset", "smoke", "--variants", "NOPE", "NOPE"], "--variants lists NOPE more than once"),
     (["train", "NOPE", "--preset", "smoke", "--device", "cpux"], "unknown device 'cpux'"),
@@ -814,6 +814,16 @@ def test_a_full_results_folder_names_the_file_and_the_remedy_and_the_rerun_store
     steps = []
     train("NOPE", tiny, 0, on_step=steps.append, progress=False)
     assert steps == [] and load_result(tiny, "NOPE", 0) is not None  # as the message says
+
+
+def test_steps_beyond_what_a_result_can_hold_are_refused_before_training(store, monkeypatch, capsys):
+    """`--steps 10**23` was accepted (and trained), though the schema caps a stored run at 10^9 steps."""
+    monkeypatch.setattr(mope.train.loop, "train", lambda *args, **kwargs: pytest.fail("it trained"))
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "NOPE", "--preset", "smoke", "--steps", str(10**23)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "steps could never be stored (a result holds at most 1,000,000,000); " \
+                                     "choose 3..1000000000" in err
 
 
 def test_fifty_thousand_repeated_variants_are_refused_at_once(store, capsys):
