@@ -195,6 +195,7 @@ def test_mechanism_claims_read_learned_parameters_against_decay_alone():
     assert sigma["ours"] == pytest.approx(0.0, abs=1e-9) and sigma["outcome"] == "refuted"
 
 
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning", "ignore:invalid value:RuntimeWarning")
 def test_a_statistic_that_is_not_a_number_is_left_out_with_its_reason_never_judged():
     """Issue 31, break 2: a σ of 0 (which the store now refuses, but a caller may pass) made σ's data
     share NaN: the text showed "nan%" and still gave a verdict."""
