@@ -1,13 +1,35 @@
 """MoPE: an executable companion to Zeris, *Beyond Sinusoids* (arXiv 2606.01258)."""
-from mope.model.config import GPTConfig
+import sys as _sys
+
+def _end_interrupted(signum, frame) -> None:
+    """SIGINT while ``python -m mope`` starts or exits: one line, exit code 130, never a traceback."""
+    import os
+
+    os.write(2, b"mope: interrupted\n")
+    os._exit(130)  # an interrupted command's exit code (mope.cli.EXIT_INTERRUPTED)
+
+
+def _starting_as_command() -> bool:
+    """Whether this import is ``python -m mope`` starting: runpy imports the package while sys.argv[0] is "-m"."""
+    argv = getattr(_sys, "orig_argv", [])
+    return _sys.argv[:1] == ["-m"] and ("-mmope" in argv or ("-m", "mope") in zip(argv, argv[1:]))
+
+
+if _starting_as_command():  # from this first line on, Ctrl-C is handled (mope.__main__ takes over from here)
+    import _signal  # built in: `signal` would import enum first
+
+    if _signal.getsignal(_signal.SIGINT) != _signal.SIG_IGN:  # started with `&` by a script: keep it so
+        _signal.signal(_signal.SIGINT, _end_interrupted)
 
 __version__ = "0.1.0"
 __all__ = ["GPT", "GPTConfig", "TABLE_2", "VARIANTS", "build_model", "get_variant", "variant_config"]
 
-# The model and the variant registry import torch (seconds): loaded when first asked for, so that
-# `python -m mope` can take Ctrl-C cleanly while torch loads (see mope.__main__).
-_LAZY = {"GPT": "mope.model.gpt", "TABLE_2": "mope.model.variants", "VARIANTS": "mope.model.variants",
-         "build_model": "mope.model.variants", "get_variant": "mope.model.variants", "variant_config": "mope.model.variants"}
+# Nothing is imported here (the variant registry imports torch, seconds; even the configuration's
+# dataclasses take tens of milliseconds): each name is loaded when first asked for, so that
+# `python -m mope` takes Ctrl-C cleanly from its first line (see mope.__main__).
+_LAZY = {"GPT": "mope.model.gpt", "GPTConfig": "mope.model.config", "TABLE_2": "mope.model.variants",
+         "VARIANTS": "mope.model.variants", "build_model": "mope.model.variants", "get_variant": "mope.model.variants",
+         "variant_config": "mope.model.variants"}
 
 
 def __getattr__(name: str):

@@ -1,22 +1,16 @@
 """``python -m mope``: the command line of :mod:`mope.cli`, with a clean start and a clean exit.
 
-Ctrl-C while the interpreter starts (torch takes seconds to import) or while it shuts down (torch's
-exit handlers) ends the process with one line and exit code 130, never a traceback; in between,
+Ctrl-C while the command starts (from the first line of the package, ``mope/__init__.py``, which imports
+nothing; torch takes seconds to import) or while it shuts down (torch's exit handlers) ends the process
+with one line and exit code 130, never a traceback; in between,
 :func:`mope.cli.main` handles it (an interrupted run resumes from its last checkpoint).
 
 A run started by ``suite --jobs N`` stops when the suite dies (:mod:`mope.train.child`).
 """
-import os
 import signal
 
+from mope import _end_interrupted as _interrupted  # set from the package's first line
 from mope.train.child import stop_with_suite  # light: no torch
-
-EXIT_INTERRUPTED = 130
-
-
-def _interrupted(signum, frame) -> None:
-    os.write(2, b"mope: interrupted\n")
-    os._exit(EXIT_INTERRUPTED)
 
 
 def main() -> None:

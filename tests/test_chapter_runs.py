@@ -1,4 +1,7 @@
 """mope.book.chapter_runs and mope.book.run_records: which runs a chapter shows, what is missing, and where they came from."""
+import json
+from pathlib import Path
+
 from mope.store import results
 from mope.book import chapter_runs, run_records
 from mope.store.presets import get_preset
@@ -32,7 +35,7 @@ def test_runs_of_uncommitted_code_are_listed_as_not_shown_never_shown(store):
     write_result(dirty)
     assert results.load_results("cpu") == []
     table = run_records.not_shown_table(["cpu", "cpu-short"])
-    assert table.splitlines()[2] == ("| `cpu` | BASE-DOT | 0 | stale | made from uncommitted code (git_dirty); "
+    assert table.splitlines()[2] == ("| `cpu` | BASE-DOT | 0 | stale | made from uncommitted code (git\\_dirty); "
                                      "rerun it from a clean checkout |")
     assert len(table.splitlines()) == 3
     assert run_records.not_shown_table(["cpu-short"]) == ""
@@ -41,7 +44,7 @@ def test_runs_of_uncommitted_code_are_listed_as_not_shown_never_shown(store):
 def test_provenance_tables_name_runs_not_machine_paths(store):
     results, _ = store
     table = run_records.run_table("cpu", [run("BASE-DOT", 0, 1.5)])
-    assert "| BASE-DOT | 0 | `0123456789abcdef` | `0123456` | cpu: test, 1 thread | 10.0 |" in table
+    assert "| BASE-DOT | 0 | `0123456789abcdef` | `0123456` | cpu: test, 1 thread | not recorded | 10.0 |" in table
     summary = run_records.preset_summary({"cpu": [run("BASE-DOT", 0, 1.5)], "paper": []})
     assert str(results) not in table + summary and "/" not in table.replace("</", "")
     assert "| `paper` | 0 |" in summary
@@ -80,8 +83,56 @@ def test_the_sweeps_runs_are_named_by_their_configuration(store):
     candidate = CPU_SWEEP[0]
     stored = run("BASE-DOT", 0, 1.7, preset=candidate.name)
     table = run_records.run_table(None, [stored])
-    assert table.splitlines()[0] == "| configuration | variant | seed | hash | commit | hardware | wall time (min) |"
+    assert table.splitlines()[0] == "| configuration | variant | seed | hash | commit | hardware | instruction set | wall time (min) |"
     assert table.splitlines()[2].startswith(f"| `{candidate.name}` | BASE-DOT | 0 | `0123456789abcdef` |")
     write_result(stored, results.sweep_root())  # its hash is not the candidate's: stale
     (row,) = run_records.not_shown_table(CPU_SWEEP, results.sweep_root()).splitlines()[2:]
     assert row.startswith(f"| `{candidate.name}` | BASE-DOT | 0 | stale | configuration 0123456789abcdef")
+
+
+INJECTION = "<img src=x onerror=alert(document.cookie)>"
+
+
+def render_as_the_book(markdown: str) -> str:
+    """``markdown`` rendered to HTML by MyST with the book's extensions (raw HTML allowed, as in the book)."""
+    import yaml
+    from markdown_it.renderer import RendererHTML
+    from myst_parser.config.main import MdParserConfig
+    from myst_parser.parsers.mdit import create_md_parser
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "_config.yml").read_text())
+    extensions = set(config["parse"]["myst_enable_extensions"])
+    return create_md_parser(MdParserConfig(enable_extensions=extensions), RendererHTML).render(markdown)
+
+
+def test_no_stored_string_reaches_the_reproducibility_page_as_markup(store):
+    """Break 6 of issue 31: provenance.device and the not-shown reasons went into display(Markdown(...))
+    unescaped; results arrive by pull request, and the published book must not run what a file says."""
+    results_dir, _ = store
+    smoke = get_preset("smoke")
+    shown = run("BASE-DOT", 0, 1.5, preset=smoke)
+    shown["provenance"].update(device=INJECTION, git_commit="`<b>`*x*", cpu_capability="AVX2")
+    write_result(shown)
+    misfiled = run("NOPE", 0, 1.5, preset=smoke, changes={"variant": INJECTION})
+    (results_dir / "smoke" / "NOPE").mkdir()
+    (results_dir / "smoke" / "NOPE" / "seed0.json").write_text(json.dumps(misfiled))  # "holds a run of <img ...>"
+    (results_dir / "smoke" / INJECTION).mkdir()
+    (results_dir / "smoke" / INJECTION / "seed0.json").write_text("{}")  # a folder's name on the page too
+
+    runs = {"smoke": results.load_results("smoke")}
+    assert [r["provenance"]["device"] for r in runs["smoke"]] == [INJECTION]
+    page = "\n\n".join([run_records.preset_summary(runs), run_records.run_table("smoke", runs["smoke"]),
+                        run_records.run_table(None, runs["smoke"]), run_records.not_shown_table(["smoke"])])
+    html = render_as_the_book(page)
+    assert "<img" not in html and "<b>" not in html and "<em>" not in html
+    # each shown as text: the device three times, in a reason and as a folder's name
+    assert html.count("&lt;img src=x onerror=alert(document.cookie)&gt;") == 5
+
+
+def test_each_run_names_the_instruction_set_that_decides_its_bits():
+    made = {"AVX2": run("BASE-DOT", 0, 1.5), "none (GPU)": run("BASE-DOT", 1, 1.5), "older": run("BASE-DOT", 2, 1.5)}
+    made["AVX2"]["provenance"]["cpu_capability"] = "AVX2"
+    made["none (GPU)"]["provenance"]["cpu_capability"] = None
+    rows = run_records.run_table("cpu", list(made.values())).splitlines()
+    assert rows[0] == "| variant | seed | configuration (`cpu`) | commit | hardware | instruction set | wall time (min) |"
+    assert [row.split(" | ")[-2] for row in rows[2:]] == ["AVX2", "—", "not recorded"]

@@ -195,8 +195,25 @@ def test_mechanism_claims_read_learned_parameters_against_decay_alone():
     assert sigma["ours"] == pytest.approx(0.0, abs=1e-9) and sigma["outcome"] == "refuted"
 
 
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning", "ignore:invalid value:RuntimeWarning")
+def test_a_statistic_that_is_not_a_number_is_left_out_with_its_reason_never_judged():
+    """Issue 31, break 2: a σ of 0 (which the store now refuses, but a caller may pass) made σ's data
+    share NaN: the text showed "nan%" and still gave a verdict."""
+    from mope.evidence.weight_decay import decay_factor
+
+    runs = [run("EGA-MORLET", s, 1.5, learned=decayed_morlet(64, decay_factor("cpu"))) for s in range(3)]
+    runs[0]["learned"]["morlet"]["sigma"][0] = 0.0
+    sigma = {r["key"]: r for r in claims.claim_records("cpu", runs)}["sigma-set-by-data"]
+    assert sigma["n"] == 2 and sigma["ours"] == pytest.approx(0.0, abs=1e-9)
+    assert sigma["caveat"].endswith("seed 0 left out: not a finite number")
+    runs[1]["learned"]["morlet"]["sigma"][0] = runs[2]["learned"]["morlet"]["sigma"][0] = 0.0
+    sigma = {r["key"]: r for r in claims.claim_records("cpu", runs)}["sigma-set-by-data"]
+    assert (sigma["n"], sigma["ours"], sigma["outcome"]) == (0, None, "not_run")
+    assert sigma["caveat"].endswith("; seeds 0, 1, 2 left out: not a finite number")
+
+
 def test_claims_json_carries_every_field_of_the_verdict(store):
-    records = json.loads(claims.claims_report("smoke", as_json=True))
+    records = claims.claim_records("smoke")
     assert len(records) == len(claims.CLAIMS)
     for record in records:
         assert set(record) == {"key", "claim", "quote", "section", "kind", "paper", "test", "shown_in", "ours", "sd", "n",
@@ -206,7 +223,7 @@ def test_claims_json_carries_every_field_of_the_verdict(store):
 
 
 def test_claims_report_text_is_the_table_and_the_vocabulary(store):
-    text = claims.claims_report("smoke", as_json=False)
+    text = claims.claims_report("smoke")
     lines = text.splitlines()
     assert lines[0] == "The paper's claims against preset 'smoke' (0 current runs)"
     assert lines[1].split() == ["claim", "where", "paper", "ours", "(±", "sd,", "n)", "verdict"]

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import torch
 
+import mope
+import mope.train.loop
 import mope.train.suite
 from interruptions import Interrupted, stop_at
 from mope.cli import main
@@ -20,11 +22,11 @@ from mope.store.presets import get_preset
 from mope.store.results import load_result, result_path, scan, write_result
 from mope.train.suite import ensure_results
 from mope.train.loop import checkpoint_path, train
-from synthetic_runs import PLACEHOLDER_HASH, run
+from synthetic_runs import PLACEHOLDER_HASH, decayed_morlet, run
 
 
-def mope_command(*args, env=None, **kwargs):
-    return subprocess.run([sys.executable, "-m", "mope", *args], capture_output=True, text=True, timeout=300,
+def mope_command(*args, env=None, timeout=300, **kwargs):
+    return subprocess.run([sys.executable, "-m", "mope", *args], capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, **(env or {})}, **kwargs)
 
 
@@ -92,6 +94,12 @@ def final_loss_as(good: str, text: str) -> str:
     return head + final + tail.replace('"val_loss": 2.0,', f'"val_loss": {text},', 1)
 
 
+def with_sigma(good: str, sigma: list[float]) -> str:
+    """The stored file ``good`` (smoke: n_embd 32, 16 MoPE pairs) holding MoPE parameters whose σ is ``sigma``."""
+    pairs = {"omega": [1.0] * len(sigma), "sigma": sigma, "omega_raw": [1.0] * len(sigma), "sigma_raw": sigma}
+    return json.dumps({**json.loads(good), "learned": {"morlet": {**pairs, "centre": None}}})
+
+
 DAMAGED = {
     "truncated": lambda good: good[: len(good) // 2],
     "not JSON": lambda good: "not json at all",
@@ -109,6 +117,16 @@ DAMAGED = {
     "learned as a list": lambda good: json.dumps({**json.loads(good), "learned": [1]}),
     "a history without numbers": lambda good: json.dumps({**json.loads(good), "history": [{"step": "0", "val_loss": "x"}]}),
     "not UTF-8": lambda good: good.encode("utf-16"),
+    # issue 31: files the schema let through, then shown or crashing a reader
+    "an empty history": lambda good: json.dumps({**json.loads(good), "history": []}),
+    "a validation loss of 0": lambda good: final_loss_as(good, "0"),
+    "a negative σ": lambda good: with_sigma(good, [-1.0] + [2.0] * 15),
+    "a σ of 1e308": lambda good: with_sigma(good, [1e308] + [2.0] * 15),
+    "a σ of 0": lambda good: with_sigma(good, [0.0] + [2.0] * 15),
+    "three σ where the configuration fixes 16": lambda good: with_sigma(good, [2.0] * 3),
+    "every learned array empty": lambda good: with_sigma(good, []),
+    "EGA's α of one layer where there are two": lambda good: json.dumps(
+        {**json.loads(good), "learned": {"ega": {"alpha": [[2.0, 2.0]], "tau": [[0.0, 0.0]]}}}),
 }
 
 
@@ -274,21 +292,24 @@ def test_a_checkpoint_of_another_run_is_set_aside_not_resumed(tiny, store, other
         assert result[key] == reference[key], key
 
 
-def test_a_checkpoint_written_before_checkpoints_recorded_their_run_is_resumed(tiny, store):
-    """A run interrupted under the earlier code resumes: its checkpoint is the run's its file name names."""
+def test_a_checkpoint_written_before_checkpoints_recorded_their_run_is_set_aside_not_resumed(tiny, store, capsys):
+    """Issue 31: seed 1's checkpoint in the earlier format (no record of its run), copied to seed 0's
+    name, was resumed silently (stored 3.3181 where seed 0 alone gives 3.1972): its seed cannot be checked."""
     reference = train("PE-MORLET", tiny, 0, results_root=store[0] / "reference", progress=False)
     with pytest.raises(Interrupted):
-        train("PE-MORLET", tiny, 0, on_step=stop_at(7), progress=False)
+        train("PE-MORLET", tiny, 1, on_step=stop_at(7), progress=False)
     path = checkpoint_path(tiny, "PE-MORLET", 0)
-    checkpoint = torch.load(path, weights_only=True)
-    assert checkpoint.pop("run") == {"variant": "PE-MORLET", "config_hash": checkpoint["config_hash"], "seed": 0,
-                                     "world_size": 1}
-    torch.save(checkpoint, path)  # as the earlier code wrote it
+    checkpoint = torch.load(checkpoint_path(tiny, "PE-MORLET", 1), weights_only=True)
+    assert checkpoint.pop("run")["seed"] == 1
+    torch.save(checkpoint, path)  # as the earlier code wrote it, under seed 0's name
+    capsys.readouterr()
     steps = []
-    resumed = train("PE-MORLET", tiny, 0, on_step=steps.append, progress=False)
-    assert steps[0] == 6
+    result = train("PE-MORLET", tiny, 0, on_step=steps.append, progress=False)
+    notice = capsys.readouterr().err
+    assert steps[0] == 0 and f"checkpoint {path} is of unknown seed (written before checkpoints recorded" in notice
+    assert len(notice.strip().splitlines()) == 1 and len(list(path.parent.glob(path.name + ".set-aside-*"))) == 1
     for key in ("history", "train_curve", "final", "learned"):
-        assert resumed[key] == reference[key], key
+        assert result[key] == reference[key], key
 
 
 # --- 5: unwritable folders -------------------------------------------------------------------------
@@ -643,3 +664,192 @@ def test_a_result_that_does_not_validate_is_never_stored(store):
     with pytest.raises(UserError, match=r"final.val_loss(_full)?: nan is not of type 'number'.*nothing was stored"):
         write_result(run("EGA-1", 0, float("nan"), preset=smoke))
     assert not result_path(smoke, "EGA-1", 0).exists()
+
+
+# --- issue 31: a store no file can crash or hang, interrupts from the first line -----------------------
+
+@pytest.mark.parametrize("learned", ["three σ", "every array empty"])
+def test_claims_name_a_file_whose_learned_arrays_do_not_fit_its_configuration(store, learned, capsys):
+    """Break 1: a σ of length 3 (or every learned array empty) passed the schema, then data_share_of_sigma
+    failed to broadcast (3,) against (16,): a traceback from `claims`."""
+    smoke = get_preset("smoke")
+    write_result(run("BASE-DOT", 0, 2.5, preset=smoke))
+    path = write_result(run("EGA-MORLET", 0, 2.0, preset=smoke, learned=decayed_morlet(16, 0.9)))
+    path.write_text(with_sigma(path.read_text(), [2.0] * 3 if learned == "three σ" else []))
+    main(["claims", "--preset", "smoke"])
+    out, err = capsys.readouterr()
+    assert "(1 current runs)" in out
+    length = 3 if learned == "three σ" else 0
+    assert err == (f"notice: invalid (not shown): smoke/EGA-MORLET/seed0.json: damaged: learned.morlet.omega: {length} "
+                   "values, but its configuration fixes 16 (n_embd/2)\n")
+
+
+def test_claims_json_is_strict_json_with_the_reason_for_every_null(store, capsys):
+    """Break 2: a stored σ of 0 made `claims --json` print NaN (not JSON) and the text `nan%` with a verdict.
+    The file is now refused; a statistic that is still not finite becomes null, with the reason."""
+    smoke = get_preset("smoke")
+    for seed in (0, 1):
+        path = write_result(run("EGA-MORLET", seed, 2.0, preset=smoke, learned=decayed_morlet(16, 0.9)))
+    path.write_text(with_sigma(path.read_text(), [0.0] + [2.0] * 15))
+    main(["claims", "--preset", "smoke", "--json"])
+    out = capsys.readouterr().out
+    report = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    assert [r["path"] for r in report["skipped"]] == ["smoke/EGA-MORLET/seed1.json"]
+    assert "nan" not in out.lower()
+
+    from mope.book.downloads import strict_claim_records
+
+    (record,) = strict_claim_records([{"key": "k", "ours": float("nan"), "interval": [0.5, float("inf")], "n": 2}])
+    assert record == {"key": "k", "ours": None, "interval": [0.5, None], "n": 2,
+                      "nulled": ["ours was nan (not a finite number)", "interval[1] was inf (not a finite number)"]}
+
+
+@pytest.mark.parametrize("where", ["results", "checkpoints"])
+def test_a_fifo_named_like_a_temporary_file_is_never_opened(tiny, store, where):
+    """Break 3: a FIFO under a temporary's name (seed0.json.abc123.tmp) made `train` hang for good before
+    step 0: the clean-up opened it."""
+    target = result_path(tiny, "NOPE", 0) if where == "results" else checkpoint_path(tiny, "NOPE", 0)
+    target.parent.mkdir(parents=True)
+    fifo = target.with_name(target.name + ".abc123.tmp")
+    os.mkfifo(fifo)
+
+    def hung(signum, frame):
+        raise Interrupted("train hung before step 0")  # not an OSError, which the clean-up would swallow
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)  # a hang becomes a failure
+    try:
+        train("NOPE", tiny, 0, progress=False)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert fifo.exists() and load_result(tiny, "NOPE", 0) is not None  # not ours to remove: kept
+
+
+@pytest.mark.parametrize("kind", ["a FIFO", "a symbolic link", "a 256 MiB sparse file"])
+def test_the_store_opens_only_regular_files_of_a_size_a_run_can_have(store, tmp_path, kind):
+    """A symbolic link was followed (to any file); a results file of 1 GB was read whole (16 s, 2.3 GB)."""
+    smoke = get_preset("smoke")
+    elsewhere = write_result(run("NOPE", 0, 2.0, preset=smoke), tmp_path / "elsewhere")
+    path = result_path(smoke, "NOPE", 0)
+    path.parent.mkdir(parents=True)
+    if kind == "a FIFO":
+        os.mkfifo(path)
+    elif kind == "a symbolic link":
+        path.symlink_to(elsewhere)
+    else:
+        with open(path, "wb") as file:
+            file.truncate(256 * 2**20)
+    started = time.perf_counter()
+    (rejected,) = scan("smoke").invalid
+    assert time.perf_counter() - started < 2 and scan("smoke").current == []
+    expected = {"a FIFO": "damaged: not a regular file (a FIFO)",
+                "a symbolic link": "damaged: not a regular file (a symbolic link)",
+                "a 256 MiB sparse file": "damaged: 268,435,456 bytes, larger than any run (a reader opens at most 4 MiB)"}
+    assert rejected.reason == expected[kind]
+
+
+@pytest.mark.parametrize("kind", ["a folder", "a symbolic link"])
+def test_a_checkpoint_path_that_is_not_a_regular_file_is_set_aside_before_step_0(tiny, store, tmp_path, kind, capsys):
+    """Break 4: a folder at the checkpoint's path was never set aside: the run trained, failed at its
+    first checkpoint with "is the disk full?", and every rerun failed the same way."""
+    reference = train("NOPE", tiny, 0, results_root=store[0] / "reference", progress=False)
+    path = checkpoint_path(tiny, "NOPE", 0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "a folder":
+        path.mkdir()
+    else:
+        (tmp_path / "elsewhere.pt").write_bytes(b"")
+        path.symlink_to(tmp_path / "elsewhere.pt")
+    capsys.readouterr()
+    steps = []
+    result = train("NOPE", tiny, 0, on_step=steps.append, progress=False)
+    notice = capsys.readouterr().err
+    assert steps[0] == 0 and f"checkpoint {path} is damaged (not a regular file)" in notice
+    assert len(notice.strip().splitlines()) == 1 and len(list(path.parent.glob(path.name + ".set-aside-*"))) == 1
+    assert result["final"] == reference["final"]
+
+
+def test_ctrl_c_from_the_first_line_of_the_command_is_one_line(store):
+    """Break 5: Ctrl-C 0.04-0.12 s after `python -m mope` started printed a KeyboardInterrupt traceback
+    and exited 1: the package imported its configuration (dataclasses) before any handler was set.
+    A signal at every moment of the start: either Python itself was still starting (no line of the
+    package had run, nothing any package can handle), or the command ends with one line and 130."""
+    package = str(Path(mope.__file__).parent)
+    handled = 0
+    for delay in [step / 200 for step in range(0, 40)]:  # 0 to 0.2 s, every 5 ms
+        process = subprocess.Popen([sys.executable, "-m", "mope", "table", "--preset", "smoke"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+        if process.returncode == 130:
+            handled += 1
+            assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "interrupted" in err, err
+        else:
+            assert package not in err, f"interrupted {delay:.3f} s after the start, inside the package:\n{err}"
+    assert handled  # the sweep reached the package
+
+
+def test_a_full_results_folder_names_the_file_and_the_remedy_and_the_rerun_stores_it(tiny, store, monkeypatch):
+    """"No space left on device" for the results folder named neither the path nor the remedy."""
+    import errno
+
+    import mope.store.results
+
+    def full(path, write):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    written = mope.store.results.atomic_write
+    monkeypatch.setattr(mope.store.results, "atomic_write", full)  # the results file only: checkpoints are saved
+    path = result_path(tiny, "NOPE", 0)
+    with pytest.raises(UserError) as error:
+        train("NOPE", tiny, 0, progress=False)
+    message = str(error.value)
+    assert message.startswith(f"cannot write result {path} (OSError: [Errno 28] No space left on device); "
+                              "the disk is full: free space there (or point --results-dir / $MOPE_RESULTS_DIR")
+    assert message.endswith("run the same command again: the run's last checkpoint is kept, so it only evaluates "
+                            "and stores the result")
+    monkeypatch.setattr(mope.store.results, "atomic_write", written)  # room again
+    steps = []
+    train("NOPE", tiny, 0, on_step=steps.append, progress=False)
+    assert steps == [] and load_result(tiny, "NOPE", 0) is not None  # as the message says
+
+
+def test_steps_beyond_what_a_result_can_hold_are_refused_before_training(store, monkeypatch, capsys):
+    """`--steps 10**23` was accepted (and trained), though the schema caps a stored run at 10^9 steps."""
+    monkeypatch.setattr(mope.train.loop, "train", lambda *args, **kwargs: pytest.fail("it trained"))
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "NOPE", "--preset", "smoke", "--steps", str(10**23)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "steps could never be stored (a result holds at most 1,000,000,000); " \
+                                     "choose 3..1000000000" in err
+
+
+def test_fifty_thousand_repeated_variants_are_refused_at_once(store, capsys):
+    """The repeat check compared every pair: 50,000 --variants took 82 s to be refused."""
+    started = time.perf_counter()
+    with pytest.raises(SystemExit) as exit_:
+        main(["suite", "--preset", "smoke", "--variants", *["NOPE", "EGA-1"] * 25_000])
+    assert exit_.value.code == 2 and time.perf_counter() - started < 5
+    assert "--variants lists EGA-1, NOPE more than once" in capsys.readouterr().err
+
+
+def test_a_folder_name_with_a_newline_cannot_forge_a_notice(store, capsys):
+    """A results folder named "NOPE\\nnotice: ..." printed a line of its own."""
+    from mope.store.results import report_skipped, set_aside_if_unusable
+
+    results, _ = store
+    forged = results / "smoke" / "NOPE\nnotice: all is well" / "seed0.json"
+    forged.parent.mkdir(parents=True)
+    forged.write_text("not json")
+    report_skipped("smoke")  # what table, suite and claims print
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("notice: invalid (not shown): smoke/NOPE\\nnotice: all is well/")
+    set_aside_if_unusable(forged, get_preset("smoke"), "training it again")
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and "NOPE\\nnotice: all is well" in lines[0]
+    with pytest.raises(SystemExit):
+        main(["table", "--preset", "smoke", "--results-dir", str(results / "gone\nnotice: all is well")])
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mope: error: --results-dir ") and "gone\\nnotice" in lines[0]

@@ -1,13 +1,18 @@
 """Where the book's numbers come from: every run behind them with its configuration, seed, commit,
-hardware and wall time, and every stored file that is not shown, with the reason.
+hardware, the instruction set of its CPU kernels and wall time, and every stored file that is not
+shown, with the reason.
 
 This module owns the reproducibility page's tables (:func:`run_table`, :func:`preset_summary`,
 :func:`not_shown_table`). Only current runs reach a chapter: the store (:mod:`mope.store.results`) counts a run
 made from a working tree with uncommitted changes as stale, because no commit holds the code that made
 it. A run is named by preset, variant and seed, never by a path on the machine that made it.
+
+Results arrive by pull request, so every string a results file (or a folder's name) holds is shown
+as text, never read as Markdown or HTML (:func:`stored_text`): the book must not run what a file says.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from statistics import median
@@ -18,22 +23,51 @@ from mope.store.presets import TrainConfig
 from mope.book.tables import markdown_table
 
 
+NOT_RECORDED = "not recorded"  # the instruction set of a run made before runs recorded it
+# What can start inline markup in a table cell of MyST: HTML and entities, code, emphasis, links and
+# images, roles and substitutions, math, strikethrough ("|" is markdown_table's to escape).
+_MARKUP = frozenset("\\`*_[]{}<>&$~!")
+
+
+def stored_text(value) -> str:
+    """A stored string as Markdown that shows it as written, on one line: every character that could
+    start inline markup backslash-escaped (so ``<img ...>`` is text, not a tag, and no `*`, `[`, `{` or
+    `$` is markup)."""
+    return "".join("\\" + ch if ch in _MARKUP else ch for ch in " ".join(str(value).split()))
+
+
+def stored_code(value) -> str:
+    """A stored identifier (a commit, a name) in code style when it is one, else as :func:`stored_text`."""
+    text = str(value)
+    return f"`{text}`" if re.fullmatch(r"[0-9A-Za-z._-]+", text) else stored_text(text)
+
+
+def instruction_set(provenance: Mapping) -> str:
+    """The instruction set of the CPU kernels a run used (``provenance.cpu_capability``: "AVX2",
+    "AVX512", ...), which with the torch version and thread count decides its bits; a dash for a GPU
+    run, "not recorded" for a run made before runs recorded it."""
+    if "cpu_capability" not in provenance:
+        return NOT_RECORDED
+    return DASH if provenance["cpu_capability"] is None else stored_text(provenance["cpu_capability"])
+
+
 def _minutes(seconds) -> str:
     return DASH if seconds is None else f"{seconds / 60:.1f}"
 
 
 def run_table(preset: str | None, runs: Sequence[dict]) -> str:
-    """One row per run of ``preset``: variant, seed, configuration hash, commit, hardware and wall time.
-    ``preset`` None: runs of several configurations (the sweep), each row led by its configuration's name."""
+    """One row per run of ``preset``: variant, seed, configuration hash, commit, hardware, the instruction
+    set of its CPU kernels (:func:`instruction_set`) and wall time. ``preset`` None: runs of several
+    configurations (the sweep), each row led by its configuration's name."""
     several = preset is None
     header = ((["configuration", "variant", "seed", "hash"] if several else ["variant", "seed", f"configuration (`{preset}`)"])
-              + ["commit", "hardware", "wall time (min)"])
+              + ["commit", "hardware", "instruction set", "wall time (min)"])
     rows = []
     for run in runs:
         p = run["provenance"]
-        rows.append([*([f"`{run['preset']}`"] if several else []), run["variant"], str(run["seed"]),
-                     f"`{run['config_hash']}`", f"`{(p.get('git_commit') or DASH)[:7]}`", str(p.get("device") or DASH),
-                     _minutes(p.get("wall_time_s"))])
+        rows.append([*([stored_code(run["preset"])] if several else []), stored_text(run["variant"]),
+                     str(run["seed"]), stored_code(run["config_hash"]), stored_code((p.get("git_commit") or DASH)[:7]),
+                     stored_text(p.get("device") or DASH), instruction_set(p), _minutes(p.get("wall_time_s"))])
     return markdown_table(header, rows)
 
 
@@ -56,8 +90,8 @@ def preset_summary(runs: Mapping[str, Sequence[dict]]) -> str:
         rows.append([
             f"`{preset}`", str(len(preset_runs)), str(len({r["variant"] for r in preset_runs})),
             ", ".join(map(str, sorted({r["seed"] for r in preset_runs}))),
-            ", ".join(f"`{c}`" for c in sorted({(r["provenance"].get("git_commit") or DASH)[:7] for r in preset_runs})),
-            ", ".join(sorted({str(r["provenance"].get("device")) for r in preset_runs})),
+            ", ".join(stored_code(c) for c in sorted({(r["provenance"].get("git_commit") or DASH)[:7] for r in preset_runs})),
+            ", ".join(stored_text(device) for device in sorted({str(r["provenance"].get("device")) for r in preset_runs})),
             f"{_minutes(median(walls))} ({_minutes(min(walls))}–{_minutes(max(walls))})",
             str(most_at_once(preset_runs)),
             f"{sum(walls) / 3600:.1f}",
@@ -77,5 +111,6 @@ def not_shown_table(presets: Sequence[str | TrainConfig], root=None) -> str:
         for kind, rejected in (("stale", found.stale), ("invalid", found.invalid)):
             for item in rejected:
                 path = item.path
-                rows.append([f"`{preset}`", path.parent.name, path.stem.removeprefix("seed"), kind, item.reason])
+                rows.append([stored_code(preset), stored_text(path.parent.name), stored_text(path.stem.removeprefix("seed")),
+                             kind, stored_text(item.reason)])
     return markdown_table(["preset", "variant", "seed", "kind", "why it is not shown"], rows) if rows else ""

@@ -25,7 +25,6 @@ Every measurement is an :class:`~mope.evidence.estimates.Estimate` over seeds, p
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -254,6 +253,9 @@ class Claim:
             estimate, caveat = self.measure(runs, longer) if longer is not None else (Estimate(), None)
         else:
             estimate, caveat = self.measure(runs, cfg)
+        estimate, left_out = _finite_seeds(estimate)
+        if left_out:  # never a verdict, or a "nan%", from a statistic that is not a number
+            caveat = "; ".join(filter(None, [caveat, left_out]))
         if self.kind == "ordering":
             verdict = verdict_ordering(estimate)
         elif self.kind == "size":
@@ -264,7 +266,17 @@ class Claim:
             verdict = verdict_every(estimate)
         else:
             verdict = verdict_mechanism(estimate, self.threshold, self.side)
-        return verdict.with_caveat(caveat if estimate.n else None)
+        return verdict.with_caveat(caveat if estimate.n or left_out else None)
+
+
+def _finite_seeds(estimate: Estimate) -> tuple[Estimate, str | None]:
+    """``estimate`` without the seeds whose value is not a finite number, and which those were (or None)."""
+    finite = {seed: value for seed, value in estimate.values.items() if math.isfinite(value)}
+    if len(finite) == estimate.n:
+        return estimate, None
+    dropped = sorted(set(estimate.values) - set(finite))
+    return (Estimate(finite, resolution=estimate.resolution),
+            f"seed{'s' if len(dropped) > 1 else ''} {', '.join(map(str, dropped))} left out: not a finite number")
 
 
 def _signed(value: float) -> str:
@@ -595,10 +607,9 @@ def plain(markdown: str) -> str:
     return "\n".join(" ".join(block.split()) for block in re.split(r"\n\n|\n(?=- )", text))
 
 
-def claims_report(preset: str, as_json: bool) -> str:
-    """The claims table of ``preset`` for the terminal (``python -m mope claims --preset P [--json]``)."""
-    if as_json:
-        return json.dumps(claim_records(preset), indent=1, ensure_ascii=False)
+def claims_report(preset: str) -> str:
+    """The claims table of ``preset`` for the terminal (``python -m mope claims --preset P``; its ``--json``
+    is :func:`mope.book.downloads.claims_document`)."""
     header = ("claim", "where", "paper", "ours (± sd, n)", "verdict")
     runs = results.load_results(preset)
     verdicts = judge_all(preset, runs)

@@ -29,10 +29,16 @@ Schema 1, declared in full (types and finite ranges) as the JSON Schema ``RESULT
     num_parameters, history [{step, lr, train_loss, val_loss}], train_curve [[step, loss]],
     final {val_loss, train_loss, val_loss_full, val_loss_full_by_context {1x, 2x, 4x},
            extrapolation_note, val_loss_full_causal_stats},
-    learned
+    learned {morlet {omega, sigma, omega_raw, sigma_raw, centre}, ega {alpha, tau}, morlet_rope_sigma}
+
+Beyond what a JSON Schema can say, each learned array has the length the run's own configuration
+fixes (:func:`learned_lengths`), so that no reader meets arrays that do not fit the model. A reader
+opens only regular files (a symbolic link or a FIFO is "damaged: not a regular file (...)"), none
+larger than ``MAX_RESULT_BYTES``.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import glob
 import hashlib
@@ -40,6 +46,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -63,6 +70,9 @@ REPO_ROOT = Path(mope.__file__).resolve().parents[1]  # the source checkout, if 
 RESULT_FILE = re.compile(r"seed(0|[1-9][0-9]*)\.json")
 SET_ASIDE_SUFFIX = ".set-aside-"  # seed0.json.set-aside-20261130T101500Z: kept, never read again
 TEMPORARY_SUFFIX = ".tmp"  # seed0.json.k3j2x_.tmp: being written (atomic_write)
+# The largest results file a reader opens: a stored run is 15-60 KB (a paper-scale one, 5,001 steps, under
+# 100 KB); anything far beyond is not a run, and reading it whole would take seconds and gigabytes.
+MAX_RESULT_BYTES = 4 * 2**20
 
 # Changes of the code that move a model's numbers without changing its configuration. Each one enters
 # the hash of the models it touches, so their earlier runs turn stale instead of being reused.
@@ -180,7 +190,9 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     removed = []
     for candidate in sorted(path.parent.glob(glob.escape(path.name) + ".*" + TEMPORARY_SUFFIX)):
         try:
-            with open(candidate, "rb") as file:
+            if not is_regular_file(candidate):
+                continue  # a FIFO would block the open for good; a link or folder is not ours
+            with open(candidate, "rb", opener=_no_follow) as file:
                 fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # held by a live writer: BlockingIOError
                 candidate.unlink()
             removed.append(candidate)
@@ -189,16 +201,45 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     return removed
 
 
+def is_regular_file(path: Path) -> bool:
+    """Whether ``path`` itself (a symbolic link not followed) is a regular file: the only kind the store
+    opens. A FIFO would block its reader for good, a link may point anywhere, a folder cannot be read."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _no_follow(path, flags: int) -> int:
+    """``open``'s opener for files of the store: never through a symbolic link, never blocking on a FIFO."""
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
+
+
+def shown(text) -> str:
+    """``text`` (a path, a folder's name, a stored string) safe to print on one line: control characters
+    (a newline in a folder's name could forge a line of its own) written as escapes."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
+
+
 def write_result(result: dict, root=None) -> Path:
     """Store ``result`` atomically: readers never see a half-written file. A result that does not
-    validate (``RESULT_SCHEMA``: a NaN loss, a missing field) is refused, never stored."""
+    validate (``RESULT_SCHEMA``: a NaN loss, a missing field) is refused, never stored; a write that
+    fails (a full disk) is one message naming the file and the remedy."""
     text = json.dumps(result, indent=1) + "\n"
     problem = schema_problem(json.loads(text))  # what a reader will see, tuples turned into lists
     if problem is not None:
         raise UserError(f"the result of {result.get('variant')} seed {result.get('seed')} is not valid ({problem}); "
                         "nothing was stored (the run's last checkpoint is kept)")
     path = result_path(result["preset"], result["variant"], result["seed"], root)
-    atomic_write(path, lambda file: file.write(text.encode()))
+    try:
+        atomic_write(path, lambda file: file.write(text.encode()))
+    except OSError as error:
+        full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+        raise UserError(
+            f"cannot write result {shown(path)} ({one_line(error)}); "
+            + ("the disk is full: free space there" if full else "make that folder writable")
+            + f" (or point --results-dir / ${ENV_RESULTS_DIR} at another folder) and run the same command again: "
+            "the run's last checkpoint is kept, so it only evaluates and stores the result") from error
     return path
 
 
@@ -230,11 +271,18 @@ def _strict_integer(checker, instance) -> bool:
 
 
 _NUMBER = {"type": "number"}  # finite, see _finite_number
-_LOSS = {"type": "number", "minimum": 0, "maximum": 1e4}
+_LOSS = {"type": "number", "exclusiveMinimum": 0, "maximum": 1e4}  # a cross-entropy of 0 is no model's
 _NUMBERS = {"type": "array", "items": _NUMBER}
+# MoPE's and Morlet-RoPE's ω (radians a position) and σ (positions): exp of a float32 parameter, so > 0.
+# Trained runs hold 0.8-4.1 and 0.9-2.4e4 (Morlet-RoPE's σ starts at 5/θ); beyond 1e7 the envelope
+# e^(-b²/2σ²) equals 1 in float32 at every position of any context we train, so no gradient could
+# have taken σ there: such a value is not a trained one.
+_SCALE = {"type": "number", "exclusiveMinimum": 0, "maximum": 1e7}
+_SCALES = {"type": "array", "items": _SCALE}
 _MATRIX = {"type": "array", "items": _NUMBERS}
-_STEP = {"type": "integer", "minimum": 0, "maximum": 10**9}
-_POSITIVE = {"type": "integer", "minimum": 1, "maximum": 10**9}
+MAX_COUNT = 10**9  # the largest step, step count or size a stored run may carry
+_STEP = {"type": "integer", "minimum": 0, "maximum": MAX_COUNT}
+_POSITIVE = {"type": "integer", "minimum": 1, "maximum": MAX_COUNT}
 _TEXT = {"type": "string", "maxLength": 1000}
 _NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}
 
@@ -297,7 +345,7 @@ RESULT_SCHEMA: dict = {
             }},
         }},
         "num_parameters": {"type": "integer", "minimum": 0, "maximum": 10**13},
-        "history": {"type": "array", "items": {
+        "history": {"type": "array", "minItems": 1, "items": {
             "type": "object", "required": ["step", "val_loss"],
             "properties": {"step": _STEP, "lr": {"type": "number", "minimum": 0, "maximum": 10},
                            "train_loss": _LOSS, "val_loss": _LOSS},
@@ -321,14 +369,14 @@ RESULT_SCHEMA: dict = {
         "learned": {"type": "object", "properties": {
             "morlet": {"anyOf": [{"type": "null"}, {
                 "type": "object", "required": ["omega", "sigma", "omega_raw", "sigma_raw"],
-                "properties": {"omega": _NUMBERS, "sigma": _NUMBERS, "omega_raw": _NUMBERS, "sigma_raw": _NUMBERS,
+                "properties": {"omega": _SCALES, "sigma": _SCALES, "omega_raw": _SCALES, "sigma_raw": _SCALES,
                                "centre": {"anyOf": [_NUMBERS, {"type": "null"}]}},
             }]},
             "ega": {"anyOf": [{"type": "null"}, {
                 "type": "object", "required": ["alpha", "tau"],
                 "properties": {"alpha": _MATRIX, "tau": _MATRIX},
             }]},
-            "morlet_rope_sigma": _MATRIX,
+            "morlet_rope_sigma": {"type": "array", "items": _SCALES},
         }},
     },
 }
@@ -464,14 +512,67 @@ def _describe(error) -> str:
 
 
 def schema_problem(data, use_jsonschema: bool = True) -> str | None:
-    """Why ``data`` is not a valid schema-1 result (``RESULT_SCHEMA``), or None. Checked by jsonschema,
-    or, where it is not installed (or ``use_jsonschema`` is False), by ``_SubsetValidator``."""
+    """Why ``data`` is not a valid schema-1 result (``RESULT_SCHEMA``, then :func:`learned_shape_problem`),
+    or None. Checked by jsonschema, or, where it is not installed (or ``use_jsonschema`` is False), by
+    ``_SubsetValidator``."""
     if isinstance(data, dict) and data.get("schema") != SCHEMA:
         return _shorten(f"schema {data.get('schema')!r}, expected {SCHEMA}")
     if jsonschema is None or not use_jsonschema:
-        return _SUBSET.problem(data)
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
-    return None if error is None else _describe(error)
+        problem = _SUBSET.problem(data)
+    else:
+        error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
+        problem = None if error is None else _describe(error)
+    return problem if problem is not None else learned_shape_problem(data)
+
+
+def learned_lengths(model: dict) -> dict[str, tuple[str, int]]:
+    """The length each learned array must have, fixed by the run's own model configuration: MoPE's ω, σ
+    (and centres) one per channel pair, n_embd/2; EGA's α, τ and Morlet-RoPE's σ one row per layer, of
+    n_head entries and of one per rotary pair of a head, n_embd/n_head/2. {key: (what, length)}."""
+    n_embd, n_layer, n_head = (model.get(key) for key in ("n_embd", "n_layer", "n_head"))
+    lengths = {}
+    if n_embd is not None:
+        lengths["pairs"] = ("n_embd/2", n_embd // 2)
+    if n_layer is not None:
+        lengths["layers"] = ("n_layer", n_layer)
+    if n_head is not None:
+        lengths["heads"] = ("n_head", n_head)
+        if n_embd is not None:
+            lengths["rotary"] = ("n_embd/n_head/2", n_embd // n_head // 2)
+    return lengths
+
+
+def learned_shape_problem(data: dict) -> str | None:
+    """Why a schema-valid result's learned arrays do not have the lengths its configuration fixes
+    (:func:`learned_lengths`), or None; a learned block whose length the configuration cannot fix (no
+    n_embd, n_layer or n_head stored) is refused too."""
+    lengths = learned_lengths(data["config"]["model"])
+    learned = data.get("learned") or {}
+    wanted: list[tuple[str, object, str, str | None]] = []  # (where, value, length key, rows' length key)
+    morlet = learned.get("morlet")
+    if morlet:
+        wanted += [(f"learned.morlet.{key}", morlet[key], "pairs", None)
+                   for key in ("omega", "sigma", "omega_raw", "sigma_raw")]
+        if morlet.get("centre") is not None:
+            wanted.append(("learned.morlet.centre", morlet["centre"], "pairs", None))
+    ega = learned.get("ega")
+    if ega:
+        wanted += [(f"learned.ega.{key}", ega[key], "layers", "heads") for key in ("alpha", "tau")]
+    if "morlet_rope_sigma" in learned:
+        wanted.append(("learned.morlet_rope_sigma", learned["morlet_rope_sigma"], "layers", "rotary"))
+    for where, value, outer, inner in wanted:
+        for key in (outer, inner):
+            if key is not None and key not in lengths:
+                return f"{where}: config.model does not fix its length (no n_embd, n_layer or n_head)"
+        what, length = lengths[outer]
+        if len(value) != length:
+            return f"{where}: {len(value)} values, but its configuration fixes {length} ({what})"
+        if inner is not None:
+            what, length = lengths[inner]
+            for index, row in enumerate(value):
+                if len(row) != length:
+                    return f"{where}[{index}]: {len(row)} values, but its configuration fixes {length} ({what})"
+    return None
 
 
 def one_line(error: BaseException) -> str:
@@ -484,12 +585,23 @@ def read_result(path: Path) -> tuple[dict | None, str | None]:
     """(data, None) for a readable file that validates against ``RESULT_SCHEMA``, else (None, "damaged: why").
 
     Any failure to read, parse or validate, whatever the exception (a deeply nested file raises
-    RecursionError, a 5,000-digit number ValueError), is a reason, never a crash.
+    RecursionError, a 5,000-digit number ValueError), is a reason, never a crash. Only a regular file
+    is opened (a symbolic link is not followed, a FIFO never opened: it would block the reader for
+    good), and none larger than ``MAX_RESULT_BYTES``.
     """
     try:
-        if not path.is_file():
-            return None, "damaged: not a regular file" + (" (a directory)" if path.is_dir() else "")
-        text = path.read_text(encoding="utf-8")
+        kind = _file_kind(os.lstat(path).st_mode)
+        if kind is not None:
+            return None, f"damaged: not a regular file ({kind})"
+        with open(path, "rb", opener=_no_follow) as file:
+            opened = os.fstat(file.fileno())
+            if not stat.S_ISREG(opened.st_mode):  # replaced since the lstat above
+                return None, f"damaged: not a regular file ({_file_kind(opened.st_mode)})"
+            size = opened.st_size
+            if size > MAX_RESULT_BYTES:
+                return None, (f"damaged: {size:,} bytes, larger than any run "
+                              f"(a reader opens at most {MAX_RESULT_BYTES // 2**20} MiB)")
+            text = file.read(MAX_RESULT_BYTES + 1).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return None, f"damaged: unreadable ({one_line(error)})"
     except Exception as error:  # noqa: BLE001 (whatever it is, the file is named, not the reader crashed)
@@ -509,6 +621,17 @@ def read_result(path: Path) -> tuple[dict | None, str | None]:
     return data, None
 
 
+def _file_kind(mode: int) -> str | None:
+    """None for a regular file, else what it is instead."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
+        if test(mode):
+            return kind
+    return "not a file"
+
+
 @dataclass(frozen=True)
 class Rejected:
     """A stored file that no reader shows: ``kind`` "stale" or "invalid", and why."""
@@ -519,10 +642,10 @@ class Rejected:
 
     def line(self, root: Path) -> str:
         try:
-            shown = self.path.relative_to(root)
+            where = self.path.relative_to(root)
         except ValueError:
-            shown = self.path
-        return f"{shown}: {self.reason}"
+            where = self.path
+        return f"{shown(where)}: {shown(self.reason)}"
 
 
 @dataclass
@@ -545,7 +668,7 @@ class Scan:
 
     def skipped_records(self) -> list[dict]:
         """The files not shown as JSON-ready records: path (relative to the store), kind, reason."""
-        return [{"path": r.line(self.root).removesuffix(f": {r.reason}"), "kind": r.kind, "reason": r.reason}
+        return [{"path": r.line(self.root).removesuffix(f": {shown(r.reason)}"), "kind": r.kind, "reason": r.reason}
                 for r in self.skipped]
 
 
@@ -604,7 +727,7 @@ def set_aside_if_unusable(path: Path, cfg: TrainConfig | None, doing: str) -> bo
         return False
     moved = set_aside(path)
     kind = "stale" if stale else "invalid"
-    print(f"notice: {kind} {path} ({reason}): moved to {moved.name}, {doing}", file=sys.stderr)
+    print(f"notice: {kind} {shown(path)} ({shown(reason)}): moved to {shown(moved.name)}, {doing}", file=sys.stderr)
     return True
 
 

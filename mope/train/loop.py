@@ -12,7 +12,9 @@ configuration and its hash, passed down from there), runs the protocol of the pr
 
 Determinism: the weights come from ``torch.manual_seed(seed)``, the batches from (seed, step) alone
 (:mod:`mope.train.data`), dropout from the torch RNG, whose state is checkpointed. On the CPU a repeated
-run, or a run killed and resumed from its checkpoint, gives the same losses bit for bit.
+run, or a run killed and resumed from its checkpoint, gives the same losses bit for bit wherever the
+torch version, thread count and instruction set of the CPU kernels (:func:`cpu_capability`, all three
+in the run's provenance) are the same; on other kernels they agree to rounding.
 
 Speed on a GPU (issue 21), none of it changing a CPU run's numbers: the loop never waits for the
 device per step (the losses stay on it and are read, with one all-reduce, only at the protocol's
@@ -53,8 +55,8 @@ from mope.model.positional import MorletPositions
 from mope.store.presets import TrainConfig, check_own_name, get_preset
 from mope.model.config import GPTConfig
 from mope.store.results import (
-    SCHEMA, atomic_write, check_writable, config_hash, default_home, folder_config, one_line,
-    remove_stale_temporaries, result_path, set_aside, set_aside_if_unusable, write_result,
+    SCHEMA, atomic_write, check_writable, config_hash, default_home, folder_config, is_regular_file, one_line,
+    remove_stale_temporaries, result_path, set_aside, set_aside_if_unusable, shown, write_result,
 )
 from mope.store.code_version import check_committed, source_state
 from mope.model.variants import get_variant, variant_config
@@ -253,29 +255,30 @@ def _save_checkpoint(path: Path, payload: dict) -> None:
         atomic_write(path, lambda file: torch.save(payload, file))
     except (OSError, RuntimeError) as error:
         raise CheckpointWriteError(
-            f"cannot write checkpoint {path} ({one_line(error)}); is the disk full? Free space there (or point "
+            f"cannot write checkpoint {shown(path)} ({one_line(error)}); is the disk full? Free space there (or point "
             f"${ENV_CHECKPOINT_DIR} at a folder with room) and run the same command again: it resumes from "
             "the last checkpoint that was written") from error
 
 
 def _checkpoint_problem(checkpoint, owner: dict, steps: int) -> tuple[str, str] | None:
     """(kind, why) when ``checkpoint`` cannot resume the run ``owner`` of ``steps`` steps, else None.
-    ``kind`` is "damaged" or "another run's".
+    ``kind`` is "damaged", "another run's" or "of unknown seed".
 
-    A checkpoint written before checkpoints recorded their run (no ``"run"``) belongs, as its file name
-    says, to the seed and configuration hash in that name, and is resumed."""
+    A checkpoint written before checkpoints recorded their run (no ``"run"``) cannot say which seed made
+    it (a copy of seed 1's under seed 0's name resumed silently): it is never resumed."""
     if not isinstance(checkpoint, dict) or "model" not in checkpoint or "step" not in checkpoint:
         return "damaged", "not a training checkpoint"
     if checkpoint.get("config_hash") != owner["config_hash"]:
         return "another run's", f"configuration {checkpoint.get('config_hash')}, expected {owner['config_hash']}"
     recorded = checkpoint.get("run")
-    if recorded is not None:
-        if not isinstance(recorded, dict):
-            return "damaged", "its record of the run is not a mapping"
-        differ = [f"{key} {recorded.get(key)!r}, this run's is {value!r}"
-                  for key, value in owner.items() if recorded.get(key) != value]
-        if differ:
-            return "another run's", "; ".join(differ)
+    if recorded is None:
+        return "of unknown seed", "written before checkpoints recorded their run, so its seed cannot be checked"
+    if not isinstance(recorded, dict):
+        return "damaged", "its record of the run is not a mapping"
+    differ = [f"{key} {recorded.get(key)!r}, this run's is {value!r}"
+              for key, value in owner.items() if recorded.get(key) != value]
+    if differ:
+        return "another run's", "; ".join(differ)
     step, losses = checkpoint["step"], checkpoint.get("losses")
     if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= steps:
         return "damaged", f"step {step!r} outside 1..{steps}"
@@ -295,15 +298,15 @@ def _set_checkpoint_aside(path: Path, kind: str, problem: str, parallel: DataPar
         dist.barrier()  # every rank has read it before rank 0 moves it
     if parallel.main:
         moved = set_aside(path)
-        what = "is damaged" if kind == "damaged" else "is another run's"
-        print(f"notice: checkpoint {path} {what} ({problem}); kept as {moved.name}, "
+        print(f"notice: checkpoint {shown(path)} is {kind} ({problem}); kept as {shown(moved.name)}, "
               f"starting this run from step 0", file=sys.stderr)
 
 
 def _load_checkpoint(path: Path, owner: dict, steps: int, parallel: DataParallelRank) -> dict | None:
     """The checkpoint to resume from, or None. One that cannot resume this run (unreadable or empty,
-    another run's, non-finite weights) is set aside with one notice, and the run starts over."""
-    if not path.is_file():
+    another run's, non-finite weights) is set aside with one notice, and the run starts over. Only a
+    regular file is read (:func:`_prepare_files` has set anything else aside before step 0)."""
+    if not is_regular_file(path):
         return None
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
@@ -441,15 +444,20 @@ def flops_per_token(num_parameters: int, cfg: TrainConfig) -> float:
 
 
 def _prepare_files(cfg: TrainConfig, stored: Path, checkpoint: Path) -> None:
-    """Before step 0: remove the temporary files a killed save left behind; set a stale or damaged
-    results file (even a folder of that name) aside, as ``suite`` does; say so when a current one is
-    about to be replaced."""
+    """Before step 0: remove the temporary files a killed save left behind; set aside, as a damaged
+    checkpoint is, anything at the checkpoint's path that is not a regular file (a folder there made
+    every save, and so every rerun, fail); set a stale or damaged results file (even a folder of that
+    name) aside, as ``suite`` does; say so when a current one is about to be replaced."""
     left = remove_stale_temporaries(checkpoint) + remove_stale_temporaries(stored)
     if left:
         print(f"notice: removed {len(left)} temporary file{'s' if len(left) > 1 else ''} left by an interrupted save "
-              f"({', '.join(p.name for p in left[:3])}{' ...' if len(left) > 3 else ''})", file=sys.stderr)
-    if not set_aside_if_unusable(stored, folder_config(cfg), "training it again") and stored.is_file():
-        print(f"notice: {stored} holds a current run; this run replaces it when it finishes", file=sys.stderr)
+              f"({', '.join(shown(p.name) for p in left[:3])}{' ...' if len(left) > 3 else ''})", file=sys.stderr)
+    if os.path.lexists(checkpoint) and not is_regular_file(checkpoint):
+        moved = set_aside(checkpoint)
+        print(f"notice: checkpoint {shown(checkpoint)} is damaged (not a regular file); kept as {shown(moved.name)}, "
+              "starting this run from step 0", file=sys.stderr)
+    if not set_aside_if_unusable(stored, folder_config(cfg), "training it again") and is_regular_file(stored):
+        print(f"notice: {shown(stored)} holds a current run; this run replaces it when it finishes", file=sys.stderr)
 
 
 def _resume(checkpoint: dict, raw: GPT, optimizer, scaler, seed: int, device: torch.device, parallel: DataParallelRank) -> tuple:
