@@ -1,11 +1,12 @@
 """The runs a chapter shows: its main preset first, beside it the published protocol when it has runs,
 and one line per preset naming what is missing; and the package's own code, quoted on the page.
 
-The book's presets are ``cpu`` (the trained protocol, the main numbers), ``cpu-short`` (the first,
-shorter protocol, shown for how the verdicts depend on the training budget) and ``paper`` (the
-published protocol, once its GPU runs are stored). The chapters show ``cpu`` and ``paper``
-(:data:`CHAPTER_PRESETS`); ``cpu-short`` has a page of its own, the training budget, and the
-introduction's claims table a tab. Only the current runs of :mod:`mope.store.results` are read; nothing is
+The book's presets are ``cpu`` (the trained protocol, the main numbers), ``cpu-long`` (``cpu`` at the
+paper's context of 256), ``cpu-short`` (the first, shorter protocol, shown for how the verdicts depend on
+the training budget) and ``paper`` (the published protocol, once its GPU runs are stored). The chapters
+show ``cpu``, ``cpu-long`` and ``paper`` (:data:`CHAPTER_PRESETS`), each table leaving out a preset that
+holds none of its runs; ``cpu-short`` has a page of its own, the training budget, and the introduction's
+claims table a tab. Only the current runs of :mod:`mope.store.results` are read; nothing is
 trained here except in the ``smoke`` preset, whose toy runs the tests make on the spot.
 """
 from __future__ import annotations
@@ -17,8 +18,10 @@ from collections.abc import Sequence
 from mope.store import results
 from mope.store.presets import CPU_SWEEP, TrainConfig, get_preset
 
-BOOK_PRESETS = ("cpu", "cpu-short", "paper")
-CHAPTER_PRESETS = ("cpu", "paper")  # beside the main preset, a chapter shows these (cpu-short: the budget page)
+BOOK_PRESETS = ("cpu", "cpu-long", "cpu-short", "paper")
+CHAPTER_PRESETS = ("cpu", "cpu-long", "paper")  # beside the main preset, a chapter shows these (cpu-short: the budget page)
+#: Said once, under a chapter's list of the runs it reads: why a table may have fewer tabs than the list.
+LEFT_OUT = "A table leaves out a preset that holds none of the runs it shows."
 TRAINED_ON_THE_SPOT = "smoke"
 
 
@@ -97,6 +100,13 @@ def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], see
     return line + "."
 
 
+def runs_lines(runs: dict[str, list[dict]], variants: Sequence[str], seeds: Sequence[int] | None = None) -> str:
+    """A chapter's list of the runs it reads: :func:`missing_line` for each preset, then, when it shows
+    more than one, :data:`LEFT_OUT` (MyST Markdown)."""
+    lines = [f"- {missing_line(preset, preset_runs, variants, seeds)}" for preset, preset_runs in runs.items()]
+    return "\n".join(lines) + (f"\n\n{LEFT_OUT}" if len(runs) > 1 else "")
+
+
 def source_lines(obj, first: str, last: str) -> str:
     """The lines of ``obj``'s source (:func:`inspect.getsource`, the package's own code) from the first
     line containing ``first`` through the next containing ``last``, dedented: a passage the book shows.
@@ -131,9 +141,19 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str], preset: str)
                       for outcome in claims.OUTCOMES if outcome in grouped)
 
 
+def _renders_nothing(render, preset: str, preset_runs: list[dict]) -> bool:
+    """Whether ``render`` shows for ``preset_runs`` exactly what it shows for no runs at all (a table of
+    dashes)."""
+    return render({preset: preset_runs}) == render({preset: []})
+
+
 def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
     """``render({preset: runs})`` once per preset, each in a tab of sphinx-design's tab-set (MyST
-    Markdown; the first preset's tab open): a table of several presets, read one preset at a time."""
+    Markdown; the first preset's tab open): a table of several presets, read one preset at a time. A
+    preset after the first whose runs change nothing in the table (none of them is of its models) has no
+    tab (:data:`LEFT_OUT`, which the chapter says once)."""
+    first, *others = runs
+    runs = {first: runs[first], **{p: r for p, r in runs.items() if p in others and not _renders_nothing(render, p, r)}}
     if len(runs) <= 1:
         return render(runs)
     blocks = ["::::{tab-set}"]
