@@ -487,3 +487,20 @@ def test_claims_across_contexts_pair_each_seed_of_the_preset_with_its_longer_con
     more = short + [run("BASE-DOT", 3, 1.50), run("PE-MORLET", 3, 1.90)]  # a seed the longer context lacks
     caveat = {r["key"]: r for r in claims.claim_records("cpu", more, longer=long[:4])}["deficit-shrinks-with-context"]["caveat"]
     assert caveat == "BASE-DOT − PE-MORLET: -0.135 at the shorter context, -0.040 at the longer (n = 1 seed trained at both)"
+
+
+def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_gives_it():
+    """The introduction's tabs (its presets with runs) and `claims --standing --json` (every preset) give every
+    claim the same standing, in every tab."""
+    from mope.book import chapter_runs
+
+    presets = chapter_runs.presets_shown("cpu")
+    findings = {preset: claims.judge_all(preset) for preset in presets}
+    tabs = claims.claims_tabs(findings, standings=claims.standings(findings))
+    records = {r["key"]: r for r in claims.standing_records(claims.judge_presets())}
+    for claim in claims.CLAIMS:
+        record, standing = records[claim.key], claims.standings(findings)[claim.key]
+        assert (standing.words, list(standing.holds), list(standing.fails)) == (
+            record["standing"], record["holds_on"], record["fails_on"]), claim.key
+        rows = [row for row in tabs.splitlines() if f"`{claim.words} <" in row]
+        assert len(rows) == len(presets) and all(row.endswith(f"| {standing.text} |") for row in rows), claim.key

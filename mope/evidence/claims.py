@@ -703,7 +703,7 @@ def estimate_text(claim: Claim, verdict: Verdict) -> str:
     if not verdict.estimate.n:
         return DASH
     if not claim.signed:
-        spread = f" ± {verdict.estimate.sd:.0%}" if verdict.estimate.n > 1 else ""
+        spread = f" ± {verdict.estimate.spread:.0%}" if verdict.estimate.n > 1 else ""
         return f"{verdict.estimate.mean:.0%}{spread} (n={verdict.estimate.n})"
     return verdict.estimate.format(signed=claim.signed)
 
@@ -716,8 +716,10 @@ def paper_text(claim: Claim) -> str:
     return number_text(claim.paper, claim.signed)
 
 
-def claim_rows(findings: Findings, keys: Sequence[str] | None = None) -> list[list[str]]:
-    """Rows claim (linked) | paper | ours | verdict, the caveat under the verdict."""
+def claim_rows(findings: Findings, keys: Sequence[str] | None = None,
+               standings: Mapping[str, "Standing"] | None = None) -> list[list[str]]:
+    """Rows claim (linked) | paper | ours | verdict, the caveat under the verdict; with ``standings``
+    ({key: :class:`Standing`}), a last cell: the claim's standing across the presets."""
     rows = []
     for claim, verdict in findings:
         if keys is not None and claim.key not in keys:
@@ -725,29 +727,32 @@ def claim_rows(findings: Findings, keys: Sequence[str] | None = None) -> list[li
         caveat = f"<br><small>{verdict.caveat}</small>" if verdict.caveat else ""
         ours = estimate_text(claim, verdict).replace(" ± ", "\u00a0±\u00a0").replace(" (n=", "<br>(n=")
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>` ({claim.section})", paper_text(claim),
-                     ours, verdict_markdown(verdict) + caveat])
+                     ours, verdict_markdown(verdict) + caveat]
+                    + ([standings[claim.key].text] if standings is not None else []))
     return rows
 
 
-def claims_markdown(findings: Findings, keys: Sequence[str] | None = None) -> str:
-    """The claims table of one preset (MyST Markdown): claim, the paper's number, ours, the verdict;
-    ``keys``: only these claims."""
-    head = ["claim", "paper", "ours", "verdict"]
-    lines = ["| " + " | ".join(head) + " |", "|---|---|---|---|"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in claim_rows(findings, keys)]
+def claims_markdown(findings: Findings, keys: Sequence[str] | None = None,
+                    standings: Mapping[str, "Standing"] | None = None) -> str:
+    """The claims table of one preset (MyST Markdown): claim, the paper's number, ours, the verdict, and
+    with ``standings`` the standing across the presets; ``keys``: only these claims."""
+    head = ["claim", "paper", "ours", "verdict"] + (["standing across scales"] if standings is not None else [])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+              for row in claim_rows(findings, keys, standings)]
     return "\n".join(lines)
 
 
 def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | None = None,
-                keys: Sequence[str] | None = None) -> str:
+                keys: Sequence[str] | None = None, standings: Mapping[str, "Standing"] | None = None) -> str:
     """The claims table once per preset, each in a tab (the first preset's tab open): MyST with
-    sphinx-design's tab-set."""
+    sphinx-design's tab-set; with ``standings``, each row ends with the claim's standing across presets."""
     blocks = ["::::{tab-set}"]
     for preset, preset_findings in findings.items():
         blocks.append(f":::{{tab-item}} `{preset}`")
         if describe is not None:
             blocks.append(describe(preset) + "\n")
-        blocks.append(claims_markdown(preset_findings, keys))
+        blocks.append(claims_markdown(preset_findings, keys, standings))
         blocks.append(":::")
     blocks.append("::::")
     return "\n".join(blocks)
@@ -931,8 +936,10 @@ def judge_presets(presets: Sequence[str] = STANDING_PRESETS) -> dict[str, Findin
 
 
 def standings(findings: Mapping[str, Findings]) -> dict[str, Standing]:
-    """{claim key: :func:`standing`} from ``findings`` of several presets."""
-    return {claim.key: standing({preset: verdict_of(found, claim.key) for preset, found in findings.items()})
+    """{claim key: :func:`standing`} from ``findings`` of several presets, read closest to the paper's
+    protocol first (:data:`~mope.store.presets.STANDING_PRESETS`, then any other)."""
+    order = sorted(findings, key=lambda p: STANDING_PRESETS.index(p) if p in STANDING_PRESETS else len(STANDING_PRESETS))
+    return {claim.key: standing({preset: verdict_of(findings[preset], claim.key) for preset in order})
             for claim in CLAIMS}
 
 

@@ -135,11 +135,12 @@ class Estimate:
         return self.mean - half, self.mean + half
 
     def format(self, decimals: int = 3, signed: bool = False) -> str:
-        """"+0.016 ± 0.006 (n=3)", "+0.016 (n=1)", or a dash when there is nothing."""
+        """"+0.016 ± 0.006 (n=3)", "+0.016 (n=1)", or a dash when there is nothing; the ± is the sd the
+        interval uses (:attr:`spread`: never below the resolution)."""
         if not self.n:
             return DASH
         sign = "+" if signed else ""
-        spread = f" ± {self.sd:.{decimals}f}" if self.n > 1 else ""
+        spread = f" ± {self.spread:.{decimals}f}" if self.n > 1 else ""
         return f"{self.mean:{sign}.{decimals}f}{spread} (n={self.n})"
 
 
