@@ -90,20 +90,20 @@ def test_the_causal_statistics_sentence_reads_the_published_runs_and_says_what_i
     assert findings.causal_statistics({"paper": runs["paper"][:1]}) is None
 
 
-def test_the_first_screen_defines_its_scales_and_words_before_the_findings_use_them():
-    text = findings.scales(["cpu", "paper", "cpu-long", "cpu-short"])
-    assert text.startswith("We trained at 4 scales, closest to the paper first: `paper`, the paper's own model and "
-                           "protocol (6 layers, d = 256, a context of 256 characters, 5,001 training steps); "
-                           "`cpu-long`, a 4-layer model at the paper's context (")
-    assert "`cpu`, a 4-layer model at a quarter of the paper's context (" in text
-    assert "`cpu-short`, a 4-layer model at half the paper's context, trained 501 steps (" in text
-    for word in ("*seed*", "*confirmed*", "*refuted*", "*undecided*"):
-        assert word in text
+def test_the_first_screen_defines_its_words_and_names_each_scale_in_plain_words():
+    assert findings.scale("cpu", 8) == "a 4-layer model at a quarter of the paper's context, 8 seeds (`cpu`)"
+    assert findings.scale("cpu-long", 3) == "a 4-layer model at the paper's context, 3 seeds (`cpu-long`)"
+    assert findings.scale("cpu-short", 3) == ("a 4-layer model at half the paper's context, trained 501 steps, "
+                                              "3 seeds (`cpu-short`)")
+    assert findings.scale("paper", 1) == "the paper's own model and protocol, one seed (`paper`)"
+    for word in ("*seed*", "*confirmed*", "*refuted*", "*undecided*", "95% interval"):
+        assert word in findings.WORDS
     intro = (ROOT / "book" / "intro.md").read_text()
     first_screen = intro[:intro.index("(intro-claims)=")]
+    prose = first_screen.split("```{code-cell}")[0]
     for term in ("BASE-DOT", "NOPE", "EGA-1", "EGA-MORLET", "PE-ROPE", "PE-SINCOS", "PE-MORLET", "**MoPE**", "**EGA**"):
-        assert term in first_screen.split("```{code-cell}")[0], term  # defined in the prose above the findings
-    assert first_screen.index("findings.scales(") < first_screen.index("findings.findings_markdown(")
+        assert term in prose, term  # defined in the prose above the findings
+    assert first_screen.index("findings.WORDS") < first_screen.index("findings.findings_markdown(")
 
 
 def test_the_tally_counts_every_claims_standing_once():

@@ -4,7 +4,8 @@ The findings are ordered by how close their evidence is to the paper's protocol:
 own model shows (one seed of each model, each finding with its caveat), then the CPU model at the paper's
 context, then the CPU model at a quarter of it, and last a tally of each claim's standing across every
 scale. Each finding names, in plain words, the model and the number of seeds it stands on
-(:func:`scale`), defines the preset's name where it first appears, and ends with a link to its evidence.
+(:func:`scale`, which names the preset where it first appears), after the few words they use
+(:data:`WORDS`), and ends with a link to its evidence.
 
 Each sentence is built from the verdicts of :mod:`mope.evidence.claims`, the stored runs and, for σ under
 weight decay alone, :mod:`mope.evidence.learned_parameters`, so it changes when the runs change; its
@@ -17,7 +18,7 @@ from fractions import Fraction
 
 from mope.evidence import claims, learned_parameters, paper
 from mope.evidence.claims import Findings, Verdict
-from mope.evidence.estimates import distance_to_paper, final_values, paired
+from mope.evidence.estimates import LEVEL, distance_to_paper, final_values, paired
 from mope.store.presets import STANDING_PRESETS, get_preset
 
 MAIN, PUBLISHED, LONG, SHORT = "cpu", "paper", "cpu-long", "cpu-short"
@@ -56,17 +57,10 @@ def scale(preset: str, seeds: int) -> str:
     return f"{model_words(preset)}, {_seeds(seeds)} (`{preset}`)"
 
 
-def scales(presets) -> str:
-    """The presets, defined in plain words before any finding uses them (MyST Markdown)."""
-    def shape(preset):
-        cfg = get_preset(preset)
-        return (f"{cfg.n_layer} layers, d = {cfg.n_embd}, a context of {cfg.block_size} characters, "
-                f"{cfg.steps:,} training steps")
-    ordered = [p for p in STANDING_PRESETS if p in presets]
-    return ("We trained at " + f"{len(ordered)} scales, closest to the paper first: " + "; ".join(
-        f"`{p}`, {model_words(p)} ({shape(p)})" for p in ordered) + ". A *seed* is one training run from one "
-        "random initialisation; with several seeds a claim gets a 95% interval over them, and is *confirmed* or "
-        "*refuted* when that interval decides it, *undecided* when it does not; one seed shows a direction only.")
+#: The words the findings use, defined before them.
+WORDS = (f"A *seed* is one training run from one random initialisation; over several seeds a claim gets a "
+         f"{LEVEL:.0%} interval, and is *confirmed* or *refuted* where that interval decides it, *undecided* where "
+         "it does not; one seed shows a direction only.")
 
 
 # --- the paper's own protocol ---------------------------------------------------------------------------
