@@ -240,6 +240,16 @@ def test_the_tabs_show_one_table_per_preset_with_the_same_verdicts_as_the_json()
     assert "{ref}`PE-ROPE nearly matches BASE-DOT <repro-table-2>`" in rope
 
 
+def test_section_verdicts_leave_out_a_preset_where_none_of_the_sections_claims_has_runs():
+    runs = [run("BASE-DOT", s, 1.5 + 0.001 * s) for s in range(3)] + [run("NOPE", s, 1.6) for s in range(3)]
+    findings = {"cpu": claims.judge_all("cpu", runs, longer=[]), "cpu-long": claims.judge_all("cpu-long", runs[:3], shorter=[]),
+                "paper": claims.judge_all("paper", [])}
+    text = claims.section_verdicts(findings, ["learned-boundary"])
+    assert text.startswith("::::{tab-set}") and text.count(":::{tab-item}") == 1  # cpu alone
+    table = claims.section_verdicts(findings, ["repro-table-2", "stress-mope-vs-nope"])
+    assert "`cpu-long`" not in table and "`paper`" not in table  # only BASE-DOT: no claim has both its models
+
+
 def test_budget_changes_count_outcomes_not_the_wording_of_verdicts():
     def ega_morlet(gain):  # EGA-MORLET better than BASE-DOT by ``gain``, three seeds
         return ([run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)]
@@ -429,7 +439,7 @@ def test_cpu_long_judges_the_claims_across_contexts_with_its_shorter_twin():
 
 # --- one verdict everywhere -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("preset", ["cpu", "cpu-short", "paper"])
+@pytest.mark.parametrize("preset", ["cpu", "cpu-long", "cpu-short", "paper"])
 def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(preset):
     """Tables 2 and 4, the causal-gate table, the claims tabs, the chapters' verdicts and the intro's
     findings show, for a claim and a preset, exactly the verdict of `mope claims --json` (stored runs)."""

@@ -760,9 +760,13 @@ def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | 
 
 def section_verdicts(findings: dict[str, Findings], shown_in: Sequence[str]) -> str:
     """The verdicts of the claims whose evidence is in the sections ``shown_in``, one tab per preset
-    (the same rows as the introduction's claims table, which defines the words)."""
+    (the same rows as the introduction's claims table, which defines the words); a preset after the first
+    in which none of these claims has runs has no tab."""
     keys = [claim.key for claim in CLAIMS if claim.shown_in in shown_in]
-    return claims_tabs(findings, keys=keys) + "\n\nThe verdicts' words: {ref}`intro-vocabulary`."
+    first = next(iter(findings), None)
+    shown = {preset: found for preset, found in findings.items()
+             if preset == first or any(verdict.outcome != "not_run" for claim, verdict in found if claim.key in keys)}
+    return claims_tabs(shown, keys=keys) + "\n\nThe verdicts' words: {ref}`intro-vocabulary`."
 
 
 def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long: str = "cpu") -> str:
