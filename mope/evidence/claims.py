@@ -651,7 +651,7 @@ def record(claim: Claim, verdict: Verdict) -> dict:
             "interval": None if interval is None else [_number(bound) for bound in interval],
             "outcome": verdict.outcome, "size": verdict.size, "seeds_needed": verdict.seeds_needed,
             "seeds_needed_range": None if verdict.seeds_range is None else list(verdict.seeds_range),
-            "p_value": _number(verdict.p_value),
+            "p_value": None if verdict.p_value is None else float(f"{verdict.p_value:.3g}"),
             "loss": LOSSES.get(claim.loss) if claim.loss else None, "caveat": verdict.caveat,
             "verdict": verdict.text}
 
