@@ -393,9 +393,9 @@ def verdict_with(outcome):
 
 @pytest.mark.parametrize("outcomes, words, text", [
     ({"paper": "indicative", "cpu": "confirmed", "cpu-short": "confirmed"}, "holds at every scale tested",
-     "holds at every scale tested: `cpu`, `cpu-short`; one seed on `paper`"),
+     "holds at every scale tested: `cpu`, `cpu-short`"),
     ({"cpu-long": "refuted", "cpu": "refuted", "cpu-short": "undecided"}, "fails at every scale tested",
-     "fails at every scale tested: `cpu-long`, `cpu`; undecided on `cpu-short`"),
+     "fails at every scale tested: `cpu-long`, `cpu`"),
     ({"cpu": "refuted", "cpu-short": "confirmed", "paper": "not_run"}, "depends on the scale",
      "depends on the scale: holds on `cpu-short`; fails on `cpu`"),
     ({"cpu": "undecided", "paper": "indicative"}, "undecided at every scale tested", "undecided at every scale tested"),
@@ -500,17 +500,27 @@ def test_claims_across_contexts_pair_each_seed_of_the_preset_with_its_longer_con
 
 
 def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_gives_it():
-    """The introduction's tabs (its presets with runs) and `claims --standing --json` (every preset) give every
-    claim the same standing, in every tab."""
+    """The introduction's first tab (its presets with runs) and `claims --standing --json` (every preset) give
+    every claim the same standing, beside the same verdict on each preset."""
     from mope.book import chapter_runs
 
     presets = chapter_runs.presets_shown("cpu")
     findings = {preset: claims.judge_all(preset) for preset in presets}
     tabs = claims.claims_tabs(findings, standings=claims.standings(findings))
+    assert tabs.startswith("::::{tab-set}\n:::{tab-item} across scales")
+    across = tabs.split(":::\n:::{tab-item}")[0]
+    head = next(line for line in across.splitlines() if line.startswith("| claim |"))
+    order = [cell.strip(" `") for cell in head.strip("|").split("|")[2:]]
+    assert order == [p for p in ("paper", "cpu-long", "cpu", "cpu-short") if p in presets]
     records = {r["key"]: r for r in claims.standing_records(claims.judge_presets())}
     for claim in claims.CLAIMS:
         record, standing = records[claim.key], claims.standings(findings)[claim.key]
         assert (standing.words, list(standing.holds), list(standing.fails)) == (
             record["standing"], record["holds_on"], record["fails_on"]), claim.key
-        rows = [row for row in tabs.splitlines() if f"`{claim.words} <" in row]
-        assert len(rows) == len(presets) and all(row.endswith(f"| {standing.text} |") for row in rows), claim.key
+        (row,) = [row for row in across.splitlines() if f"`{claim.words} <" in row]
+        cells = [cell.strip() for cell in row.strip("|").split(" | ")]
+        assert cells[1] == standing.text, claim.key
+        for preset, cell in zip(order, cells[2:]):
+            by_preset = record["by_preset"].get(preset)
+            assert cell == ("—" if by_preset is None else
+                            f"{by_preset['verdict'].split(':')[0]} ({by_preset['n']})"), (claim.key, preset)

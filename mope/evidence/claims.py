@@ -716,10 +716,8 @@ def paper_text(claim: Claim) -> str:
     return number_text(claim.paper, claim.signed)
 
 
-def claim_rows(findings: Findings, keys: Sequence[str] | None = None,
-               standings: Mapping[str, "Standing"] | None = None) -> list[list[str]]:
-    """Rows claim (linked) | paper | ours | verdict, the caveat under the verdict; with ``standings``
-    ({key: :class:`Standing`}), a last cell: the claim's standing across the presets."""
+def claim_rows(findings: Findings, keys: Sequence[str] | None = None) -> list[list[str]]:
+    """Rows claim (linked) | paper | ours | verdict, the caveat under the verdict."""
     rows = []
     for claim, verdict in findings:
         if keys is not None and claim.key not in keys:
@@ -727,32 +725,49 @@ def claim_rows(findings: Findings, keys: Sequence[str] | None = None,
         caveat = f"<br><small>{verdict.caveat}</small>" if verdict.caveat else ""
         ours = estimate_text(claim, verdict).replace(" ± ", "\u00a0±\u00a0").replace(" (n=", "<br>(n=")
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>` ({claim.section})", paper_text(claim),
-                     ours, verdict_markdown(verdict) + caveat]
-                    + ([standings[claim.key].text] if standings is not None else []))
+                     ours, verdict_markdown(verdict) + caveat])
     return rows
 
 
-def claims_markdown(findings: Findings, keys: Sequence[str] | None = None,
-                    standings: Mapping[str, "Standing"] | None = None) -> str:
-    """The claims table of one preset (MyST Markdown): claim, the paper's number, ours, the verdict, and
-    with ``standings`` the standing across the presets; ``keys``: only these claims."""
-    head = ["claim", "paper", "ours", "verdict"] + (["standing across scales"] if standings is not None else [])
+def _markdown_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
-              for row in claim_rows(findings, keys, standings)]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def claims_markdown(findings: Findings, keys: Sequence[str] | None = None) -> str:
+    """The claims table of one preset (MyST Markdown): claim, the paper's number, ours, the verdict;
+    ``keys``: only these claims."""
+    return _markdown_table(["claim", "paper", "ours", "verdict"], claim_rows(findings, keys))
+
+
+def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, "Standing"]) -> str:
+    """Each claim's standing beside its verdict's word on each preset, with its seeds (MyST Markdown): the
+    claims table across scales, closest to the paper's protocol first."""
+    presets = sorted(findings, key=_closeness)
+    rows = []
+    for claim in CLAIMS:
+        cells = []
+        for preset in presets:
+            verdict = verdict_of(findings[preset], claim.key)
+            cells.append(DASH if verdict.outcome == "not_run" else f"{verdict.word} ({verdict.estimate.n})")
+        rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].text, *cells])
+    return _markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows)
 
 
 def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | None = None,
                 keys: Sequence[str] | None = None, standings: Mapping[str, "Standing"] | None = None) -> str:
-    """The claims table once per preset, each in a tab (the first preset's tab open): MyST with
-    sphinx-design's tab-set; with ``standings``, each row ends with the claim's standing across presets."""
+    """The claims table once per preset, each in a tab (the first tab open): MyST with sphinx-design's
+    tab-set; with ``standings``, a first tab "across scales": :func:`standing_markdown`."""
     blocks = ["::::{tab-set}"]
+    if standings is not None:
+        blocks += [":::{tab-item} across scales", "Each claim's standing, and its verdict on each preset (with its "
+                   "seeds); a dash: not run.\n", standing_markdown(findings, standings), ":::"]
     for preset, preset_findings in findings.items():
         blocks.append(f":::{{tab-item}} `{preset}`")
         if describe is not None:
             blocks.append(describe(preset) + "\n")
-        blocks.append(claims_markdown(preset_findings, keys, standings))
+        blocks.append(claims_markdown(preset_findings, keys))
         blocks.append(":::")
     blocks.append("::::")
     return "\n".join(blocks)
@@ -902,18 +917,16 @@ class Standing:
 
     @property
     def text(self) -> str:
-        """"depends on the scale: holds on `cpu-short`; fails on `cpu`": the words and where."""
+        """"depends on the scale: holds on `cpu-short`; fails on `cpu`", "holds at every scale tested: `cpu`,
+        `cpu-short`": the words and the presets that decide it (the others are in :attr:`undecided`,
+        :attr:`single`)."""
         def on(presets):
             return ", ".join(f"`{p}`" for p in presets)
         if self.words == STANDINGS[2]:
-            where = [f"holds on {on(self.holds)}", f"fails on {on(self.fails)}"]
-        elif self.words in STANDINGS[:2]:
-            where = [on(self.holds or self.fails)]
-        else:
-            return self.words
-        where += [f"undecided on {on(self.undecided)}"] if self.undecided else []
-        where += [f"one seed on {on(self.single)}"] if self.single else []
-        return f"{self.words}: " + "; ".join(where)
+            return f"{self.words}: holds on {on(self.holds)}; fails on {on(self.fails)}"
+        if self.words in STANDINGS[:2]:
+            return f"{self.words}: {on(self.holds or self.fails)}"
+        return self.words
 
 
 def standing(verdicts: Mapping[str, Verdict]) -> Standing:
@@ -939,10 +952,15 @@ def judge_presets(presets: Sequence[str] = STANDING_PRESETS) -> dict[str, Findin
     return {preset: judge_all(preset) for preset in presets}
 
 
+def _closeness(preset: str) -> int:
+    """How far ``preset`` is from the paper's protocol: its place in STANDING_PRESETS (others last)."""
+    return STANDING_PRESETS.index(preset) if preset in STANDING_PRESETS else len(STANDING_PRESETS)
+
+
 def standings(findings: Mapping[str, Findings]) -> dict[str, Standing]:
     """{claim key: :func:`standing`} from ``findings`` of several presets, read closest to the paper's
     protocol first (:data:`~mope.store.presets.STANDING_PRESETS`, then any other)."""
-    order = sorted(findings, key=lambda p: STANDING_PRESETS.index(p) if p in STANDING_PRESETS else len(STANDING_PRESETS))
+    order = sorted(findings, key=_closeness)
     return {claim.key: standing({preset: verdict_of(findings[preset], claim.key) for preset in order})
             for claim in CLAIMS}
 
