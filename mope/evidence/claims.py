@@ -11,17 +11,23 @@ The kinds, each the paper's statement read literally:
 ``ordering``
     "A beats B": the effect (how much lower A's loss is) lies above 0.
 ``size``
-    "A beats B by 0.080": the direction, and the size against the paper's number ± 0.02
-    (:data:`mope.evidence.paper.MATCH_MARGIN`), by two one-sided tests.
+    "A beats B by 0.080": at the paper's protocol (:data:`PAPER_PROTOCOL`), the direction, and the size against
+    the paper's number ± 0.02 (:data:`mope.evidence.paper.MATCH_MARGIN`), by two one-sided tests; on any other
+    preset, a smaller model, the direction only, the size shown as a ratio (:func:`verdict_direction`).
 ``equivalence``
-    "A nearly matches B": the gap lies within ± 0.02 of 0, by two one-sided tests.
+    "A nearly matches B": at the paper's protocol, the gap lies within ± 0.02 of 0, by two one-sided tests;
+    elsewhere, the direction of the paper's gap.
 ``every``
     "every pair ...": the share of pairs, seed by seed, is 1.
 ``mechanism``
     an explanation, tested by the control run that isolates it against a threshold the claim states
     with its one-sentence justification (:attr:`Claim.test`).
 
-Every measurement is an :class:`~mope.evidence.estimates.Estimate` over seeds, paired by seed.
+Every measurement is an :class:`~mope.evidence.estimates.Estimate` over seeds, paired by seed. A decided
+verdict carries the p-value of its test, and :func:`holm` says which survive Holm's correction over a
+preset's verdicts. Each claim's **standing** across the presets (:func:`standing`: holds at every scale
+tested, fails at every scale tested, depends on the scale, undecided at every scale tested, indicative
+only, not tested) is computed from its verdict on each (``python -m mope claims --standing``).
 """
 from __future__ import annotations
 
