@@ -349,13 +349,21 @@ def test_holm_says_which_verdicts_survive_the_multiple_comparisons():
     assert adjusted["rope-beats-mope"] == (edge.p_value, pytest.approx(edge.p_value))  # the largest: times 1
     assert adjusted["mope-below-base"][1] == pytest.approx(3 * strong.p_value)  # the smallest: times 3
     text = claims.multiple_comparisons({"cpu": findings})
-    assert text == "* `cpu`: 3 verdicts decided by a test at 95%; all 3 survive Holm's correction."
-    weak = ordering({0: 0.025, 1: 0.045, 2: 0.035})  # p = 0.026 twice: the second smallest of 3 is doubled
+    assert text == "* `cpu`: 3 claims tested at 95%, 3 decided; all 3 survive Holm's correction."
+    weak = ordering({0: 0.025, 1: 0.045, 2: 0.035})  # p = 0.026: doubled, it falls
     assert 0.025 < weak.p_value < 0.05 and weak.outcome == "confirmed"
+    alone = [findings[0], (claims.get_claim("rope-beats-mope"), weak), findings[2]]
+    assert claims.multiple_comparisons({"cpu": alone}).endswith("all 3 survive Holm's correction.")
+    # an undecided claim is a test too: with it, the weak verdict's p-value is doubled, and it falls
+    open_ = ordering({0: 0.10, 1: -0.05, 2: 0.01})
+    assert open_.outcome == "undecided" and open_.p_value > 0.5
+    text = claims.multiple_comparisons({"cpu": alone + [(claims.get_claim("ega-mope-best"), open_)]})
+    assert text == ("* `cpu`: 4 claims tested at 95%, 3 decided; 2 survive Holm's correction, and 1 would be "
+                    f"undecided: PE-ROPE beats PE-MORLET (p = {weak.p_value:.3f}, {2 * weak.p_value:.3f} after correction).")
     text = claims.multiple_comparisons({"cpu": [findings[0], (claims.get_claim("rope-beats-mope"), weak),
                                                 (claims.get_claim("rope-beats-sincos"), weak)]})
     doubled = f"(p = {weak.p_value:.3f}, {2 * weak.p_value:.3f} after correction)"
-    assert text == (f"* `cpu`: 3 verdicts decided by a test at 95%; 1 survives Holm's correction, and 2 would be "
+    assert text == (f"* `cpu`: 3 claims tested at 95%, 3 decided; 1 survives Holm's correction, and 2 would be "
                     f"undecided: PE-ROPE beats PE-MORLET {doubled}; PE-ROPE beats PE-SINCOS {doubled}.")
 
 

@@ -94,7 +94,7 @@ class Verdict:
     seeds_needed: int | None = None  # undecided: the seeds in all that would decide it (None: more than 50)
     caveat: str | None = None  # what a control of ours says about the effect
     seeds_range: tuple[int | None, int | None] | None = None  # undecided: seeds_needed over the plausible sds
-    p_value: float | None = None  # the decided test's p-value (two-sided t; the larger of the two one-sided)
+    p_value: float | None = None  # its test's p-value (two-sided t; two one-sided tests: the larger); None: no test
     judged_on: str | None = None  # a size or near-equality claim: "size" (the paper's protocol) or "direction"
 
     def __post_init__(self) -> None:
@@ -164,16 +164,18 @@ def decision_text(needed: int | None, seeds_range: tuple[int | None, int | None]
 
 
 def _undecided(estimate: Estimate, low: float = 0.0, high: float = math.inf, level: float = LEVEL,
-               detail: str = "", size: str | None = None, mean: float | None = None) -> Verdict:
+               detail: str = "", size: str | None = None, mean: float | None = None,
+               p: float | None = None) -> Verdict:
     """Undecided, with the seeds in all that would put the ``level`` interval inside (``low``, ``high``),
-    the side the mean (``mean``: on the claim's side, default the estimate's) lies on."""
+    the side the mean (``mean``: on the claim's side, default the estimate's) lies on, and ``p``, the
+    p-value of the test that did not decide it (it counts among a preset's tests, :func:`holm`)."""
     mean = estimate.mean if mean is None else mean
     needed = seeds_needed(estimate.spread, mean, low, high, level)
     spread = (seeds_range(estimate.spread, estimate.n, mean, low, high, level, estimate.resolution)
               if needed is not None else None)
     decide = decision_text(needed, spread)
     return Verdict(estimate, "undecided", size, f"{detail}; {decide}" if detail else decide, needed,
-                   seeds_range=spread)
+                   seeds_range=spread, p_value=p)
 
 
 def _beyond(mean: float, boundary: float) -> tuple[float, float]:
@@ -197,7 +199,7 @@ def verdict_ordering(estimate: Estimate) -> Verdict:
         return Verdict(estimate, "confirmed", p_value=p_value(estimate, 0.0))
     if high < 0:
         return Verdict(estimate, "refuted", detail="the other way round", p_value=p_value(estimate, 0.0))
-    return _undecided(estimate, *_beyond(estimate.mean, 0.0))
+    return _undecided(estimate, *_beyond(estimate.mean, 0.0), p=p_value(estimate, 0.0))
 
 
 def ratio_text(estimate: Estimate, claimed: float, preset: str) -> str:
@@ -259,9 +261,10 @@ def verdict_size(estimate: Estimate, claimed: float, margin: float = MARGIN) -> 
         return Verdict(estimate, "refuted", "larger", ratio + confirmed_sign, p_value=p_value(oriented, edge_high))
     detail = f"{ratio} so far{confirmed_sign.replace(' (', '; ').rstrip(')')}"
     if edge_low < mean < edge_high:  # inside the band: what decides it is the 90% interval inside
-        return _undecided(estimate, edge_low, edge_high, EQUIVALENCE_LEVEL, detail, "undecided", mean)
+        return _undecided(estimate, edge_low, edge_high, EQUIVALENCE_LEVEL, detail, "undecided", mean,
+                          band_p_value(oriented, edge_low, edge_high))
     edge = edge_low if mean <= edge_low else edge_high
-    return _undecided(estimate, *_beyond(mean, edge), LEVEL, detail, "undecided", mean)
+    return _undecided(estimate, *_beyond(mean, edge), LEVEL, detail, "undecided", mean, p_value(oriented, edge))
 
 
 def verdict_equivalence(estimate: Estimate, claimed: float, margin: float = MARGIN) -> Verdict:
@@ -282,8 +285,9 @@ def verdict_equivalence(estimate: Estimate, claimed: float, margin: float = MARG
         edge = margin if low95 > margin else -margin
         return Verdict(estimate, "refuted", detail=f"{gap}outside ±{margin}", p_value=p_value(estimate, edge))
     if abs(estimate.mean) < margin:
-        return _undecided(estimate, -margin, margin, EQUIVALENCE_LEVEL)
-    return _undecided(estimate, *_beyond(estimate.mean, math.copysign(margin, estimate.mean)))
+        return _undecided(estimate, -margin, margin, EQUIVALENCE_LEVEL, p=band_p_value(estimate, -margin, margin))
+    edge = math.copysign(margin, estimate.mean)
+    return _undecided(estimate, *_beyond(estimate.mean, edge), p=p_value(estimate, edge))
 
 
 def verdict_every(estimate: Estimate) -> Verdict:
@@ -313,7 +317,7 @@ def verdict_mechanism(estimate: Estimate, threshold: float, side: int) -> Verdic
     if high < 0:
         return Verdict(estimate, "refuted", detail=f"{'below' if side > 0 else 'above'} {threshold:g}",
                        p_value=p_value(estimate, threshold))
-    return _undecided(estimate, *_beyond(estimate.mean, threshold))
+    return _undecided(estimate, *_beyond(estimate.mean, threshold), p=p_value(estimate, threshold))
 
 
 def verdict_moot(estimate: Estimate, gain: Estimate) -> Verdict:
@@ -858,11 +862,11 @@ def single_seed_contrasts(findings: dict[str, Findings], judged: str = "cpu", si
 # --- the multiple comparisons ---------------------------------------------------------------------------
 
 def holm(findings: Findings) -> dict[str, tuple[float, float]]:
-    """{key: (p, Holm-adjusted p)} for every verdict of ``findings`` decided by a test (confirmed or refuted,
-    with a p-value; "every pair" is decided by a count, not a test). Holm's step-down: the k-th smallest of
-    m p-values is multiplied by m − k + 1, and the adjusted values kept non-decreasing."""
-    tested = sorted((verdict.p_value, claim.key) for claim, verdict in findings
-                    if verdict.outcome in DECIDED and verdict.p_value is not None)
+    """{key: (p, Holm-adjusted p)} for every claim of ``findings`` that a test judged (confirmed, refuted or
+    undecided, with a p-value; one seed gives no test, and "every pair" is decided by a count). Holm's
+    step-down over those m tests: the k-th smallest p-value is multiplied by m − k + 1, the adjusted values
+    kept non-decreasing; a verdict survives when its adjusted p-value stays below 0.05."""
+    tested = sorted((verdict.p_value, claim.key) for claim, verdict in findings if verdict.p_value is not None)
     adjusted, running = {}, 0.0
     for rank, (p, key) in enumerate(tested):
         running = max(running, min(1.0, (len(tested) - rank) * p))
@@ -871,23 +875,25 @@ def holm(findings: Findings) -> dict[str, tuple[float, float]]:
 
 
 def multiple_comparisons(findings: dict[str, Findings], level: float = FAMILY_LEVEL) -> str:
-    """How many claims each preset decides at 95%, and which of those verdicts survive Holm's correction
+    """How many claims each preset tests at 95%, and which of its decided verdicts survive Holm's correction
     for that many tests (MyST Markdown, one bullet per preset with a decided verdict)."""
     lines = []
     for preset, preset_findings in findings.items():
         tests = holm(preset_findings)
+        outcomes = {claim.key: verdict.outcome for claim, verdict in preset_findings}
+        decided = [key for key in tests if outcomes[key] in DECIDED]
         counted = sum(v.outcome in DECIDED and v.p_value is None for _, v in preset_findings)
-        if not tests and not counted:
+        if not decided and not counted:
             continue
         words = {claim.key: claim.words for claim, _ in preset_findings}
-        fall = [f"{words[key]} (p = {p:.3f}, {adjusted:.3f} after correction)"
-                for key, (p, adjusted) in tests.items() if adjusted >= level]
-        line = (f"* `{preset}`: {len(tests)} verdict{'s' if len(tests) != 1 else ''} decided by a test at 95%"
-                + (f" (and {counted} by a count of pairs)" if counted else "") + "; ")
-        line += (f"all {len(tests)} survive Holm's correction." if not fall else
-                 f"{len(tests) - len(fall)} survive{'s' if len(tests) - len(fall) == 1 else ''} Holm's correction, "
-                 f"and {len(fall)} would be undecided: "
-                 + "; ".join(fall) + ".")
+        fall = [f"{words[key]} (p = {tests[key][0]:.3f}, {tests[key][1]:.3f} after correction)"
+                for key in decided if tests[key][1] >= level]
+        line = (f"* `{preset}`: {len(tests)} claim{'s' if len(tests) != 1 else ''} tested at 95%, "
+                f"{len(decided)} decided" + (f" (and {counted} decided by a count of pairs)" if counted else "") + "; ")
+        stand = len(decided) - len(fall)
+        line += (f"all {len(decided)} survive Holm's correction." if not fall else
+                 f"{stand} survive{'s' if stand == 1 else ''} Holm's correction, "
+                 f"and {len(fall)} would be undecided: " + "; ".join(fall) + ".")
         lines.append(line)
     return "\n".join(lines)
 
