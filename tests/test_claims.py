@@ -512,15 +512,16 @@ def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_g
     every claim the same standing, beside the same verdict on each preset."""
     from mope.book import chapter_runs
 
-    presets = chapter_runs.presets_shown("cpu")
-    findings = {preset: claims.judge_all(preset) for preset in presets}
+    every = claims.judge_presets()  # what `claims --standing` judges: every preset
+    presets = chapter_runs.presets_shown("cpu")  # what the introduction shows: its presets with runs
+    findings = {preset: every[preset] for preset in presets}
     tabs = claims.claims_tabs(findings, standings=claims.standings(findings))
     assert tabs.startswith("::::{tab-set}\n:::{tab-item} across scales")
     across = tabs.split(":::\n:::{tab-item}")[0]
     head = next(line for line in across.splitlines() if line.startswith("| claim |"))
     order = [cell.strip(" `") for cell in head.strip("|").split("|")[2:]]
     assert order == [p for p in ("paper", "cpu-long", "cpu", "cpu-short") if p in presets]
-    records = {r["key"]: r for r in claims.standing_records(claims.judge_presets())}
+    records = {r["key"]: r for r in claims.standing_records(every)}
     for claim in claims.CLAIMS:
         record, standing = records[claim.key], claims.standings(findings)[claim.key]
         assert (standing.words, list(standing.holds), list(standing.fails)) == (
