@@ -4,6 +4,7 @@
     python -m mope suite --preset cpu --seeds 0 1 2 [--variants BASE-DOT EGA-1] [--jobs 2]
     python -m mope table --preset cpu
     python -m mope claims --preset cpu [--json]
+    python -m mope claims --standing [--json]   # each claim's standing across every preset with runs
     python -m mope stamp          # before sending a clean checkout, without .git, to another machine
 
 Results go to ``results/`` (or ``--results-dir`` / ``$MOPE_RESULTS_DIR``), checkpoints to the
@@ -28,7 +29,7 @@ import traceback
 from collections import Counter
 
 from mope.errors import ConfigError, UserError
-from mope.store.presets import PRESETS, get_preset, with_autocast
+from mope.store.presets import PRESETS, STANDING_PRESETS, get_preset, with_autocast
 from mope.store.results import ENV_RESULTS_DIR, MAX_COUNT, results_root, scan, shown
 from mope.train.loop import MAX_SEED, core_count
 from mope.model.variants import TABLE_2, VARIANTS
@@ -135,7 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a JSON object: preset, current_runs, claims (one object per claim, as "
                              "mope.evidence.claims.claim_records gives them) and skipped (path, kind, reason of every "
                              "stored file left out)")
+    claims.add_argument("--standing", action="store_true",
+                        help=f"each claim's standing across the presets {', '.join(STANDING_PRESETS)} (holds at "
+                             "every scale tested, fails at every scale tested, depends on the scale, undecided at "
+                             "every scale tested, indicative only, not tested) beside its verdict on each; with "
+                             "--json a list of {key, claim, standing, holds_on, fails_on, by_preset}")
     _add_common(claims)
+    claims.set_defaults(preset=None)  # cpu, unless --standing, which reads every preset
 
     stamp = commands.add_parser("stamp", help="write .source-stamp.json, which lets a copy of this clean checkout "
                                               "without .git (a GPU machine) record its commit")
@@ -211,6 +218,15 @@ def _print_claims(preset, results_dir, as_json: bool) -> None:
     _print_notices(found)
 
 
+def _print_standing(results_dir, as_json: bool) -> None:
+    """Every claim's standing across the presets (mope.evidence.claims.standing_report)."""
+    from mope.evidence.claims import standing_report
+
+    if results_dir:
+        os.environ[ENV_RESULTS_DIR] = str(results_dir)  # claims read the store through its default root
+    print(standing_report(as_json))
+
+
 def _check_repeats(args) -> None:
     for option in ("seeds", "variants"):
         counts = Counter(getattr(args, option, None) or [])  # one pass: 50,000 names took 82 s pairwise
@@ -225,7 +241,14 @@ def run(args, parser: argparse.ArgumentParser) -> None:
 
         print(f"wrote {write_stamp().name}: a copy of this commit without .git can now record it")
         return
-    preset = get_preset(args.preset)
+    if args.command == "claims" and args.standing:
+        if args.preset is not None:
+            raise ConfigError(f"--standing judges every preset ({', '.join(STANDING_PRESETS)}); leave out "
+                              f"--preset {args.preset}, or drop --standing for that preset's claims")
+        _check_store(args.results_dir)
+        _print_standing(args.results_dir, args.json)
+        return
+    preset = get_preset(args.preset or "cpu")
     if getattr(args, "compile", False):
         preset = preset.replace(compile=True)
     preset = with_autocast(preset, getattr(args, "autocast", None))

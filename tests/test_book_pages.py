@@ -90,6 +90,7 @@ def test_the_claims_table_and_the_verdict_rule_are_not_in_the_stress_tests():
 
 def test_chapters_show_the_main_preset_and_paper_and_cpu_short_lives_on_the_budget_page():
     assert "cpu-short" not in chapter_runs.CHAPTER_PRESETS and "paper" in chapter_runs.CHAPTER_PRESETS
+    assert "cpu-long" in chapter_runs.CHAPTER_PRESETS  # the paper's context, wherever the chapters read cpu
     for page in CHAPTERS:
         assert "chapter_runs.load_runs(PRESET, MODELS, SEEDS)" in page.read_text() or "load_runs" not in page.read_text()
         assert "load_sweep" not in page.read_text(), f"{page.name}: the sweep is on the training-budget page"
@@ -150,6 +151,22 @@ def test_preset_tabs_put_each_preset_in_a_tab_and_one_preset_plainly():
     tabs = chapter_runs.preset_tabs(render, {"cpu": [1, 2], "paper": [3]})
     assert tabs.splitlines() == ["::::{tab-set}", ":::{tab-item} `cpu`", "cpu:2", ":::",
                                  ":::{tab-item} `paper`", "paper:1", ":::", "::::"]
+
+
+def test_preset_tabs_leave_out_a_preset_that_holds_none_of_the_tables_runs_and_name_it():
+    def render(runs):  # a table of BASE-DOT's losses: a dash where a preset has none
+        return "|".join(f"{preset}:" + (",".join(str(r["val"]) for r in rows if r["variant"] == "BASE-DOT") or "—")
+                        for preset, rows in runs.items())
+    runs = {"cpu": [{"variant": "BASE-DOT", "val": 1}], "cpu-long": [{"variant": "NOPE", "val": 2}],
+            "paper": [{"variant": "BASE-DOT", "val": 3}]}
+    tabs = chapter_runs.preset_tabs(render, runs)
+    assert tabs.count(":::{tab-item}") == 2 and "paper:3" in tabs and "cpu-long:" not in tabs
+    assert tabs.endswith(chapter_runs.empty_presets_line(["cpu-long"]))
+    assert chapter_runs.preset_tabs(render, {"cpu": [], "paper": []}) == (  # the main preset always shows
+        "cpu:—\n\n" + chapter_runs.empty_presets_line(["paper"]))
+    for page in CHAPTERS:
+        text = page.read_text()
+        assert "missing_line(" not in text or "runs_lines(" in text, page.name
 
 
 # --- the explorer page ---------------------------------------------------------------------------------

@@ -433,7 +433,10 @@ def test_a_preset_with_nothing_run_gets_no_tab():
         return tables.markdown_table(["model", preset], [["A", "1.2" if preset_runs else "—"], ["B", "—"]])
 
     text = chapter_runs.preset_tabs(render, {"cpu": [1], "paper": []})
-    assert ":::{tab-item} `cpu`" in text and "`paper`" not in text.split("::::")[1]
+    assert "| A | 1.2 |" in text and "tab-item" not in text  # one table left: no tabs
+    assert text.endswith("No tab for `paper`: none of these runs is stored there.")
+    text = chapter_runs.preset_tabs(render, {"cpu": [1], "cpu-long": [1], "paper": []})
+    assert ":::{tab-item} `cpu-long`" in text and "`paper`" not in text.split("::::")[1]
     assert text.endswith("No tab for `paper`: none of these runs is stored there.")
 
 
@@ -461,7 +464,7 @@ def test_each_gain_of_ega_1_is_named_by_its_loss():
     from mope.evidence import findings
 
     found = {"cpu": claims.judge_all("cpu", causal_runs())}
-    assert "on `cpu` (random-batch Val)" in findings.causal_gate(found)
+    assert "(`cpu`), EGA-1 improves on BASE-DOT by +0.100 (random-batch Val)" in findings.causal_gate(found)
     assert claims.verdict_of(found["cpu"], "gain-survives-causal-gate").caveat.startswith("whole-validation gain")
     assert "whole-validation gain over" in tables.causal_gate_table({"cpu": causal_runs()}).splitlines()[0]
 
@@ -471,6 +474,7 @@ def test_the_sentences_a_reader_stumbled_on():
 
     from mope.evidence import findings
 
-    assert "says every pair lies (" in inspect.getsource(findings.learned_parameters)  # it had no verb
+    source = re.sub(r'"\s*\n\s*f?"', "", inspect.getsource(findings.learned_parameters_sentence))  # joined f-strings
+    assert "says training pushes every pair onto that bound" in source  # it had no verb
     encodings = (ROOT / "notebooks" / "02_encodings.md").read_text()
     assert "This is not the share of\n  pairs on the bound that the introduction gives: that one is another model's" in encodings

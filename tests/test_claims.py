@@ -1,6 +1,5 @@
 """mope.evidence.claims: each claim is tested as the paper states it, the verdict words mean exactly what they
 say, and every form of the claims table shows the same verdict objects."""
-import json
 import re
 from pathlib import Path
 
@@ -64,9 +63,15 @@ def test_an_interval_that_bounds_an_effect_far_below_the_claimed_share_is_refute
 def test_a_share_of_091_does_not_confirm_every_pair():
     share = estimate({0: 0.90, 1: 0.92, 2: 0.91}, resolution=0.01)
     verdict = claims.verdict_every(share)
-    assert verdict.outcome == "refuted" and verdict.text == "refuted: 91% of pairs"
+    assert verdict.outcome == "refuted" and verdict.text == "refuted: 91% of pairs; below 100% in seeds 0, 1, 2"
     assert claims.verdict_every(estimate({0: 1.0, 1: 1.0})).outcome == "confirmed"
-    assert claims.verdict_every(estimate({0: 1.0, 1: 0.9})).outcome == "undecided"  # an interval reaching 1
+
+
+def test_one_seed_below_every_pair_refutes_every_pair():
+    # the audit: {1, 1, 0.984} was "undecided, 31 seeds would decide it"; a universal claim has one counterexample
+    verdict = claims.verdict_every(estimate({0: 1.0, 1: 1.0, 2: 0.984}, resolution=0.01))
+    assert verdict.outcome == "refuted" and verdict.text == "refuted: 99% of pairs; below 100% in seed 2"
+    assert verdict.seeds_needed is None and verdict.p_value is None  # a count, not a test
 
 
 def test_nearly_matches_is_an_equivalence_test_with_a_margin_fixed_in_advance():
@@ -104,7 +109,10 @@ def test_an_undecided_claim_says_how_many_seeds_would_decide_it():
     spread_out = estimate({0: 0.05, 1: 0.00, 2: 0.01})  # mean 0.02, sd 0.026: 3 seeds cannot tell it from 0
     verdict = claims.verdict_ordering(spread_out)
     assert verdict.outcome == "undecided" and 4 <= verdict.seeds_needed <= 20
-    assert verdict.text == f"undecided: {verdict.seeds_needed} seeds would decide it"
+    low, high = verdict.seeds_range
+    assert low < verdict.seeds_needed < (high or 51)
+    assert verdict.text == (f"undecided: {verdict.seeds_needed} seeds in all would decide it ({low}–{high})" if high else
+                            f"undecided: {verdict.seeds_needed} seeds in all would decide it ({low} to over 50)")
     # the more spread, the more seeds; beyond 50 the row says so
     wider = claims.verdict_ordering(estimate({0: 0.10, 1: -0.05, 2: 0.01}))
     assert wider.seeds_needed is None or wider.seeds_needed > verdict.seeds_needed
@@ -125,12 +133,12 @@ def test_mechanism_rule_reads_the_threshold_from_the_claimed_side():
 
 
 def test_the_vocabulary_defines_every_outcome_once():
-    for word in ("confirmed", "refuted", "undecided", "indicative", "not run"):
+    for word in ("confirmed", "refuted", "undecided", "indicative", "moot", "not run"):
         assert VOCABULARY_ROWS.count(word) == 1, word
     assert f"± {paper.MATCH_MARGIN}" in claims.VOCABULARY
 
 
-VOCABULARY_ROWS = [line.split("|")[1].strip(" *") for line in claims.VOCABULARY.splitlines()[2:7]]
+VOCABULARY_ROWS = [line.split("|")[1].strip(" *") for line in claims.VOCABULARY.splitlines() if line.startswith("| **")]
 
 
 # --- the claims -----------------------------------------------------------------------------------------
@@ -156,14 +164,18 @@ def test_claims_on_constructed_runs():
     runs = [run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)]
     runs += [run("EGA-MORLET", s, 1.484 + 0.001 * s + 0.003 * (s == 1)) for s in range(3)]  # ~+0.015, claimed 0.119
     runs += [run("PE-MORLET", 0, 1.53)]  # one seed
-    found = {r["key"]: r for r in claims.claim_records("cpu", runs)}
-    gain = found["ega-mope-gain"]
+    found = {r["key"]: r for r in claims.claim_records("paper", runs)}
+    gain = found["ega-mope-gain"]  # at the paper's protocol a size is tested against the paper's number
     assert gain["outcome"] == "refuted" and gain["size"] == "smaller" and gain["n"] == 3 and gain["paper"] == 0.119
+    assert gain["judged_on"] == "size"
     assert gain["ours"] == pytest.approx(0.015, abs=1e-6) and gain["sd"] == pytest.approx(0.00173, abs=1e-5)
     assert gain["interval"][0] < 0.015 < gain["interval"][1] and gain["loss"] == "val_batches"
     assert gain["caveat"] == "its gate reads future tokens; EGA-MORLET-CAUSAL not run"
     assert found["mope-below-base"]["outcome"] == "indicative" and found["mope-below-base"]["interval"] is None
     assert found["ega-gain"]["verdict"] == "not run" and found["ega-gain"]["caveat"] is None
+    on_cpu = {r["key"]: r for r in claims.claim_records("cpu", runs)}["ega-mope-gain"]  # a smaller model: its direction
+    assert (on_cpu["outcome"], on_cpu["size"], on_cpu["judged_on"]) == ("confirmed", None, "direction")
+    assert on_cpu["verdict"] == "confirmed: the paper's direction; 0.13× the paper's size on `cpu` (95%: 0.09 to 0.16×)"
 
 
 def test_a_gain_that_a_causal_gate_loses_carries_the_caveat_in_its_row_and_is_refuted_as_salience():
@@ -216,8 +228,9 @@ def test_claims_json_carries_every_field_of_the_verdict(store):
     records = claims.claim_records("smoke")
     assert len(records) == len(claims.CLAIMS)
     for record in records:
-        assert set(record) == {"key", "claim", "quote", "section", "kind", "paper", "test", "shown_in", "ours", "sd", "n",
-                               "interval", "outcome", "size", "seeds_needed", "loss", "caveat", "verdict"}
+        assert set(record) == {"key", "claim", "quote", "section", "kind", "paper", "test", "shown_in", "judged_on",
+                               "ours", "sd", "n", "resolution", "interval", "outcome", "size", "seeds_needed",
+                               "seeds_needed_range", "p_value", "loss", "caveat", "verdict"}
         assert record["outcome"] in claims.OUTCOMES and record["loss"] in ("val_batches", "val_whole", None)
         assert record["outcome"] == "not_run" and record["verdict"] == "not run"
 
@@ -228,7 +241,7 @@ def test_claims_report_text_is_the_table_and_the_vocabulary(store):
     assert lines[0] == "The paper's claims against preset 'smoke' (0 current runs)"
     assert lines[1].split() == ["claim", "where", "paper", "ours", "(±", "sd,", "n)", "verdict"]
     assert sum(line.rstrip().endswith("not run") for line in lines) == len(claims.CLAIMS)
-    assert "refuted: The 95% interval excludes the claim" in text and "**" not in text
+    assert "refuted: The claim fails as stated" in text and "moot: " in text and "**" not in text
 
 
 def test_the_tabs_show_one_table_per_preset_with_the_same_verdicts_as_the_json():
@@ -239,29 +252,41 @@ def test_the_tabs_show_one_table_per_preset_with_the_same_verdicts_as_the_json()
     assert tabs.startswith("::::{tab-set}\n:::{tab-item} `cpu`") and tabs.count(":::{tab-item}") == 2
     rope = next(line for line in tabs.splitlines() if "PE-ROPE nearly matches" in line)
     record = next(r for r in claims.claim_records("cpu", cpu_runs) if r["key"] == "rope-matches-base")
-    assert f"**refuted**: {record['verdict'].split(': ', 1)[1]}" in rope
+    assert f"**confirmed**: {record['verdict'].split(': ', 1)[1]}" in rope and "the paper's direction" in rope
     assert "{ref}`PE-ROPE nearly matches BASE-DOT <repro-table-2>`" in rope
 
 
-def test_budget_changes_name_the_claims_whose_verdict_moves_between_presets():
+def test_section_verdicts_leave_out_a_preset_where_none_of_the_sections_claims_has_runs():
+    runs = [run("BASE-DOT", s, 1.5 + 0.001 * s) for s in range(3)] + [run("NOPE", s, 1.6) for s in range(3)]
+    findings = {"cpu": claims.judge_all("cpu", runs, longer=[]), "cpu-long": claims.judge_all("cpu-long", runs[:3], shorter=[]),
+                "paper": claims.judge_all("paper", [])}
+    text = claims.section_verdicts(findings, ["learned-boundary"])
+    assert text.startswith("::::{tab-set}") and text.count(":::{tab-item}") == 1  # cpu alone
+    table = claims.section_verdicts(findings, ["repro-table-2", "stress-mope-vs-nope"])
+    assert "`cpu-long`" not in table and "`paper`" not in table  # only BASE-DOT: no claim has both its models
+
+
+def test_budget_changes_count_outcomes_not_the_wording_of_verdicts():
     def ega_morlet(gain):  # EGA-MORLET better than BASE-DOT by ``gain``, three seeds
         return ([run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)]
                 + [run("EGA-MORLET", s, 1.50 + 0.001 * s - gain + 0.002 * (s == 1)) for s in range(3)])
 
+    # confirmed in the paper's direction under both, at sizes 7.8× apart: the wording differs, the outcome not
     findings = {"cpu-short": claims.judge_all("cpu-short", ega_morlet(0.016)),
                 "cpu": claims.judge_all("cpu", ega_morlet(0.119))}
+    short, long = (claims.verdict_of(findings[p], "ega-mope-gain") for p in ("cpu-short", "cpu"))
+    assert short.text != long.text and short.outcome == long.outcome == "confirmed"
+    assert claims.budget_changes(findings).endswith("none of these verdicts changes with the training budget.")
+    findings["cpu"] = claims.judge_all("cpu", ega_morlet(-0.05))  # the other way round: the outcome changes
+    changed = [line for line in claims.budget_changes(findings).splitlines() if line.startswith("* ")]
+    assert len(changed) == 1 and changed[0].startswith("* EGA-MORLET improves on BASE-DOT by 0.119 (§1, §6.2, §9): "
+                                                       "**confirmed: the paper's direction; 0.13×")
+    assert "**refuted: the other way round; -0.43× the paper's size on `cpu` (95%: -0.45 to -0.4×)**" in changed[0]
+    assert "; 1 of them changes with the budget:" in claims.budget_changes(findings)
+    assert "(†)" not in claims.budget_changes(findings)  # the same three seeds under both budgets
+    findings["cpu-short"] = claims.judge_all("cpu-short", [r for r in ega_morlet(0.016) if r["seed"] < 2])
     text = claims.budget_changes(findings)
-    changed = [line for line in text.splitlines() if line.startswith("* ")]
-    assert changed == ["* EGA-MORLET improves on BASE-DOT by 0.119 (§1, §6.2, §9): **refuted: 7.8× smaller "
-                       "(direction confirmed)** under `cpu-short` (+0.015 ± 0.001 (n=3)), **confirmed: size matches** "
-                       "under `cpu` (+0.118 ± 0.001 (n=3))"]
-    assert "(†)" not in text  # the same three seeds under both budgets
-    fewer = {"cpu-short": claims.judge_all("cpu-short", [r for r in ega_morlet(0.016) if r["seed"] < 2]),
-             "cpu": findings["cpu"]}
-    text = claims.budget_changes(fewer)
     assert text.count("(†)") == 2 and text.count("the interval of fewer seeds is the wider one") == 1  # said once
-    same = {"cpu-short": findings["cpu"], "cpu": findings["cpu"]}
-    assert claims.budget_changes(same).endswith("none of these verdicts changes with the training budget.")
     assert claims.budget_changes({"cpu": findings["cpu"]}) == ""
 
 
@@ -275,8 +300,6 @@ def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_poi
                 "paper": claims.judge_all("paper", table(0.112, 0.098, [0]))}
     lines = claims.single_seed_contrasts(findings).splitlines()
     assert lines == [
-        "* EGA-MORLET improves on BASE-DOT by 0.119 (§1, §6.2, §9): **refuted: 7.8× smaller (direction confirmed)** "
-        "under `cpu` (+0.015 ± 0.001 (n=3)); one seed of `paper` gives +0.112 (n=1), within ±0.02 of the paper's +0.119",
         "* EGA-MORLET beats EGA-1 (best overall) (§6.2): **refuted: the other way round** under `cpu` "
         "(-0.079 ± 0.002 (n=3)); one seed of `paper` gives +0.014 (n=1), the other sign",
     ]
@@ -286,9 +309,165 @@ def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_poi
     assert claims.single_seed_contrasts(two_seeds) == ""  # two seeds: a verdict of its own, not a contrast
 
 
+# --- the audit of the verdict code (issue 28): each case on constructed estimates -------------------------
+
+def test_seeds_needed_for_a_near_equality_uses_both_edges_of_the_band_and_counts_all_seeds():
+    # mean 0.005, sd 0.02: 10 seeds (the audit's finding) have a power of 0.69; 13 reach 80%
+    near = estimate({0: 0.005 - 0.02, 1: 0.005, 2: 0.005 + 0.02})
+    verdict = claims.verdict_equivalence(near, 0.011)
+    assert verdict.outcome == "undecided" and verdict.seeds_needed == 13
+    assert verdict.detail.startswith("13 seeds in all would decide it (")
+    low, high = verdict.seeds_range
+    assert low < 13 and high is None  # an sd from 3 seeds: its 80% range reaches sds 50 seeds cannot decide
+
+
+def test_the_other_sign_only_when_the_interval_lies_on_the_other_side_of_0():
+    straddles = estimate({0: -0.03, 1: -0.01, 2: 0.01})  # mean -0.01, 95% interval [-0.060, +0.040]
+    low, high = straddles.interval
+    assert low == pytest.approx(-0.0597, abs=1e-3) and high == pytest.approx(0.0397, abs=1e-3)
+    verdict = claims.verdict_size(straddles, 0.080)  # below the paper's band, but of no settled sign
+    assert verdict.outcome == "refuted" and "the other sign" not in verdict.text
+    assert verdict.text == "refuted: smaller, a sign still open"
+    wide = claims.verdict_size(straddles, 0.010)  # a band the interval overlaps: undecided, sign open
+    assert wide.text.startswith("undecided: a sign still open so far")
+    assert claims.size_ratio(-0.01, 0.080, (-0.06, -0.001)) == "the other sign"
+    assert claims.size_ratio(-0.01, 0.080) == "against the claimed sign"  # one seed: no interval
+
+
+def test_no_share_without_a_gain():
+    # the audit: a published gain of -0.010 and a causal one of -0.020 gave a "share" of 2.04, "confirmed"
+    runs = []
+    for s in range(3):
+        base = 1.60 + 0.002 * s
+        runs += [run("BASE-DOT", s, base), run("EGA-1", s, base + 0.010, full=base + 0.010 + 0.001 * s),
+                 run("EGA-1-CAUSAL", s, base + 0.020, full=base + 0.020 + 0.001 * (s - 1))]
+    verdict = claims.verdict_of(claims.judge_all("cpu", runs), "gain-survives-causal-gate")
+    assert verdict.outcome == "moot" and verdict.text.startswith("moot: no gain to share: the gain is -0.011")
+    assert claims.causal_share(runs, "EGA-1", "EGA-1-CAUSAL").n == 0
+
+
+def test_the_jsons_sd_reproduces_its_interval_with_the_resolution_floor():
+    from mope.evidence.estimates import t_quantile
+
+    runs = [run("BASE-DOT", s, 1.5) for s in range(3)] + [run("PE-MORLET", s, 1.6 + 0.00001 * s) for s in range(3)]
+    below = {r["key"]: r for r in claims.claim_records("cpu", runs)}["mope-below-base"]  # sample sd 0.00001
+    assert below["sd"] == below["resolution"] == 0.001
+    half = t_quantile(below["n"] - 1) * below["sd"] / below["n"] ** 0.5
+    assert below["interval"] == pytest.approx([below["ours"] - half, below["ours"] + half], abs=2e-6)
+    assert "never less than the numbers' resolution" in claims.VOCABULARY
+
+
+def test_holm_says_which_verdicts_survive_the_multiple_comparisons():
+    def ordering(values):
+        return claims.verdict_ordering(estimate(values))
+    strong, edge = ordering({0: 0.10, 1: 0.11, 2: 0.12}), ordering({0: 0.03, 1: 0.05, 2: 0.04})
+    assert strong.p_value < 0.01 and 0.01 < edge.p_value < 0.05 and edge.outcome == "confirmed"
+    findings = [(claims.get_claim("mope-below-base"), strong), (claims.get_claim("rope-beats-mope"), edge),
+                (claims.get_claim("rope-beats-sincos"), strong), (claims.get_claim("morlet-rope"), ordering({0: 0.1}))]
+    adjusted = claims.holm(findings)
+    assert set(adjusted) == {"mope-below-base", "rope-beats-mope", "rope-beats-sincos"}  # one seed: no test
+    assert adjusted["rope-beats-mope"] == (edge.p_value, pytest.approx(edge.p_value))  # the largest: times 1
+    assert adjusted["mope-below-base"][1] == pytest.approx(3 * strong.p_value)  # the smallest: times 3
+    text = claims.multiple_comparisons({"cpu": findings})
+    assert text == "* `cpu`: 3 claims tested at 95%, 3 decided; all 3 survive Holm's correction."
+    weak = ordering({0: 0.025, 1: 0.045, 2: 0.035})  # p = 0.026: doubled, it falls
+    assert 0.025 < weak.p_value < 0.05 and weak.outcome == "confirmed"
+    alone = [findings[0], (claims.get_claim("rope-beats-mope"), weak), findings[2]]
+    assert claims.multiple_comparisons({"cpu": alone}).endswith("all 3 survive Holm's correction.")
+    # an undecided claim is a test too: with it, the weak verdict's p-value is doubled, and it falls
+    open_ = ordering({0: 0.10, 1: -0.05, 2: 0.01})
+    assert open_.outcome == "undecided" and open_.p_value > 0.5
+    text = claims.multiple_comparisons({"cpu": alone + [(claims.get_claim("ega-mope-best"), open_)]})
+    assert text == ("* `cpu`: 4 claims tested at 95%, 3 decided; 2 survive Holm's correction, and 1 would be "
+                    f"undecided: PE-ROPE beats PE-MORLET (p = {weak.p_value:.3f}, {2 * weak.p_value:.3f} after correction).")
+    text = claims.multiple_comparisons({"cpu": [findings[0], (claims.get_claim("rope-beats-mope"), weak),
+                                                (claims.get_claim("rope-beats-sincos"), weak)]})
+    doubled = f"(p = {weak.p_value:.3f}, {2 * weak.p_value:.3f} after correction)"
+    assert text == (f"* `cpu`: 3 claims tested at 95%, 3 decided; 1 survives Holm's correction, and 2 would be "
+                    f"undecided: PE-ROPE beats PE-MORLET {doubled}; PE-ROPE beats PE-SINCOS {doubled}.")
+
+
+@pytest.mark.parametrize("preset", ["cpu", "cpu-long", "cpu-short", "smoke"])
+def test_no_size_or_near_equality_is_refuted_for_its_size_off_the_papers_protocol(preset):
+    runs = [run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)]
+    runs += [run("EGA-MORLET", s, 1.10 + 0.001 * s + 0.002 * (s == 1)) for s in range(3)]  # 3.4× the paper's gain
+    runs += [run("PE-ROPE", s, 1.40 + 0.002 * s) for s in range(3)]  # a gap 9× the paper's "nearly matches"
+    found = claims.judge_all(preset, runs, longer=[], shorter=[])
+    for key in ("ega-mope-gain", "rope-matches-base"):
+        verdict = claims.verdict_of(found, key)
+        assert verdict.outcome == "confirmed" and verdict.detail.startswith("the paper's direction; ")
+        assert f"the paper's size on `{preset}` (95%: " in verdict.detail and verdict.size is None
+    on_paper = claims.judge_all("paper", runs)  # the paper's protocol: the size against the paper's number
+    assert claims.verdict_of(on_paper, "ega-mope-gain").text == "refuted: 3.4× larger (direction confirmed)"
+    assert claims.verdict_of(on_paper, "rope-matches-base").outcome == "refuted"
+
+
+@pytest.mark.parametrize("preset", ["cpu", "cpu-long", "cpu-short"])
+def test_on_the_stored_cpu_runs_no_size_claim_is_refuted_except_for_its_direction(preset):
+    for claim, verdict in claims.judge_all(preset):
+        if claim.kind in ("size", "equivalence") and verdict.outcome == "refuted":
+            assert verdict.detail.startswith("the other way round"), (claim.key, verdict.text)
+
+
+# --- the standing of each claim across scales -------------------------------------------------------------
+
+def verdict_with(outcome):
+    values = {"confirmed": {0: 0.10, 1: 0.11}, "refuted": {0: -0.10, 1: -0.11}, "undecided": {0: 0.1, 1: -0.1},
+              "indicative": {0: 0.1}, "not_run": {}}[outcome]
+    verdict = claims.verdict_ordering(estimate(values))
+    assert verdict.outcome == outcome
+    return verdict
+
+
+@pytest.mark.parametrize("outcomes, words, text", [
+    ({"paper": "indicative", "cpu": "confirmed", "cpu-short": "confirmed"}, "holds at every scale tested",
+     "holds at every scale tested: `cpu`, `cpu-short`"),
+    ({"cpu-long": "refuted", "cpu": "refuted", "cpu-short": "undecided"}, "fails at every scale tested",
+     "fails at every scale tested: `cpu-long`, `cpu`"),
+    ({"cpu": "refuted", "cpu-short": "confirmed", "paper": "not_run"}, "depends on the scale",
+     "depends on the scale: holds on `cpu-short`; fails on `cpu`"),
+    ({"cpu": "undecided", "paper": "indicative"}, "undecided at every scale tested", "undecided at every scale tested"),
+    ({"cpu": "indicative", "cpu-short": "indicative"}, "indicative only", "indicative only"),
+    ({"cpu": "not_run", "paper": "not_run"}, "not tested", "not tested"),
+])
+def test_a_claims_standing_follows_from_its_verdict_on_each_preset(outcomes, words, text):
+    found = claims.standing({preset: verdict_with(outcome) for preset, outcome in outcomes.items()})
+    assert found.words == words and found.text == text and words in claims.STANDINGS
+    assert claims.STANDING_VOCABULARY.count(f"**{words}**") == 1
+
+
+def test_standing_records_give_each_claim_its_standing_and_its_verdict_where_it_has_runs():
+    runs = [run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)] + \
+           [run("EGA-MORLET", s, 1.60 + 0.001 * s) for s in range(3)]
+    findings = {"paper": claims.judge_all("paper", runs[:1] + runs[3:4]),
+                "cpu": claims.judge_all("cpu", runs, longer=[])}
+    records = {r["key"]: r for r in claims.standing_records(findings)}
+    assert len(records) == len(claims.CLAIMS)
+    gain = records["ega-mope-gain"]
+    assert set(gain) == {"key", "claim", "standing", "holds_on", "fails_on", "by_preset"}
+    assert gain["standing"] == "fails at every scale tested" and gain["fails_on"] == ["cpu"]
+    assert set(gain["by_preset"]) == {"paper", "cpu"}
+    assert gain["by_preset"]["cpu"] == {"outcome": "refuted", "ours": pytest.approx(-0.1), "n": 3,
+                                        "verdict": claims.verdict_of(findings["cpu"], "ega-mope-gain").text}
+    assert records["mope-below-base"]["by_preset"] == {} and records["mope-below-base"]["standing"] == "not tested"
+    tally = claims.standing_tally(claims.standings(findings))
+    assert sum(tally.values()) == len(claims.CLAIMS) and tally["fails at every scale tested"] >= 1
+
+
+def test_cpu_long_judges_the_claims_across_contexts_with_its_shorter_twin():
+    def table(gap_morlet):
+        return [r for s in range(3) for r in (run("BASE-DOT", s, 1.60 + 0.002 * s),
+                                              run("PE-MORLET", s, 1.60 + gap_morlet + 0.003 * s),
+                                              run("PE-SINCOS", s, 1.80 + 0.001 * s))]
+    short, long = table(0.135), table(0.040)
+    on_long = claims.verdict_of(claims.judge_all("cpu-long", long, shorter=short), "deficit-shrinks-with-context")
+    on_short = claims.verdict_of(claims.judge_all("cpu", short, longer=long), "deficit-shrinks-with-context")
+    assert on_long == on_short and on_long.outcome == "confirmed"
+
+
 # --- one verdict everywhere -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("preset", ["cpu", "cpu-short", "paper"])
+@pytest.mark.parametrize("preset", ["cpu", "cpu-long", "cpu-short", "paper"])
 def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(preset):
     """Tables 2 and 4, the causal-gate table, the claims tabs, the chapters' verdicts and the intro's
     findings show, for a claim and a preset, exactly the verdict of `mope claims --json` (stored runs)."""
@@ -346,3 +525,31 @@ def test_claims_across_contexts_pair_each_seed_of_the_preset_with_its_longer_con
     more = short + [run("BASE-DOT", 3, 1.50), run("PE-MORLET", 3, 1.90)]  # a seed the longer context lacks
     caveat = {r["key"]: r for r in claims.claim_records("cpu", more, longer=long[:4])}["deficit-shrinks-with-context"]["caveat"]
     assert caveat == "BASE-DOT − PE-MORLET: -0.135 at the shorter context, -0.040 at the longer (n = 1 seed trained at both)"
+
+
+def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_gives_it():
+    """The introduction's first tab (its presets with runs) and `claims --standing --json` (every preset) give
+    every claim the same standing, beside the same verdict on each preset."""
+    from mope.book import chapter_runs
+
+    every = claims.judge_presets()  # what `claims --standing` judges: every preset
+    presets = chapter_runs.presets_shown("cpu")  # what the introduction shows: its presets with runs
+    findings = {preset: every[preset] for preset in presets}
+    tabs = claims.claims_tabs(findings, standings=claims.standings(findings))
+    assert tabs.startswith("::::{tab-set}\n:::{tab-item} across scales")
+    across = tabs.split(":::\n:::{tab-item}")[0]
+    head = next(line for line in across.splitlines() if line.startswith("| claim |"))
+    order = [cell.strip(" `") for cell in head.strip("|").split("|")[2:]]
+    assert order == [p for p in ("paper", "cpu-long", "cpu", "cpu-short") if p in presets]
+    records = {r["key"]: r for r in claims.standing_records(every)}
+    for claim in claims.CLAIMS:
+        record, standing = records[claim.key], claims.standings(findings)[claim.key]
+        assert (standing.words, list(standing.holds), list(standing.fails)) == (
+            record["standing"], record["holds_on"], record["fails_on"]), claim.key
+        (row,) = [row for row in across.splitlines() if f"`{claim.words} <" in row]
+        cells = [cell.strip() for cell in row.strip("|").split(" | ")]
+        assert cells[1] == standing.text, claim.key
+        for preset, cell in zip(order, cells[2:]):
+            by_preset = record["by_preset"].get(preset)
+            assert cell == ("—" if by_preset is None else
+                            f"{by_preset['verdict'].split(':')[0]} ({by_preset['n']})"), (claim.key, preset)

@@ -1,10 +1,12 @@
 """mope.evidence.estimates: per-seed quantities, paired by seed, summarised as mean, sd, n and a 95% interval."""
 import math
 
+import numpy as np
 import pytest
 
-from mope.evidence.estimates import (DASH, Estimate, distance_to_paper, estimate, improvement, paired, per_seed, seeds_needed,
-                            summary, t_quantile)
+from mope.evidence.estimates import (DASH, Estimate, decision_power, distance_to_paper, estimate, improvement, paired,
+                                     per_seed, plausible_sds, seeds_needed, seeds_range,
+                                     summary, t_quantile)
 from synthetic_runs import run
 
 
@@ -38,12 +40,45 @@ def test_t_quantiles_are_students_for_every_degree_of_freedom():
 
 
 def test_seeds_needed_grows_with_the_spread_and_shrinks_with_the_distance():
-    assert seeds_needed(0.01, 0.10) == 2
+    assert seeds_needed(0.01, 0.10) <= 3
     assert seeds_needed(0.05, 0.106) < seeds_needed(0.05, 0.05) < seeds_needed(0.10, 0.05)
-    n = seeds_needed(0.027, 0.026)  # the interaction on cpu at three seeds
-    half = lambda k: (t_quantile(k - 1) + 0.8616) * 0.027 / math.sqrt(k)  # noqa: E731 (t_0.80 at ~10 df)
-    assert half(n) <= 0.026 * 1.01 and half(n - 1) > 0.026 * 0.99
     assert seeds_needed(0.5, 0.01) is None and seeds_needed(0.1, 0.0) is None
+    assert seeds_needed(0.02, 0.03, low=-0.02, high=0.02, level=0.90) is None  # outside the band: never inside
+
+
+def simulated_power(n, sd, mean, low, high, level, draws=20_000):
+    """How often the ``level`` interval of n normal seeds lies inside (low, high): fixed RNG, 20,000 draws."""
+    rng = np.random.default_rng(20260601)
+    seeds = rng.normal(mean, sd, size=(draws, n))
+    centre, half = seeds.mean(axis=1), t_quantile(n - 1, level) * seeds.std(axis=1, ddof=1) / math.sqrt(n)
+    return float(np.mean((centre - half > low) & (centre + half < high)))
+
+
+@pytest.mark.parametrize("sd, mean, low, high, level, expected", [
+    (0.02, 0.005, -0.02, 0.02, 0.90, 13),  # a near-equality (two one-sided tests at 5%: the 90% interval in ±0.02)
+    (0.018, 0.032, 0.0, math.inf, 0.95, 5),  # an ordering: the 95% interval above 0
+    (0.027, 0.026, 0.0, math.inf, 0.95, None),  # computed below
+])
+def test_seeds_needed_reaches_80_percent_power_in_simulation_and_one_seed_fewer_does_not(sd, mean, low, high, level,
+                                                                                           expected):
+    n = seeds_needed(sd, mean, low, high, level)
+    if expected is not None:
+        assert n == expected
+    assert simulated_power(n, sd, mean, low, high, level) >= 0.80 - 0.01  # 20,000 draws: ±0.006 (2 se)
+    assert simulated_power(n - 1, sd, mean, low, high, level) < 0.80 - 0.01
+    assert decision_power(n, sd, mean, low, high, level) == pytest.approx(
+        simulated_power(n, sd, mean, low, high, level), abs=0.01)
+
+
+def test_the_seeds_needed_range_spans_the_sds_three_seeds_leave_plausible():
+    small, large = plausible_sds(0.018, 3)  # the 80% interval of the sd from 2 degrees of freedom
+    assert small == pytest.approx(0.018 * math.sqrt(2 / 4.605), rel=1e-3)
+    assert large == pytest.approx(0.018 * math.sqrt(2 / 0.2107), rel=1e-3)
+    assert seeds_range(0.018, 3, 0.032) == (seeds_needed(small, 0.032), seeds_needed(large, 0.032))
+    low, high = seeds_range(0.018, 3, 0.032)
+    assert low < seeds_needed(0.018, 0.032) < high  # "5 seeds" rests on an sd from 3 seeds: 4 to 24
+    assert (low, high) == (4, 26)  # exact power (the audit's normal approximation gave 4 to 24)
+    assert plausible_sds(0.0001, 3)[0] == 1e-3  # never below the resolution
 
 
 def test_format_shows_sign_spread_and_n():

@@ -1,8 +1,12 @@
 """mope.evidence.findings: the introduction's first screen says what the stored runs say, and changes with them."""
+from pathlib import Path
+
 import pytest
 
 from mope.evidence import claims, findings, paper
 from synthetic_runs import run
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def judged(runs_by_preset):
@@ -21,14 +25,25 @@ def gate_runs(kept: float):
 
 def test_the_causal_gate_sentence_follows_the_runs():
     refuted = findings.causal_gate(judged({"cpu": gate_runs(0.0)}))
-    assert refuted.startswith("**EGA's gain needs the future.** EGA-1 improves on BASE-DOT by +0.100 on `cpu`")
-    assert "it loses all of that gain (keeps 0%, n = 3 seeds)" in refuted and "*refuted: below 0.5*" in refuted
+    assert refuted.startswith("**EGA's gain needs the future.** On a 4-layer model at a quarter of the paper's "
+                              "context, 3 seeds (`cpu`), EGA-1 improves on BASE-DOT by +0.100")
+    assert "it loses all of that gain (keeps 0% ± 2%)" in refuted and "*refuted: below 0.5*" in refuted
     survives = findings.causal_gate(judged({"cpu": gate_runs(0.9)}))
     assert survives.startswith("**EGA's gain survives a causal gate.**") and "keeps 91% of that gain" in survives
     assert "*confirmed*" in survives
     assert findings.causal_gate(judged({"cpu": []})) is None  # nothing stored: no sentence
     worse = findings.causal_gate(judged({"cpu": gate_runs(-0.05)}))
-    assert "it loses all of that gain (keeps -5%, n = 3 seeds)" in worse
+    assert "it loses all of that gain (keeps -5% ± 2%)" in worse
+
+
+def test_the_causal_gate_sentence_says_how_the_verdict_changes_with_the_training_budget():
+    text = findings.causal_gate(judged({"cpu": gate_runs(0.0), "cpu-short": gate_runs(0.9)}))
+    assert text.startswith("**Whether EGA's gain needs the future depends on the training budget.**")
+    assert ("Trained 501 steps instead of 3,001, a 4-layer model at half the paper's context, trained 501 steps "
+            "(`cpu-short`, 3 seeds) keeps 91% ± 2%: *confirmed*; the dependence on the future grows with training "
+            "(or with the shorter context: the two also differ in that, 128 against 64)") in text
+    same = findings.causal_gate(judged({"cpu": gate_runs(0.0), "cpu-short": gate_runs(0.0)}))
+    assert same.startswith("**EGA's gain needs the future.**") and "*refuted: below 0.5*; the same verdict" in same
 
 
 def test_the_sincos_sentence_names_the_scale_when_scaled_sincos_beats_mope():
@@ -36,30 +51,85 @@ def test_the_sincos_sentence_names_the_scale_when_scaled_sincos_beats_mope():
         return [r for s in range(3) for r in (run("PE-SINCOS", s, 1.90 + 0.01 * s), run("PE-MORLET", s, 1.70 + 0.001 * s),
                                               run("PE-SINCOS-SCALED", s, 1.70 + scaled_gap + 0.002 * s))]
     scale = findings.sincos_scale(judged({"cpu": sincos(-0.05)}), {"cpu": sincos(-0.05)})
-    assert scale.startswith("**MoPE's advantage over sin/cos is the scale of sin/cos.** MoPE beats the published "
-                            "sin/cos by +0.209 on `cpu`")
+    assert scale.startswith("**MoPE's advantage over sin/cos is the scale of sin/cos.** On a 4-layer model at a "
+                            "quarter of the paper's context, 3 seeds (`cpu`), MoPE beats the published sin/cos by +0.209")
     assert "sin/cos gains +0.258 over the published one and then beats MoPE by 0.049" in scale
     locality = findings.sincos_scale(judged({"cpu": sincos(+0.05)}), {"cpu": sincos(+0.05)})
     assert locality.startswith("**MoPE beats sin/cos through locality.**") and "still trails MoPE by 0.051" in locality
 
 
-def test_the_reproduction_sentence_measures_the_distance_to_table_2():
+def test_the_reproduction_sentence_measures_the_distance_to_table_2_and_where_one_seed_points():
     near = [run(name, 0, value + (0.015 if name == "PE-SINCOS" else 0.004), preset="paper")
             for name, value in paper.TABLE_2_VAL.items()]
-    text = findings.reproduction({"paper": near})
-    assert ("all six models of Table 2 land within 0.015 nats of the paper's losses, 5 of them within its own "
-            "run-to-run noise of 0.011") in text and "(1 seed each)" in text
+    text = findings.reproduction(judged({"paper": near}), {"paper": near})
+    assert text.startswith("**At the paper's own scale, our code gives the paper's numbers.** On the paper's own model "
+                           "and protocol, one seed (`paper`), all six models of the paper's Table 2 land within 0.015 "
+                           "nats (the loss's unit) of its losses, 5 of them within its own run-to-run noise of 0.011")
+    assert "of the 9 comparisons between models the paper makes, 9 point its way" in text  # those whose models ran
     far = [dict(r, final={**r["final"], "val_loss": r["final"]["val_loss"] + 0.3}) for r in near[:4]]
-    assert "4 of the six models of Table 2 land within 0.315 nats" in findings.reproduction({"paper": far})
-    assert findings.reproduction({}).startswith("Our code has not yet been run at the paper's own protocol")
+    assert "4 of the six models of the paper's Table 2 land within 0.315" in findings.reproduction({}, {"paper": far})
+    assert findings.reproduction({}, {}).startswith("Our code has not yet been run at the paper's own protocol")
+
+
+def test_sigma_under_weight_decay_alone_at_the_papers_protocol_is_computed_not_typed():
+    from mope.evidence import learned_parameters
+
+    decayed = learned_parameters.decay_only_reference("EGA-MORLET", "paper")["sigma"]
+    text = findings.decay_sigma({})
+    assert f"[{decayed.min():.2f}, {decayed.max():.2f}]" in text and "σ ∈ [1.49, 4.50] (Table 3)" in text
+    assert f"[{decayed.min():.2f}, {decayed.max():.2f}]" == "[1.55, 4.45]"  # issue 28's figure, from the code
+
+
+def test_the_causal_statistics_sentence_reads_the_published_runs_and_says_what_it_cannot_separate():
+    runs = {"paper": [run("BASE-DOT", 0, 1.47, full=1.467, preset="paper"),
+                      run("EGA-1", 0, 1.37, full=1.370, causal_stats=1.930, preset="paper"),
+                      run("EGA-MORLET", 0, 1.36, full=1.360, causal_stats=2.421, preset="paper")]}
+    text = findings.causal_statistics(runs)
+    assert "EGA-1 goes from 1.370 to 1.930; EGA-MORLET goes from 1.360 to 2.421, against 1.467 for BASE-DOT" in text
+    assert "one seed (`paper`)" in text and "only a causal gate trained at the paper's scale" in text
+    assert findings.causal_statistics({"paper": runs["paper"][:1]}) is None
+
+
+def test_the_first_screen_defines_its_words_and_names_each_scale_in_plain_words():
+    assert findings.scale("cpu", 8) == "a 4-layer model at a quarter of the paper's context, 8 seeds (`cpu`)"
+    assert findings.scale("cpu-long", 3) == "a 4-layer model at the paper's context, 3 seeds (`cpu-long`)"
+    assert findings.scale("cpu-short", 3) == ("a 4-layer model at half the paper's context, trained 501 steps, "
+                                              "3 seeds (`cpu-short`)")
+    assert findings.scale("paper", 1) == "the paper's own model and protocol, one seed (`paper`)"
+    for word in ("*seed*", "*confirmed*", "*refuted*", "*undecided*", "95% interval"):
+        assert word in findings.WORDS
+    intro = (ROOT / "book" / "intro.md").read_text()
+    first_screen = intro[:intro.index("(intro-claims)=")]
+    prose = first_screen.split("```{code-cell}")[0]
+    for term in ("BASE-DOT", "NOPE", "EGA-1", "EGA-MORLET", "PE-ROPE", "PE-SINCOS", "PE-MORLET", "**MoPE**", "**EGA**"):
+        assert term in prose, term  # defined in the prose above the findings
+    assert first_screen.index("findings.WORDS") < first_screen.index("findings.findings_markdown(")
+
+
+def test_the_tally_counts_every_claims_standing_once():
+    runs = {"cpu": gate_runs(0.0), "cpu-short": gate_runs(0.9)}
+    found = judged(runs)
+    text = findings.tally(found)
+    counts = claims.standing_tally(claims.standings(found))
+    assert sum(counts.values()) == len(claims.CLAIMS)
+    assert f"of the paper's {len(claims.CLAIMS)} claims " in text
+    assert "1 depends on the scale" in text and f"{counts['not tested']} are not tested" in text
 
 
 def test_the_findings_list_leaves_out_what_has_no_runs_and_numbers_the_rest():
     runs = {"cpu": gate_runs(0.0)}
     text = findings.findings_markdown(judged(runs), runs)
     lines = text.splitlines()
-    assert [line[:3] for line in lines] == ["1. ", "2. "]  # the reproduction sentence and the causal gate
-    assert "{ref}`stress-causal-gate`" in lines[1]
+    assert [line[:3] for line in lines] == ["1. ", "2. ", "3. ", "4. "]  # reproduction, σ, the causal gate, the tally
+    assert "{ref}`stress-causal-gate`" in lines[2] and lines[3].startswith("4. **Across every scale we trained**")
+
+
+def test_the_findings_are_ordered_by_closeness_to_the_papers_protocol():
+    order = [findings.reproduction, findings.decay_sigma, findings.causal_statistics, findings.context,
+             findings.causal_gate, findings.sincos_scale, findings.learned_parameters_sentence, findings.mope_alone,
+             findings.headline, findings.tally]
+    source = findings.findings_sentences.__code__.co_names
+    assert [f.__name__ for f in order] == [name for name in source if name in {f.__name__ for f in order}]
 
 
 @pytest.mark.parametrize("kept", [0.0, 0.9])

@@ -36,8 +36,9 @@ def test_table_2_side_by_side_with_dashes_and_no_nan():
     assert "Left out, as nothing is there (not run, or not reported by the paper): `cpu-short`" in table
     # the verdict is the one of the paper's claim about EGA-1's gain, as the claims table shows it
     record = next(r for r in claims.claim_records("cpu", runs["cpu"]) if r["key"] == "ega-gain")
-    assert record["verdict"] == "refuted: 6.1× smaller (direction confirmed)"
-    assert ega[4] == f"L = 1.486 ± 0.002 (n=3)<br>Δ = +0.015 ± 0.001 (n=3)<br>**refuted**: 6.1× smaller (direction confirmed)"
+    assert record["verdict"] == "confirmed: the paper's direction; 0.16× the paper's size on `cpu` (95%: 0.14 to 0.19×)"
+    assert ega[4] == ("L = 1.486 ± 0.002 (n=3)<br>Δ = +0.015 ± 0.001 (n=3)<br>**confirmed**: the paper's direction; "
+                      "0.16× the paper's size on `cpu` (95%: 0.14 to 0.19×)")
     assert "**" not in rows["PE-SINCOS"][4]  # no claim of the paper, no verdict
     assert set(rows) == {"model", *TABLE_2} - {"model"}
 
@@ -84,7 +85,7 @@ def test_extrapolation_table_marks_the_learned_table_as_not_extendable():
                     run("NOPE", 0, 1.5, by_context=context), run("NOPE", 1, 1.5, by_context=context)]}
     rows = [line for line in tables.extrapolation_table(runs, ["BASE-DOT", "NOPE", "ALIBI"]).splitlines()]
     assert any("BASE-DOT" in line and "n/a" in line for line in rows)
-    assert any("NOPE" in line and "+0.200 ± 0.000 (n=2)<br>rises" in line for line in rows)
+    assert any("NOPE" in line and "+0.200 ± 0.001 (n=2)<br>rises" in line for line in rows)
     assert not any("ALIBI" in line for line in rows)
 
 

@@ -1,11 +1,12 @@
 """The runs a chapter shows: its main preset first, beside it the published protocol when it has runs,
 and one line per preset naming what is missing; and the package's own code, quoted on the page.
 
-The book's presets are ``cpu`` (the trained protocol, the main numbers), ``cpu-short`` (the first,
-shorter protocol, shown for how the verdicts depend on the training budget) and ``paper`` (the
-published protocol, once its GPU runs are stored). The chapters show ``cpu`` and ``paper``
-(:data:`CHAPTER_PRESETS`); ``cpu-short`` has a page of its own, the training budget, and the
-introduction's claims table a tab. Only the current runs of :mod:`mope.store.results` are read; nothing is
+The book's presets are ``cpu`` (the trained protocol, the main numbers), ``cpu-long`` (``cpu`` at the
+paper's context of 256), ``cpu-short`` (the first, shorter protocol, shown for how the verdicts depend on
+the training budget) and ``paper`` (the published protocol, once its GPU runs are stored). The chapters
+show ``cpu``, ``cpu-long`` and ``paper`` (:data:`CHAPTER_PRESETS`), each table leaving out a preset that
+holds none of its runs; ``cpu-short`` has a page of its own, the training budget, and the introduction's
+claims table a tab. Only the current runs of :mod:`mope.store.results` are read; nothing is
 trained here except in the ``smoke`` preset, whose toy runs the tests make on the spot.
 """
 from __future__ import annotations
@@ -17,8 +18,8 @@ from collections.abc import Sequence
 from mope.store import results
 from mope.store.presets import CPU_SWEEP, TrainConfig, get_preset
 
-BOOK_PRESETS = ("cpu", "cpu-short", "paper")
-CHAPTER_PRESETS = ("cpu", "paper")  # beside the main preset, a chapter shows these (cpu-short: the budget page)
+BOOK_PRESETS = ("cpu", "cpu-long", "cpu-short", "paper")
+CHAPTER_PRESETS = ("cpu", "cpu-long", "paper")  # beside the main preset, a chapter shows these (cpu-short: the budget page)
 TRAINED_ON_THE_SPOT = "smoke"
 
 
@@ -97,6 +98,12 @@ def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], see
     return line + "."
 
 
+def runs_lines(runs: dict[str, list[dict]], variants: Sequence[str], seeds: Sequence[int] | None = None) -> str:
+    """A chapter's list of the runs it reads: :func:`missing_line` for each preset (MyST Markdown; a table
+    without a tab for some preset names it under the table, :func:`preset_tabs`)."""
+    return "\n".join(f"- {missing_line(preset, preset_runs, variants, seeds)}" for preset, preset_runs in runs.items())
+
+
 def source_lines(obj, first: str, last: str) -> str:
     """The lines of ``obj``'s source (:func:`inspect.getsource`, the package's own code) from the first
     line containing ``first`` through the next containing ``last``, dedented: a passage the book shows.
@@ -133,20 +140,23 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str], preset: str)
 
 def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
     """``render({preset: runs})`` once per preset, each in a tab of sphinx-design's tab-set (MyST
-    Markdown; the first preset's tab open): a table of several presets, read one preset at a time. A
-    preset whose tables hold nothing but dashes gets no tab; a line under the tabs names it."""
+    Markdown; the first preset's tab open): a table of several presets, read one preset at a time. The
+    first preset always shows; another whose runs change nothing in the table (it renders as it would with
+    no runs, or as nothing but dashes) gets no tab, and a line under the tabs names it."""
     from mope.book.tables import says_nothing
 
-    if len(runs) <= 1:
-        return render(runs)
-    rendered = {preset: render({preset: preset_runs}) for preset, preset_runs in runs.items()}
-    empty = [preset for preset, text in rendered.items() if says_nothing(text)]
-    shown = {preset: text for preset, text in rendered.items() if preset not in empty} or rendered
+    first, *others = runs
+    rendered = {preset: render({preset: runs[preset]}) for preset in runs}
+    empty = [preset for preset in others
+             if says_nothing(rendered[preset]) or rendered[preset] == render({preset: []})]
+    shown = {preset: text for preset, text in rendered.items() if preset not in empty}
+    if len(shown) == 1:
+        return rendered[first] + ("\n\n" + empty_presets_line(empty) if empty else "")
     blocks = ["::::{tab-set}"]
     for preset, text in shown.items():
         blocks += [f":::{{tab-item}} `{preset}`", text, ":::"]
     blocks.append("::::")
-    if len(shown) < len(rendered):
+    if empty:
         blocks.append("\n" + empty_presets_line(empty))
     return "\n".join(blocks)
 

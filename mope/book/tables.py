@@ -370,7 +370,7 @@ def causal_gate_table(runs: Runs, gates: Sequence[tuple[str, str, str]] = (
                                     final_values(preset_runs, gate, "val_loss_full_causal_stats"))
             retrained = improvement(preset_runs, causal, base, "val_loss_full")
             share = claims.causal_share(preset_runs, gate, causal, base)
-            share_cell = f"{share.mean:.0%}" + (f" ± {share.sd:.0%}" if share.n > 1 else "") if share.n else DASH
+            share_cell = f"{share.mean:.0%}" + (f" ± {share.spread:.0%}" if share.n > 1 else "") if share.n else DASH
             if gate == "EGA-1" and share.n:
                 verdict = _claim_verdicts(preset, preset_runs)["gain-survives-causal-gate"]
                 share_cell += "<br>" + verdict_markdown(verdict)

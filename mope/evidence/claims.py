@@ -11,59 +11,75 @@ The kinds, each the paper's statement read literally:
 ``ordering``
     "A beats B": the effect (how much lower A's loss is) lies above 0.
 ``size``
-    "A beats B by 0.080": the direction, and the size against the paper's number ± 0.02
-    (:data:`mope.evidence.paper.MATCH_MARGIN`), by two one-sided tests.
+    "A beats B by 0.080": at the paper's protocol (:data:`PAPER_PROTOCOL`), the direction, and the size against
+    the paper's number ± 0.02 (:data:`mope.evidence.paper.MATCH_MARGIN`), by two one-sided tests; on any other
+    preset, a smaller model, the direction only, the size shown as a ratio (:func:`verdict_direction`).
 ``equivalence``
-    "A nearly matches B": the gap lies within ± 0.02 of 0, by two one-sided tests.
+    "A nearly matches B": at the paper's protocol, the gap lies within ± 0.02 of 0, by two one-sided tests;
+    elsewhere, the direction of the paper's gap.
 ``every``
     "every pair ...": the share of pairs, seed by seed, is 1.
 ``mechanism``
     an explanation, tested by the control run that isolates it against a threshold the claim states
     with its one-sentence justification (:attr:`Claim.test`).
 
-Every measurement is an :class:`~mope.evidence.estimates.Estimate` over seeds, paired by seed.
+Every measurement is an :class:`~mope.evidence.estimates.Estimate` over seeds, paired by seed. A decided
+verdict carries the p-value of its test, and :func:`holm` says which survive Holm's correction over a
+preset's verdicts. Each claim's **standing** across the presets (:func:`standing`: holds at every scale
+tested, fails at every scale tested, depends on the scale, undecided at every scale tested, indicative
+only, not tested) is computed from its verdict on each (``python -m mope claims --standing``).
 """
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from mope.store import results
 from mope.evidence import learned_parameters, paper
 from mope.evidence import open_questions
-from mope.evidence.estimates import (DASH, Estimate, common_seeds, context_values, final_values, improvement, paired,
-                                     per_seed, seeds_needed)
-from mope.store.presets import CONTEXT_PAIRS, TrainConfig, get_preset
+from mope.evidence.estimates import (DASH, LEVEL, MOST_SEEDS, RESOLUTION, Estimate, common_seeds, context_values,
+                                     final_values, improvement, paired, per_seed, seeds_needed, seeds_range)
+from mope.store.presets import CONTEXT_PAIRS, STANDING_PRESETS, TrainConfig, get_preset
 
 KINDS = ("ordering", "size", "equivalence", "every", "mechanism")
-OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "not_run")
+OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_run")
+DECIDED = ("confirmed", "refuted")
 SIZES = ("matches", "smaller", "larger", "undecided")
 #: The stored loss each measurement reads, by the name the JSON gives it.
 LOSSES = {"val_loss": "val_batches", "val_loss_full": "val_whole"}
 EQUIVALENCE_LEVEL = 0.90  # two one-sided tests at 5% each: the 90% interval inside the band
 MARGIN = paper.MATCH_MARGIN
+#: The one preset whose protocol is the paper's: only there is a size or a near-equality tested against
+#: the paper's number; elsewhere the model is another (smaller, shorter-context, shorter-trained) one, whose
+#: sizes are its own, and the verdict is on the direction (:func:`verdict_direction`).
+PAPER_PROTOCOL = "paper"
+FAMILY_LEVEL = 0.05  # Holm's correction keeps the chance of any false verdict among a preset's at 5%
 
 #: The verdicts in words, defined once; the book shows this table beside the claims table.
 VOCABULARY = rf"""| verdict | what it means |
 |---|---|
-| **confirmed** | The claim holds as the paper states it. "A beats B": the 95% interval of the effect (seed by seed) lies above 0. A size ("by 0.080"): the 90% interval lies inside the paper's number ± {MARGIN} nats (two one-sided tests); a near-equality ("nearly matches"): inside 0 ± {MARGIN}. "Every pair": every pair, in every seed. A mechanism: the interval clears the threshold the claim states. |
-| **refuted** | The 95% interval excludes the claim: the other side of 0 or of the threshold, or outside the paper's number ± {MARGIN}. *N× smaller* or *N× larger* says which way a size misses; *direction confirmed* that the sign still holds. |
-| **undecided** | Neither: the interval is too wide. The row gives the seeds that would decide it at the spread we observe (80% power), or says that 50 would not. |
+| **confirmed** | The claim holds as the paper states it. "A beats B": the 95% interval of the effect (seed by seed) lies above 0. A size ("by 0.080"), at the paper's protocol: the 90% interval lies inside the paper's number ± {MARGIN} nats (two one-sided tests); a near-equality ("nearly matches"): inside 0 ± {MARGIN}. On a smaller model (every preset but `{PAPER_PROTOCOL}`), a size or near-equality is judged on its direction only, and its size is shown as a ratio to the paper's, with its 95% interval, as that model's. "Every pair": every pair, in every seed. A mechanism: the interval clears the threshold the claim states. |
+| **refuted** | The claim fails as stated: the 95% interval lies on the other side of 0 or of the threshold, or, at the paper's protocol, outside the paper's number ± {MARGIN} (*N× smaller* or *N× larger* says which way a size misses; *direction confirmed* that the sign still holds); "every pair": a seed in which some pair is not. |
+| **undecided** | Neither: the interval is too wide. The row gives the seeds, in all, that would decide it with 80% probability at the spread we observe, and in brackets the same at both ends of the 80% interval of that spread (a spread measured on 3 seeds is itself uncertain), or says that 50 would not. |
 | **indicative** | One seed: no interval, no verdict; the direction and size it shows. |
+| **moot** | The claim explains a gain our runs do not show (a share of a gain that is 0 or less): nothing to explain, no verdict. |
 | **not run** | The runs it needs are not stored. |
 
 ± {MARGIN} nats is the paper's own precision: its Δ is the difference of two single runs, and two
 runs of one model differ in the paper by {paper.RUN_TO_RUN} (EGA-1: {paper.EGA_1_IN_FIRST_PAPER} in
 {{cite}}`zeris2026ega`, {paper.TABLE_2_VAL["EGA-1"]} here), so a Δ of the paper is uncertain by about
 ±1.96 × {paper.RUN_TO_RUN} ≈ ±{MARGIN}. The thresholds of the mechanisms are stated, each with its
-reason, in the `test` field of `python -m mope claims --json`."""
+reason, in the `test` field of `python -m mope claims --json`. An interval takes the sd over seeds but
+never less than the numbers' resolution ({RESOLUTION} nats; 1% for a share): two seeds that agree to the
+fifth decimal are not more certain than that; the "± sd" shown is that floored sd."""
 
 OUTCOME_WORDS = {"confirmed": "confirmed", "refuted": "refuted", "undecided": "undecided",
-                 "indicative": "indicative", "not_run": "not run"}
+                 "indicative": "indicative", "moot": "moot", "not_run": "not run"}
 
 
 # --- the verdict ------------------------------------------------------------------------------------
@@ -74,10 +90,13 @@ class Verdict:
 
     estimate: Estimate
     outcome: str  # one of OUTCOMES
-    size: str | None = None  # size claims: one of SIZES
+    size: str | None = None  # size claims at the paper's protocol: one of SIZES
     detail: str = ""  # what qualifies the outcome: "2.3× larger (direction confirmed)", "91% of pairs"
-    seeds_needed: int | None = None  # undecided: the seeds that would decide it (None: more than 50)
+    seeds_needed: int | None = None  # undecided: the seeds in all that would decide it (None: more than 50)
     caveat: str | None = None  # what a control of ours says about the effect
+    seeds_range: tuple[int | None, int | None] | None = None  # undecided: seeds_needed over the plausible sds
+    p_value: float | None = None  # its test's p-value (two-sided t; two one-sided tests: the larger); None: no test
+    judged_on: str | None = None  # a size or near-equality claim: "size" (the paper's protocol) or "direction"
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -87,7 +106,7 @@ class Verdict:
 
     @property
     def word(self) -> str:
-        """"confirmed", "refuted", "undecided", "indicative", "not run"."""
+        """"confirmed", "refuted", "undecided", "indicative", "moot", "not run"."""
         return OUTCOME_WORDS[self.outcome]
 
     @property
@@ -96,24 +115,73 @@ class Verdict:
         return f"{self.word}: {self.detail}" if self.detail else self.word
 
     def with_caveat(self, caveat: str | None) -> "Verdict":
-        return Verdict(self.estimate, self.outcome, self.size, self.detail, self.seeds_needed, caveat)
+        return replace(self, caveat=caveat)
 
 
-def size_ratio(ours: float, claimed: float) -> str:
-    """"7.4× smaller", "1.3× larger" or "the other sign": our effect against the paper's."""
+def p_value(estimate: Estimate, boundary: float) -> float:
+    """Two-sided p-value of the t test of the mean against ``boundary``, with the floored sd the
+    intervals use: below 0.05 exactly when the 95% interval excludes ``boundary``."""
+    from scipy import stats
+
+    t = (estimate.mean - boundary) / (estimate.spread / math.sqrt(estimate.n))
+    return float(2 * stats.t.sf(abs(t), estimate.n - 1))
+
+
+def band_p_value(estimate: Estimate, low: float, high: float) -> float:
+    """The p-value of two one-sided tests that the mean lies inside (``low``, ``high``): the larger of the
+    two one-sided p-values, below 0.05 exactly when the 90% interval lies inside."""
+    from scipy import stats
+
+    error = estimate.spread / math.sqrt(estimate.n)
+    return float(max(stats.t.sf((estimate.mean - low) / error, estimate.n - 1),
+                     stats.t.sf((high - estimate.mean) / error, estimate.n - 1)))
+
+
+def size_ratio(ours: float, claimed: float, interval: tuple[float, float] | None = None) -> str:
+    """"7.4× smaller", "1.3× larger", "the other sign" (only when the 95% ``interval`` lies on the other side
+    of 0), "a sign still open" (a mean of the other sign whose interval reaches 0) or, with one seed and no
+    interval, "against the claimed sign": our effect against the paper's."""
     if ours == 0 or claimed == 0:
         return "no effect" if ours == 0 else "the paper reports none"
     ratio = ours / claimed
     if ratio < 0:
-        return "the other sign"
+        if interval is None:
+            return "against the claimed sign"
+        other_side = max(bound * math.copysign(1.0, claimed) for bound in interval) < 0
+        return "the other sign" if other_side else "a sign still open"
     return f"{ratio:.2g}× larger" if ratio >= 1 else f"{1 / ratio:.2g}× smaller"
 
 
-def _undecided(estimate: Estimate, distance: float, level: float = 0.95, detail: str = "",
-               size: str | None = None) -> Verdict:
-    needed = seeds_needed(estimate.spread, abs(distance), level=level)
-    decide = f"{needed} seeds would decide it" if needed else "50 seeds would not decide it"
-    return Verdict(estimate, "undecided", size, f"{detail}; {decide}" if detail else decide, needed)
+def decision_text(needed: int | None, seeds_range: tuple[int | None, int | None] | None) -> str:
+    """"13 seeds in all would decide it (4–26)", or "50 seeds would not decide it"; in brackets the seeds
+    at the two ends of the range of plausible sds (:func:`~mope.evidence.estimates.seeds_range`)."""
+    if needed is None:
+        return f"{MOST_SEEDS} seeds would not decide it"
+    text = f"{needed} seeds in all would decide it"
+    if seeds_range is not None:
+        low, high = seeds_range
+        text += f" ({low}–{high})" if high is not None else f" ({low} to over {MOST_SEEDS})"
+    return text
+
+
+def _undecided(estimate: Estimate, low: float = 0.0, high: float = math.inf, level: float = LEVEL,
+               detail: str = "", size: str | None = None, mean: float | None = None,
+               p: float | None = None) -> Verdict:
+    """Undecided, with the seeds in all that would put the ``level`` interval inside (``low``, ``high``),
+    the side the mean (``mean``: on the claim's side, default the estimate's) lies on, and ``p``, the
+    p-value of the test that did not decide it (it counts among a preset's tests, :func:`holm`)."""
+    mean = estimate.mean if mean is None else mean
+    needed = seeds_needed(estimate.spread, mean, low, high, level)
+    spread = (seeds_range(estimate.spread, estimate.n, mean, low, high, level, estimate.resolution)
+              if needed is not None else None)
+    decide = decision_text(needed, spread)
+    return Verdict(estimate, "undecided", size, f"{detail}; {decide}" if detail else decide, needed,
+                   seeds_range=spread, p_value=p)
+
+
+def _beyond(mean: float, boundary: float) -> tuple[float, float]:
+    """The side of ``boundary`` that ``mean`` lies on, as an interval (low, high)."""
+    return (boundary, math.inf) if mean > boundary else (-math.inf, boundary)
 
 
 def _indicative(estimate: Estimate, detail: str, size: str | None = None) -> Verdict:
@@ -129,47 +197,80 @@ def verdict_ordering(estimate: Estimate) -> Verdict:
         return _indicative(estimate, side if estimate.mean else "no difference")
     low, high = estimate.interval
     if low > 0:
-        return Verdict(estimate, "confirmed")
+        return Verdict(estimate, "confirmed", p_value=p_value(estimate, 0.0))
     if high < 0:
-        return Verdict(estimate, "refuted", detail="the other way round")
-    return _undecided(estimate, estimate.mean)
+        return Verdict(estimate, "refuted", detail="the other way round", p_value=p_value(estimate, 0.0))
+    return _undecided(estimate, *_beyond(estimate.mean, 0.0), p=p_value(estimate, 0.0))
+
+
+def ratio_text(estimate: Estimate, claimed: float, preset: str) -> str:
+    """"2.3× the paper's size on `cpu` (95%: 1.7 to 2.9×)": our effect over the paper's, with its interval,
+    named as the preset's."""
+    ratio = f"{estimate.mean / claimed:.2g}× the paper's size on `{preset}`"
+    if estimate.interval is None:
+        return ratio
+    low, high = sorted(bound / claimed for bound in estimate.interval)
+    return ratio + f" (95%: {low:.2g} to {high:.2g}×)"
+
+
+def verdict_direction(estimate: Estimate, claimed: float, preset: str) -> Verdict:
+    """A size or near-equality claim on a preset that is not the paper's protocol: the direction of the
+    paper's number is tested (as an ordering), never its size, which is shown as a ratio with its interval,
+    named as ``preset``'s."""
+    if not estimate.n:
+        return Verdict(estimate, "not_run")
+    sign = math.copysign(1.0, claimed)
+    oriented = Estimate({s: sign * v for s, v in estimate.values.items()}, estimate.resolution)
+    direction = verdict_ordering(oriented)
+    ratio = ratio_text(estimate, claimed, preset)
+    if direction.outcome == "indicative":
+        side = "the paper's direction" if oriented.mean > 0 else "against the paper's direction"
+        return _indicative(estimate, f"{side}; {ratio}")
+    if direction.outcome == "confirmed":
+        return Verdict(estimate, "confirmed", detail=f"the paper's direction; {ratio}", p_value=direction.p_value)
+    if direction.outcome == "refuted":
+        return Verdict(estimate, "refuted", detail=f"the other way round; {ratio}", p_value=direction.p_value)
+    return replace(direction, estimate=estimate, detail=f"direction open; {ratio}; " + direction.detail)
 
 
 def verdict_size(estimate: Estimate, claimed: float, margin: float = MARGIN) -> Verdict:
-    """"A beats B by ``claimed``": matches when the 90% interval lies in ``claimed`` ± ``margin``;
-    smaller or larger (refuted) when the 95% interval lies below or above that band."""
+    """"A beats B by ``claimed``", at the paper's protocol: matches when the 90% interval lies in ``claimed``
+    ± ``margin``; smaller or larger (refuted) when the 95% interval lies below or above that band."""
     if not estimate.n:
         return Verdict(estimate, "not_run")
-    ratio = size_ratio(estimate.mean, claimed)
+    ratio = size_ratio(estimate.mean, claimed, estimate.interval)
     sign = math.copysign(1.0, claimed)
     magnitude = abs(claimed)
     if estimate.n == 1:
         return _indicative(estimate, ratio)
     # everything on the paper's side: e > 0 means in the claimed direction
-    low95, high95 = sorted(sign * bound for bound in estimate.interval)
-    low90, high90 = sorted(sign * bound for bound in estimate.interval_at(EQUIVALENCE_LEVEL))
-    mean = sign * estimate.mean
+    oriented = Estimate({s: sign * v for s, v in estimate.values.items()}, estimate.resolution)
+    low95, high95 = oriented.interval
+    low90, high90 = oriented.interval_at(EQUIVALENCE_LEVEL)
+    mean = oriented.mean
+    edge_low, edge_high = magnitude - margin, magnitude + margin
     direction = "confirmed" if low95 > 0 else "refuted" if high95 < 0 else "undecided"
     if high95 < 0:
-        return Verdict(estimate, "refuted", "smaller", "the other sign")
-    if magnitude - margin <= low90 and high90 <= magnitude + margin:
-        return Verdict(estimate, "confirmed", "matches", "size matches")
+        return Verdict(estimate, "refuted", "smaller", "the other sign", p_value=p_value(oriented, 0.0))
+    if edge_low <= low90 and high90 <= edge_high:
+        return Verdict(estimate, "confirmed", "matches", "size matches", p_value=band_p_value(oriented, edge_low, edge_high))
     confirmed_sign = " (direction confirmed)" if direction == "confirmed" else ""
-    if high95 < magnitude - margin:
-        return Verdict(estimate, "refuted", "smaller", ratio + confirmed_sign)
-    if low95 > magnitude + margin:
-        return Verdict(estimate, "refuted", "larger", ratio + confirmed_sign)
-    inside = magnitude - margin <= mean <= magnitude + margin
-    if inside:
-        distance, level = min(mean - (magnitude - margin), magnitude + margin - mean), 2 * EQUIVALENCE_LEVEL - 1
-    else:
-        distance, level = min(abs(mean - (magnitude - margin)), abs(mean - (magnitude + margin))), 0.95
-    return _undecided(estimate, distance, level, f"{ratio} so far{confirmed_sign.replace(' (', '; ').rstrip(')')}",
-                      "undecided")
+    if high95 < edge_low:
+        detail = ratio + confirmed_sign if mean > 0 else f"smaller, {ratio}"  # "smaller, a sign still open"
+        return Verdict(estimate, "refuted", "smaller", detail, p_value=p_value(oriented, edge_low))
+    if low95 > edge_high:
+        return Verdict(estimate, "refuted", "larger", ratio + confirmed_sign, p_value=p_value(oriented, edge_high))
+    detail = f"{ratio} so far{confirmed_sign.replace(' (', '; ').rstrip(')')}"
+    if edge_low < mean < edge_high:  # inside the band: what decides it is the 90% interval inside
+        return _undecided(estimate, edge_low, edge_high, EQUIVALENCE_LEVEL, detail, "undecided", mean,
+                          band_p_value(oriented, edge_low, edge_high))
+    edge = edge_low if mean <= edge_low else edge_high
+    return _undecided(estimate, *_beyond(mean, edge), LEVEL, detail, "undecided", mean, p_value(oriented, edge))
 
 
 def verdict_equivalence(estimate: Estimate, claimed: float, margin: float = MARGIN) -> Verdict:
-    """"A nearly matches B" (the paper's gap ``claimed``): the gap lies within ± ``margin`` of 0."""
+    """"A nearly matches B" (the paper's gap ``claimed``), at the paper's protocol: the gap lies within
+    ± ``margin`` of 0."""
     if not estimate.n:
         return Verdict(estimate, "not_run")
     where = "inside" if abs(estimate.mean) <= margin else "outside"
@@ -178,27 +279,30 @@ def verdict_equivalence(estimate: Estimate, claimed: float, margin: float = MARG
     low90, high90 = estimate.interval_at(EQUIVALENCE_LEVEL)
     low95, high95 = estimate.interval
     if -margin <= low90 and high90 <= margin:
-        return Verdict(estimate, "confirmed", detail=f"within ±{margin}")
+        return Verdict(estimate, "confirmed", detail=f"within ±{margin}", p_value=band_p_value(estimate, -margin, margin))
     if low95 > margin or high95 < -margin:
         same_sign = estimate.mean * claimed > 0
         gap = f"a gap {estimate.mean / claimed:.2g}× the paper's, " if same_sign else ""
-        return Verdict(estimate, "refuted", detail=f"{gap}outside ±{margin}")
+        edge = margin if low95 > margin else -margin
+        return Verdict(estimate, "refuted", detail=f"{gap}outside ±{margin}", p_value=p_value(estimate, edge))
     if abs(estimate.mean) < margin:
-        return _undecided(estimate, margin - abs(estimate.mean), 2 * EQUIVALENCE_LEVEL - 1)
-    return _undecided(estimate, abs(estimate.mean) - margin)
+        return _undecided(estimate, -margin, margin, EQUIVALENCE_LEVEL, p=band_p_value(estimate, -margin, margin))
+    edge = math.copysign(margin, estimate.mean)
+    return _undecided(estimate, *_beyond(estimate.mean, edge), p=p_value(estimate, edge))
 
 
 def verdict_every(estimate: Estimate) -> Verdict:
-    """"Every pair": the share of pairs, seed by seed, is 1 in every seed."""
+    """"Every pair": the share of pairs, seed by seed, is 1 in every seed. A universal statement, so one
+    seed below 1 refutes it (a count, not a test: no interval, no p-value)."""
     if not estimate.n:
         return Verdict(estimate, "not_run")
     if estimate.n == 1:
         return _indicative(estimate, f"{estimate.mean:.0%} of pairs")
     if all(value == 1 for value in estimate.values.values()):
         return Verdict(estimate, "confirmed", detail="every pair in every seed")
-    if estimate.interval[1] < 1:
-        return Verdict(estimate, "refuted", detail=f"{estimate.mean:.0%} of pairs")
-    return _undecided(estimate, 1 - estimate.mean, detail=f"{estimate.mean:.0%} of pairs")
+    below = sorted(seed for seed, value in estimate.values.items() if value < 1)
+    seeds = f"seed{'s' if len(below) > 1 else ''} {', '.join(map(str, below))}"
+    return Verdict(estimate, "refuted", detail=f"{estimate.mean:.0%} of pairs; below 100% in {seeds}")
 
 
 def verdict_mechanism(estimate: Estimate, threshold: float, side: int) -> Verdict:
@@ -210,10 +314,18 @@ def verdict_mechanism(estimate: Estimate, threshold: float, side: int) -> Verdic
         return _indicative(estimate, f"on {'the paper' + chr(39) + 's' if paper_side else 'the other'} side of {threshold:g}")
     low, high = sorted(side * (bound - threshold) for bound in estimate.interval)
     if low > 0:
-        return Verdict(estimate, "confirmed")
+        return Verdict(estimate, "confirmed", p_value=p_value(estimate, threshold))
     if high < 0:
-        return Verdict(estimate, "refuted", detail=f"{'below' if side > 0 else 'above'} {threshold:g}")
-    return _undecided(estimate, estimate.mean - threshold)
+        return Verdict(estimate, "refuted", detail=f"{'below' if side > 0 else 'above'} {threshold:g}",
+                       p_value=p_value(estimate, threshold))
+    return _undecided(estimate, *_beyond(estimate.mean, threshold), p=p_value(estimate, threshold))
+
+
+def verdict_moot(estimate: Estimate, gain: Estimate) -> Verdict:
+    """A share of a gain (``gain``, seed by seed) that is 0 or less in some seed: no share, no verdict."""
+    lacking = sorted(seed for seed, value in gain.values.items() if value <= 0)
+    seeds = f"seed{'s' if len(lacking) > 1 else ''} {', '.join(map(str, lacking))}"
+    return Verdict(estimate, "moot", detail=f"no gain to share: the gain is {gain.mean:+.3f} (≤ 0 in {seeds})")
 
 
 # --- the claims ---------------------------------------------------------------------------------------
@@ -238,7 +350,8 @@ class Claim:
     threshold: float = 0.0  # mechanism claims: the value the statistic must clear ...
     side: int = 1  # ... from above (+1) or from below (−1)
     signed: bool = True  # False for a statistic that is a share, not a difference
-    across_contexts: bool = False  # measured on the preset and its longer-context twin (CONTEXT_PAIRS)
+    across_contexts: bool = False  # measured on the preset and its twin of the other context (CONTEXT_PAIRS)
+    gain: Callable[[list[dict]], Estimate] | None = None  # a share's claims: the gain, seed by seed, it shares out
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -246,22 +359,31 @@ class Claim:
         if self.kind in ("size", "equivalence") and self.paper is None:
             raise ValueError(f"a {self.kind} claim needs the paper's number: {self.words!r}")
 
-    def judge(self, runs: list[dict], cfg: TrainConfig, longer: list[dict] | None = None) -> Verdict:
-        """The verdict on ``runs`` of preset ``cfg`` (and, for a claim across contexts, on ``longer``, the
-        runs of its longer-context twin; None: there is none, and the claim is not run)."""
+    def judge(self, runs: list[dict], cfg: TrainConfig, longer: list[dict] | None = None,
+              shorter: list[dict] | None = None) -> Verdict:
+        """The verdict on ``runs`` of preset ``cfg``. A claim across contexts reads ``runs`` with ``longer``,
+        the runs of the preset's longer-context twin, or ``shorter`` with ``runs``, those of its
+        shorter-context twin (neither: there is none, and the claim is not run). A size or near-equality
+        is tested against the paper's number only on :data:`PAPER_PROTOCOL`, elsewhere on its direction."""
         if self.across_contexts:
-            estimate, caveat = self.measure(runs, longer) if longer is not None else (Estimate(), None)
+            pair = (runs, longer) if longer is not None else (shorter, runs) if shorter is not None else None
+            estimate, caveat = self.measure(*pair) if pair else (Estimate(), None)
         else:
             estimate, caveat = self.measure(runs, cfg)
         estimate, left_out = _finite_seeds(estimate)
         if left_out:  # never a verdict, or a "nan%", from a statistic that is not a number
             caveat = "; ".join(filter(None, [caveat, left_out]))
-        if self.kind == "ordering":
+        gain = self.gain(runs) if self.gain is not None else None
+        if gain is not None and gain.n and min(gain.values.values()) <= 0:
+            verdict = verdict_moot(estimate, gain)
+        elif self.kind in ("size", "equivalence") and cfg.name != PAPER_PROTOCOL:
+            verdict = replace(verdict_direction(estimate, self.paper, cfg.name), judged_on="direction")
+        elif self.kind == "ordering":
             verdict = verdict_ordering(estimate)
         elif self.kind == "size":
-            verdict = verdict_size(estimate, self.paper)
+            verdict = replace(verdict_size(estimate, self.paper), judged_on="size")
         elif self.kind == "equivalence":
-            verdict = verdict_equivalence(estimate, self.paper)
+            verdict = replace(verdict_equivalence(estimate, self.paper), judged_on="size")
         elif self.kind == "every":
             verdict = verdict_every(estimate)
         else:
@@ -291,11 +413,14 @@ def advantage(better: str, worse: str, key: str = "val_loss", caveat: Callable |
 def causal_share(runs: list[dict], gate: str, causal: str, base: str = "BASE-DOT") -> Estimate:
     """Seed by seed: the whole-validation gain of the gate retrained causally over ``base``, as a share
     of the published gate's mean gain over the same seeds (1: all of it survives; 0: none), so that the
-    mean share is the quotient of the two mean gains a page shows beside it."""
+    mean share is the quotient of the two mean gains a page shows beside it. No share without a gain: with
+    a published mean gain of 0 or less there is none (the claim is then moot, :func:`verdict_moot`)."""
     published, retrained = common_gains(runs, gate, causal, base)
     if not published:
         return Estimate({}, resolution=0.01)
     scale = float(np.mean(list(published.values())))
+    if scale <= 0:
+        return Estimate({}, resolution=0.01)
     return Estimate({s: r / scale for s, r in retrained.items()}, resolution=0.01)
 
 
@@ -306,6 +431,11 @@ def common_gains(runs: list[dict], gate: str, causal: str, base: str = "BASE-DOT
     retrained = improvement(runs, causal, base, "val_loss_full").values
     seeds = common_seeds(published, retrained)
     return {s: published[s] for s in seeds}, {s: retrained[s] for s in seeds}
+
+
+def _published_gate_gain(runs: list[dict]) -> Estimate:
+    """EGA-1's whole-validation gain over BASE-DOT, seed by seed: what the causal gate's share is a share of."""
+    return improvement(runs, "EGA-1", key="val_loss_full")
 
 
 def _noncausal_caveat(causal: str) -> Callable:
@@ -462,7 +592,7 @@ CLAIMS: tuple[Claim, ...] = (
           "stress-causal-gate",
           "EGA-1-CAUSAL's whole-validation gain over BASE-DOT as a share of EGA-1's, seed by seed; above 0.5: "
           "a gain that mostly vanishes once the gate stops reading future tokens is not the salience of "
-          "what it attends to", loss="val_loss_full", threshold=0.5, signed=False),
+          "what it attends to", loss="val_loss_full", threshold=0.5, signed=False, gain=_published_gate_gain),
     Claim("every-pair-pushed", "The optimizer pushes every pair onto ωσ = 5",
           "The optimizer consistently pushes every dimension toward the constraint limit", "§6.3, Fig. 4",
           "every", 1.0, _pushed_without_decay, "learned-boundary",
@@ -557,14 +687,18 @@ Findings = list[tuple[Claim, Verdict]]
 
 
 def judge_all(preset: str | TrainConfig, runs: list[dict] | None = None,
-              longer: list[dict] | None = None) -> Findings:
+              longer: list[dict] | None = None, shorter: list[dict] | None = None) -> Findings:
     """Every claim judged on ``runs`` (default: the current stored runs of ``preset``); the claims across
-    contexts also on ``longer`` (default: the stored runs of the preset's longer-context twin, if it has one)."""
+    contexts also on ``longer`` (default: the stored runs of the preset's longer-context twin, if it has
+    one) or on ``shorter`` (default: those of its shorter-context twin, if it is one's longer twin)."""
     cfg = get_preset(preset) if isinstance(preset, str) else preset
     runs = results.load_results(cfg.name) if runs is None else runs
     if longer is None and cfg.name in CONTEXT_PAIRS:
         longer = results.load_results(CONTEXT_PAIRS[cfg.name])
-    return [(claim, claim.judge(runs, cfg, longer)) for claim in CLAIMS]
+    twin = next((short for short, long in CONTEXT_PAIRS.items() if long == cfg.name), None)
+    if shorter is None and longer is None and twin is not None:
+        shorter = results.load_results(twin)
+    return [(claim, claim.judge(runs, cfg, longer, shorter)) for claim in CLAIMS]
 
 
 def verdict_of(findings: Findings, key: str) -> Verdict:
@@ -580,13 +714,18 @@ def _number(value: float | None) -> float | None:
 
 
 def record(claim: Claim, verdict: Verdict) -> dict:
-    """One claim's verdict as the JSON of ``python -m mope claims --json`` gives it."""
+    """One claim's verdict as the JSON of ``python -m mope claims --json`` gives it. ``sd`` is the sd the
+    interval uses (the sample sd, at least ``resolution``): mean ± t·sd/√n reproduces ``interval``."""
     interval = verdict.estimate.interval
     return {"key": claim.key, "claim": claim.words, "quote": claim.quote, "section": claim.section,
             "kind": claim.kind, "paper": claim.paper, "test": claim.test, "shown_in": claim.shown_in,
-            "ours": _number(verdict.estimate.mean), "sd": _number(verdict.estimate.sd), "n": verdict.estimate.n,
+            "judged_on": verdict.judged_on,
+            "ours": _number(verdict.estimate.mean), "sd": _number(verdict.estimate.spread), "n": verdict.estimate.n,
+            "resolution": verdict.estimate.resolution,
             "interval": None if interval is None else [_number(bound) for bound in interval],
             "outcome": verdict.outcome, "size": verdict.size, "seeds_needed": verdict.seeds_needed,
+            "seeds_needed_range": None if verdict.seeds_range is None else list(verdict.seeds_range),
+            "p_value": None if verdict.p_value is None else float(f"{verdict.p_value:.3g}"),
             "loss": LOSSES.get(claim.loss) if claim.loss else None, "caveat": verdict.caveat,
             "verdict": verdict.text}
 
@@ -620,7 +759,7 @@ def claims_report(preset: str) -> str:
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows]
     lines.insert(1, "-" * len(lines[0]))
     vocabulary = "\n".join(" ".join(line.strip("|").split("|")[0].split()) + ": " + line.split("|")[2].strip()
-                           for line in VOCABULARY.splitlines()[2:7])
+                           for line in VOCABULARY.splitlines() if line.startswith("| **"))
     return "\n".join([f"The paper's claims against preset {preset!r} ({len(runs)} current runs)", *lines, "",
                       plain(vocabulary)])
 
@@ -637,7 +776,7 @@ def estimate_text(claim: Claim, verdict: Verdict) -> str:
     if not verdict.estimate.n:
         return DASH
     if not claim.signed:
-        spread = f" ± {verdict.estimate.sd:.0%}" if verdict.estimate.n > 1 else ""
+        spread = f" ± {verdict.estimate.spread:.0%}" if verdict.estimate.n > 1 else ""
         return f"{verdict.estimate.mean:.0%}{spread} (n={verdict.estimate.n})"
     return verdict.estimate.format(signed=claim.signed)
 
@@ -663,20 +802,40 @@ def claim_rows(findings: Findings, keys: Sequence[str] | None = None) -> list[li
     return rows
 
 
-def claims_markdown(findings: Findings, keys: Sequence[str] | None = None) -> str:
-    """The claims table of one preset (MyST Markdown): claim, the paper's number, ours, the verdict;
-    ``keys``: only these claims."""
-    head = ["claim", "paper", "ours", "verdict"]
-    lines = ["| " + " | ".join(head) + " |", "|---|---|---|---|"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in claim_rows(findings, keys)]
+def _markdown_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
+def claims_markdown(findings: Findings, keys: Sequence[str] | None = None) -> str:
+    """The claims table of one preset (MyST Markdown): claim, the paper's number, ours, the verdict;
+    ``keys``: only these claims."""
+    return _markdown_table(["claim", "paper", "ours", "verdict"], claim_rows(findings, keys))
+
+
+def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, "Standing"]) -> str:
+    """Each claim's standing beside its verdict's word on each preset, with its seeds (MyST Markdown): the
+    claims table across scales, closest to the paper's protocol first."""
+    presets = sorted(findings, key=_closeness)
+    rows = []
+    for claim in CLAIMS:
+        cells = []
+        for preset in presets:
+            verdict = verdict_of(findings[preset], claim.key)
+            cells.append(DASH if verdict.outcome == "not_run" else f"{verdict.word} ({verdict.estimate.n})")
+        rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].text, *cells])
+    return _markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows)
+
+
 def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | None = None,
-                keys: Sequence[str] | None = None) -> str:
-    """The claims table once per preset, each in a tab (the first preset's tab open): MyST with
-    sphinx-design's tab-set."""
+                keys: Sequence[str] | None = None, standings: Mapping[str, "Standing"] | None = None) -> str:
+    """The claims table once per preset, each in a tab (the first tab open): MyST with sphinx-design's
+    tab-set; with ``standings``, a first tab "across scales": :func:`standing_markdown`."""
     blocks = ["::::{tab-set}"]
+    if standings is not None:
+        blocks += [":::{tab-item} across scales", "Each claim's standing, and its verdict on each preset (with its "
+                   "seeds); a dash: not run.\n", standing_markdown(findings, standings), ":::"]
     for preset, preset_findings in findings.items():
         blocks.append(f":::{{tab-item}} `{preset}`")
         if describe is not None:
@@ -689,14 +848,19 @@ def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | 
 
 def section_verdicts(findings: dict[str, Findings], shown_in: Sequence[str]) -> str:
     """The verdicts of the claims whose evidence is in the sections ``shown_in``, one tab per preset
-    (the same rows as the introduction's claims table, which defines the words)."""
+    (the same rows as the introduction's claims table, which defines the words); a preset after the first
+    in which none of these claims has runs has no tab."""
     keys = [claim.key for claim in CLAIMS if claim.shown_in in shown_in]
-    return claims_tabs(findings, keys=keys) + "\n\nThe verdicts' words: {ref}`intro-vocabulary`."
+    first = next(iter(findings), None)
+    shown = {preset: found for preset, found in findings.items()
+             if preset == first or any(verdict.outcome != "not_run" for claim, verdict in found if claim.key in keys)}
+    return claims_tabs(shown, keys=keys) + "\n\nThe verdicts' words: {ref}`intro-vocabulary`."
 
 
 def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long: str = "cpu") -> str:
     """Which verdicts change between a shorter and a longer training budget (MyST Markdown): the claims
-    judged under both (confirmed, refuted or undecided), and among them those whose outcome differs, each
+    judged under both (confirmed, refuted or undecided), and among them those whose outcome (not merely
+    its wording) differs, each
     with both estimates (and a warning when the numbers of seeds differ); "" when either preset is
     missing."""
     if short not in findings or long not in findings:
@@ -706,7 +870,7 @@ def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long
         if {before.outcome, after.outcome} & {"indicative", "not_run"}:
             continue
         judged += 1
-        if before.text != after.text:
+        if before.outcome != after.outcome:
             seeds = "" if before.estimate.n == after.estimate.n else " (†)"
             changed.append(f"* {claim.words} ({claim.section}): **{before.text}** under `{short}` "
                            f"({estimate_text(claim, before)}), **{after.text}** under `{long}` "
@@ -729,9 +893,9 @@ def single_seed_contrasts(findings: dict[str, Findings], judged: str = "cpu", si
                           noise: float = paper.RUN_TO_RUN) -> str:
     """Where a single seed of ``single`` (the published protocol) points away from ``judged``'s verdict
     (MyST Markdown), among the claims decided under ``judged`` (confirmed or refuted) and with exactly one
-    seed under ``single``: an effect of the other sign larger than ``noise``; for a size claim refuted
-    under ``judged``, an estimate within ± 0.02 of the paper's number; for a mechanism, every or
-    equivalence claim, a statistic on the other side of what decides it. "" when nothing points away."""
+    seed under ``single``: an effect of the other sign larger than ``noise`` (an ordering, or a size or
+    near-equality, which ``judged`` decides on its direction); for a mechanism or every claim, a statistic on
+    the other side of what decides it. "" when nothing points away."""
     if judged not in findings or single not in findings:
         return ""
     lines = []
@@ -749,17 +913,168 @@ def single_seed_contrasts(findings: dict[str, Findings], judged: str = "cpu", si
             if (theirs == 1) == confirmed:
                 continue
             why = "every pair" if theirs == 1 else f"{theirs:.0%} of pairs"
-        elif claim.kind == "equivalence":
-            if (abs(theirs) <= MARGIN) == confirmed:
-                continue
-            why = f"{'inside' if abs(theirs) <= MARGIN else 'outside'} ±{MARGIN}"
-        elif ours * theirs < 0 and abs(theirs) > noise:
+        elif ours * theirs < 0 and abs(theirs) > noise:  # an ordering, or a size judged on its direction
             why = "the other sign"
-        elif claim.kind == "size" and not confirmed and abs(theirs - claim.paper) <= MARGIN:
-            why = f"within ±{MARGIN} of the paper's {claim.paper:+.3f}"
         else:
             continue
         lines.append(f"* {claim.words} ({claim.section}): **{verdict.text}** under `{judged}` "
                      f"({estimate_text(claim, verdict)}); one seed of `{single}` gives "
                      f"{estimate_text(claim, one)}, {why}")
     return "\n".join(lines)
+
+
+# --- the multiple comparisons ---------------------------------------------------------------------------
+
+def holm(findings: Findings) -> dict[str, tuple[float, float]]:
+    """{key: (p, Holm-adjusted p)} for every claim of ``findings`` that a test judged (confirmed, refuted or
+    undecided, with a p-value; one seed gives no test, and "every pair" is decided by a count). Holm's
+    step-down over those m tests: the k-th smallest p-value is multiplied by m − k + 1, the adjusted values
+    kept non-decreasing; a verdict survives when its adjusted p-value stays below 0.05."""
+    tested = sorted((verdict.p_value, claim.key) for claim, verdict in findings if verdict.p_value is not None)
+    adjusted, running = {}, 0.0
+    for rank, (p, key) in enumerate(tested):
+        running = max(running, min(1.0, (len(tested) - rank) * p))
+        adjusted[key] = (p, running)
+    return adjusted
+
+
+def multiple_comparisons(findings: dict[str, Findings], level: float = FAMILY_LEVEL) -> str:
+    """How many claims each preset tests at 95%, and which of its decided verdicts survive Holm's correction
+    for that many tests (MyST Markdown, one bullet per preset with a decided verdict)."""
+    lines = []
+    for preset, preset_findings in findings.items():
+        tests = holm(preset_findings)
+        outcomes = {claim.key: verdict.outcome for claim, verdict in preset_findings}
+        decided = [key for key in tests if outcomes[key] in DECIDED]
+        counted = sum(v.outcome in DECIDED and v.p_value is None for _, v in preset_findings)
+        if not decided and not counted:
+            continue
+        words = {claim.key: claim.words for claim, _ in preset_findings}
+        fall = [f"{words[key]} (p = {tests[key][0]:.3f}, {tests[key][1]:.3f} after correction)"
+                for key in decided if tests[key][1] >= level]
+        line = (f"* `{preset}`: {len(tests)} claim{'s' if len(tests) != 1 else ''} tested at 95%, "
+                f"{len(decided)} decided" + (f" (and {counted} decided by a count of pairs)" if counted else "") + "; ")
+        stand = len(decided) - len(fall)
+        line += (f"all {len(decided)} survive Holm's correction." if not fall else
+                 f"{stand} survive{'s' if stand == 1 else ''} Holm's correction, "
+                 f"and {len(fall)} would be undecided: " + "; ".join(fall) + ".")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+# --- the standing of each claim across scales ---------------------------------------------------------
+
+STANDINGS = ("holds at every scale tested", "fails at every scale tested", "depends on the scale",
+             "undecided at every scale tested", "indicative only", "not tested")
+
+#: The standings in words, defined once; the book shows this table beside the claims table.
+STANDING_VOCABULARY = """| standing | what it means |
+|---|---|
+| **holds at every scale tested** | Confirmed on every preset that decides the claim; it names them, and where the claim is still undecided or has one seed. |
+| **fails at every scale tested** | Refuted on every preset that decides it. |
+| **depends on the scale** | Confirmed on some presets and refuted on others; it names where it holds and where it fails. |
+| **undecided at every scale tested** | No preset decides it, and at least one has several seeds. |
+| **indicative only** | One seed wherever it was run: a direction, no verdict. |
+| **not tested** | No preset holds the runs it needs (or the gain it explains is absent, *moot*). |
+
+A size or near-equality holds or fails on a preset other than `paper` by its direction only: its size is
+tested against the paper's number at the paper's protocol alone."""
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One claim's standing across presets, computed from each preset's verdict."""
+
+    words: str  # one of STANDINGS
+    holds: tuple[str, ...] = ()  # the presets that confirm it
+    fails: tuple[str, ...] = ()  # the presets that refute it
+    undecided: tuple[str, ...] = ()  # the presets where it is undecided (several seeds)
+    single: tuple[str, ...] = ()  # the presets where it has one seed
+
+    @property
+    def text(self) -> str:
+        """"depends on the scale: holds on `cpu-short`; fails on `cpu`", "holds at every scale tested: `cpu`,
+        `cpu-short`": the words and the presets that decide it (the others are in :attr:`undecided`,
+        :attr:`single`)."""
+        def on(presets):
+            return ", ".join(f"`{p}`" for p in presets)
+        if self.words == STANDINGS[2]:
+            return f"{self.words}: holds on {on(self.holds)}; fails on {on(self.fails)}"
+        if self.words in STANDINGS[:2]:
+            return f"{self.words}: {on(self.holds or self.fails)}"
+        return self.words
+
+
+def standing(verdicts: Mapping[str, Verdict]) -> Standing:
+    """The standing of one claim from its verdict on each preset (``{preset: verdict}``, closest to the
+    paper's protocol first)."""
+    def presets(outcome):
+        return tuple(p for p, v in verdicts.items() if v.outcome == outcome)
+    holds, fails = presets("confirmed"), presets("refuted")
+    rest = {"undecided": presets("undecided"), "single": presets("indicative")}
+    if holds and fails:
+        return Standing(STANDINGS[2], holds, fails, **rest)
+    if holds or fails:
+        return Standing(STANDINGS[0] if holds else STANDINGS[1], holds, fails, **rest)
+    if rest["undecided"]:
+        return Standing(STANDINGS[3], **rest)
+    if rest["single"]:
+        return Standing(STANDINGS[4], **rest)
+    return Standing(STANDINGS[5])
+
+
+def judge_presets(presets: Sequence[str] = STANDING_PRESETS) -> dict[str, Findings]:
+    """{preset: :func:`judge_all` of its stored runs} for each of ``presets``."""
+    return {preset: judge_all(preset) for preset in presets}
+
+
+def _closeness(preset: str) -> int:
+    """How far ``preset`` is from the paper's protocol: its place in STANDING_PRESETS (others last)."""
+    return STANDING_PRESETS.index(preset) if preset in STANDING_PRESETS else len(STANDING_PRESETS)
+
+
+def standings(findings: Mapping[str, Findings]) -> dict[str, Standing]:
+    """{claim key: :func:`standing`} from ``findings`` of several presets, read closest to the paper's
+    protocol first (:data:`~mope.store.presets.STANDING_PRESETS`, then any other)."""
+    order = sorted(findings, key=_closeness)
+    return {claim.key: standing({preset: verdict_of(findings[preset], claim.key) for preset in order})
+            for claim in CLAIMS}
+
+
+def standing_records(findings: Mapping[str, Findings]) -> list[dict]:
+    """One dict per claim: key, claim, standing (its words), holds_on, fails_on, and by_preset, every preset
+    where it has runs: {preset: {outcome, ours, n, verdict}} (``python -m mope claims --standing --json``)."""
+    found = standings(findings)
+    records = []
+    for claim in CLAIMS:
+        by_preset = {preset: verdict_of(preset_findings, claim.key) for preset, preset_findings in findings.items()}
+        records.append({"key": claim.key, "claim": claim.words, "standing": found[claim.key].words,
+                        "holds_on": list(found[claim.key].holds), "fails_on": list(found[claim.key].fails),
+                        "by_preset": {preset: {"outcome": v.outcome, "ours": _number(v.estimate.mean),
+                                               "n": v.estimate.n, "verdict": v.text}
+                                      for preset, v in by_preset.items() if v.outcome != "not_run"}})
+    return records
+
+
+def standing_tally(found: Mapping[str, Standing]) -> dict[str, int]:
+    """{standing words: how many claims have it}, every standing listed, in :data:`STANDINGS` order."""
+    return {words: sum(s.words == words for s in found.values()) for words in STANDINGS}
+
+
+def standing_report(as_json: bool, presets: Sequence[str] = STANDING_PRESETS) -> str:
+    """Every claim's standing across ``presets`` for the terminal (``python -m mope claims --standing``)."""
+    findings = judge_presets(presets)
+    if as_json:
+        return json.dumps(standing_records(findings), indent=1, ensure_ascii=False)
+    found = standings(findings)
+    header = ("claim", *presets, "standing")
+    rows = [header] + [(claim.words, *(verdict_of(findings[p], claim.key).word
+                                       + (f" (n={verdict_of(findings[p], claim.key).estimate.n})"
+                                          if verdict_of(findings[p], claim.key).estimate.n else "") for p in presets),
+                        plain(found[claim.key].text).replace("`", "")) for claim in CLAIMS]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    tally = "; ".join(f"{words}: {count}" for words, count in standing_tally(found).items() if count)
+    return "\n".join(["Each claim's standing across the presets, closest to the paper's protocol first", *lines, "",
+                      f"Tally: {tally}."])

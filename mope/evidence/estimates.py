@@ -11,7 +11,8 @@ This module owns three things and nothing else:
   over the evaluations of training, :func:`gap_curve`);
 * **the estimate** of such a per-seed quantity: mean, sample sd, n, and the 95% confidence interval
   of the mean, $\bar x \pm t_{0.975,\,n-1}\,s/\sqrt n$ (:class:`Estimate`), and the seeds an
-  undecided effect would need (:func:`seeds_needed`). With one seed there is no spread and no interval;
+  undecided effect would need, in all, for 80% power (:func:`seeds_needed`, computed exactly by
+  :func:`decision_power`, with the range :func:`seeds_range` over the sds its seeds leave plausible). With one seed there is no spread and no interval;
   with none, no mean.
 
 scipy (Student's t) is imported only where an interval or a seed count is computed, so that the
@@ -134,32 +135,74 @@ class Estimate:
         return self.mean - half, self.mean + half
 
     def format(self, decimals: int = 3, signed: bool = False) -> str:
-        """"+0.016 ± 0.006 (n=3)", "+0.016 (n=1)", or a dash when there is nothing."""
+        """"+0.016 ± 0.006 (n=3)", "+0.016 (n=1)", or a dash when there is nothing; the ± is the sd the
+        interval uses (:attr:`spread`: never below the resolution)."""
         if not self.n:
             return DASH
         sign = "+" if signed else ""
-        spread = f" ± {self.sd:.{decimals}f}" if self.n > 1 else ""
+        spread = f" ± {self.spread:.{decimals}f}" if self.n > 1 else ""
         return f"{self.mean:{sign}.{decimals}f}{spread} (n={self.n})"
 
 
 POWER = 0.80  # the power at which seeds_needed decides a claim
 MOST_SEEDS = 50  # seeds_needed looks no further
+SD_RANGE = 0.80  # the confidence of the range of plausible sds that seeds_range spans
 
 
-def seeds_needed(spread: float, distance: float, level: float = LEVEL, power: float = POWER) -> int | None:
-    """The fewest seeds n for which an effect ``distance`` away from a decision boundary, with sd
-    ``spread`` over seeds, is decided by a two-sided ``level`` interval with probability ``power``:
-    (t_level + t_power)·spread/√n ≤ distance, t with n − 1 degrees of freedom. None beyond
-    :data:`MOST_SEEDS` (or when the effect sits on the boundary)."""
-    if distance <= 0:
-        return None
+def decision_power(n: int, sd: float, mean: float, low: float = 0.0, high: float = math.inf,
+                   level: float = LEVEL, bins: int = 4000) -> float:
+    r"""The probability that the two-sided ``level`` interval of the mean of ``n`` seeds lies inside
+    (``low``, ``high``) when the seeds are normal with mean ``mean`` and sd ``sd``: the decision a verdict
+    makes. ``high`` = ∞: an effect above ``low`` (one one-sided test); both finite: inside a band (two
+    one-sided tests, the 90% interval for tests at 5% each).
+
+    Exact up to quadrature: given the sample sd $s$, the interval $\bar x \pm t\,s/\sqrt n$ lies inside when
+    $\bar x \in (\text{low} + t s/\sqrt n,\ \text{high} - t s/\sqrt n)$, a normal probability; averaged
+    over $s = \text{sd}\sqrt{\chi^2_{n-1}/(n-1)}$ at ``bins`` equally likely quantiles."""
+    import numpy as np
     from scipy import stats
 
-    for n in range(2, MOST_SEEDS + 1):
-        t_sum = t_quantile(n - 1, level) + float(stats.t.ppf(power, n - 1))
-        if t_sum * spread / math.sqrt(n) <= distance:
-            return n
-    return None
+    df = n - 1
+    t = t_quantile(df, level)
+    s = sd * np.sqrt(stats.chi2.ppf((np.arange(bins) + 0.5) / bins, df) / df)
+    half, error = t * s / math.sqrt(n), sd / math.sqrt(n)
+    inside_high = stats.norm.cdf((high - half - mean) / error) if math.isfinite(high) else 1.0
+    inside_low = stats.norm.cdf((low + half - mean) / error) if math.isfinite(low) else 0.0
+    return float(np.mean(np.clip(inside_high - inside_low, 0.0, None)))
+
+
+def seeds_needed(spread: float, mean: float, low: float = 0.0, high: float = math.inf, level: float = LEVEL,
+                 power: float = POWER) -> int | None:
+    """The fewest seeds **in all** (not more seeds) for which an effect of true mean ``mean`` and sd ``spread``
+    over seeds is decided, with probability ``power``, by its two-sided ``level`` interval lying inside
+    (``low``, ``high``) (:func:`decision_power`): above a boundary (``high`` = ∞), below one (``low`` = −∞),
+    or inside a band (two one-sided tests: ``level`` 0.90, both edges). None beyond :data:`MOST_SEEDS`, or
+    when ``mean`` is not inside (``low``, ``high``) (no number of seeds decides it that way)."""
+    if not low < mean < high:
+        return None
+    return next((n for n in range(2, MOST_SEEDS + 1)
+                 if decision_power(n, spread, mean, low, high, level) >= power), None)
+
+
+def plausible_sds(spread: float, n: int, resolution: float = RESOLUTION,
+                  confidence: float = SD_RANGE) -> tuple[float, float]:
+    r"""The range of sds that ``spread``, measured on ``n`` seeds, leaves plausible: its two-sided
+    ``confidence`` interval, $s\sqrt{(n-1)/\chi^2_{(1\pm c)/2,\,n-1}}$ (normal seeds), the lower end at
+    least ``resolution``."""
+    from scipy import stats
+
+    df = n - 1
+    upper_q, lower_q = stats.chi2.ppf([(1 + confidence) / 2, (1 - confidence) / 2], df)
+    return max(spread * math.sqrt(df / upper_q), resolution), spread * math.sqrt(df / lower_q)
+
+
+def seeds_range(spread: float, n: int, mean: float, low: float = 0.0, high: float = math.inf,
+                level: float = LEVEL, resolution: float = RESOLUTION) -> tuple[int | None, int | None]:
+    """:func:`seeds_needed` at the two ends of :func:`plausible_sds`: the seeds in all that would decide
+    the effect if its sd were as small, or as large, as ``n`` seeds leave plausible (None: more than
+    :data:`MOST_SEEDS`)."""
+    small, large = plausible_sds(spread, n, resolution)
+    return (seeds_needed(small, mean, low, high, level), seeds_needed(large, mean, low, high, level))
 
 
 def common_seeds(*value_maps: Mapping[int, float]) -> list[int]:

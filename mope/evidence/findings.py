@@ -1,18 +1,28 @@
-r"""What the book found, in six plain sentences: the introduction's first screen.
+r"""What the book found: the introduction's first screen.
 
-Each sentence is built from the verdicts of :mod:`mope.evidence.claims` (and, for the first, from how far our
-runs at the published protocol lie from Table 2), so it changes when the runs change; its wording is
-chosen by the verdicts' outcomes, and its numbers are theirs. Each ends with a link to its evidence.
+The findings are ordered by how close their evidence is to the paper's protocol: first what the paper's
+own model shows (one seed of each model, each finding with its caveat), then the CPU model at the paper's
+context, then the CPU model at a quarter of it, and last a tally of each claim's standing across every
+scale. Each finding names, in plain words, the model and the number of seeds it stands on
+(:func:`scale`, which names the preset where it first appears), after the few words they use
+(:data:`WORDS`), and ends with a link to its evidence.
+
+Each sentence is built from the verdicts of :mod:`mope.evidence.claims`, the stored runs and, for σ under
+weight decay alone, :mod:`mope.evidence.learned_parameters`, so it changes when the runs change; its
+wording is chosen by the verdicts' outcomes, and its numbers are theirs.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 
-from mope.evidence import claims, paper
+from mope.evidence import claims, learned_parameters, paper
 from mope.evidence.claims import Findings, Verdict
-from mope.evidence.estimates import distance_to_paper, paired
+from mope.evidence.estimates import LEVEL, distance_to_paper, final_values, paired
+from mope.store.presets import STANDING_PRESETS, get_preset
 
-MAIN, PUBLISHED = "cpu", "paper"
+MAIN, PUBLISHED, LONG, SHORT = "cpu", "paper", "cpu-long", "cpu-short"
+FRACTIONS = {Fraction(1, 2): "half", Fraction(1, 4): "a quarter of", Fraction(1, 8): "an eighth of"}
 
 
 def _verdict(findings: Mapping[str, Findings], preset: str, key: str) -> Verdict | None:
@@ -24,12 +34,47 @@ def _percent(share: float) -> str:
     return f"{share:.0%}".replace("-0%", "0%")
 
 
-def _n(verdict: Verdict) -> str:
-    return f"n = {verdict.estimate.n} seed{'s' if verdict.estimate.n > 1 else ''}"
+def _seeds(n: int) -> str:
+    return "one seed" if n == 1 else f"{n} seeds"
 
 
-def reproduction(runs: Mapping[str, list[dict]]) -> str:
-    """How far our runs of the published protocol lie from Table 2."""
+def model_words(preset: str) -> str:
+    """The model of ``preset`` in plain words: "the paper's own model and protocol" or "a 4-layer model at a
+    quarter of the paper's context" (with "trained 501 steps" when it trains fewer steps than ``cpu``)."""
+    cfg, published = get_preset(preset), get_preset(PUBLISHED)
+    if preset == PUBLISHED:
+        return "the paper's own model and protocol"
+    ratio = Fraction(cfg.block_size, published.block_size)
+    context = ("the paper's context" if ratio == 1 else
+               f"{FRACTIONS.get(ratio, f'{ratio.numerator}/{ratio.denominator} of')} the paper's context")
+    shorter = f", trained {cfg.steps:,} steps" if cfg.steps < get_preset(MAIN).steps else ""
+    return f"a {cfg.n_layer}-layer model at {context}{shorter}"
+
+
+def scale(preset: str, seeds: int) -> str:
+    """The model a finding stands on and its seeds: "a 4-layer model at a quarter of the paper's context,
+    8 seeds (`cpu`)"."""
+    return f"{model_words(preset)}, {_seeds(seeds)} (`{preset}`)"
+
+
+#: The words the findings use, defined before them.
+WORDS = (f"A *seed* is one training run from one random initialisation; over several seeds a claim gets a "
+         f"{LEVEL:.0%} interval, and is *confirmed* or *refuted* where that interval decides it, *undecided* where "
+         "it does not; one seed shows a direction only.")
+
+
+# --- the paper's own protocol ---------------------------------------------------------------------------
+
+def _points_the_papers_way(claim: claims.Claim, verdict: Verdict) -> bool:
+    """A comparison of Table 2 measured on one seed: its sign is the paper's (a near-equality: its gap
+    inside the paper's precision)."""
+    if claim.kind == "equivalence":
+        return abs(verdict.estimate.mean) <= claims.MARGIN
+    return verdict.estimate.mean * (claim.paper if claim.kind == "size" else 1) > 0
+
+
+def reproduction(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]) -> str:
+    """How far our runs of the published protocol lie from Table 2, and where their comparisons point."""
     distances = distance_to_paper(runs.get(PUBLISHED, []))
     if not distances:
         return ("Our code has not yet been run at the paper's own protocol, so nothing here checks its "
@@ -39,26 +84,119 @@ def reproduction(runs: Mapping[str, list[dict]]) -> str:
     within = sum(abs(gap) <= paper.RUN_TO_RUN for gap in gaps.values())
     seeds = min(distance.n for distance in distances.values())
     models = "all six models" if len(gaps) == len(paper.TABLE_2_VAL) else f"{len(gaps)} of the six models"
-    return (f"**Our code gives the paper's numbers.** Trained as published ({seeds} seed{'s' if seeds > 1 else ''} "
-            f"each), {models} of Table 2 land within {abs(gaps[furthest]):.3f} nats of the paper's losses, "
-            f"{within} of them within its own run-to-run noise of {paper.RUN_TO_RUN} ({{ref}}`repro-against-paper`).")
+    text = (f"**At the paper's own scale, our code gives the paper's numbers.** On {scale(PUBLISHED, seeds)}, "
+            f"{models} of the paper's Table 2 land within {abs(gaps[furthest]):.3f} nats (the loss's unit) of its losses, {within} of them "
+            f"within its own run-to-run noise of {paper.RUN_TO_RUN}")
+    compared = [(claim, verdict) for claim, verdict in findings.get(PUBLISHED, [])
+                if claim.kind in ("ordering", "size", "equivalence") and verdict.estimate.n == 1]
+    if compared:
+        agree = sum(_points_the_papers_way(claim, verdict) for claim, verdict in compared)
+        text += (f"; of the {len(compared)} comparisons between models the paper makes, {agree} point its way. One "
+                 "seed gives a direction, not a verdict: its spread is unknown")
+    return text + " ({ref}`repro-against-paper`)."
 
+
+def decay_sigma(findings: Mapping[str, Findings]) -> str:
+    """Where weight decay alone, with no data, puts MoPE's σ at the paper's protocol, against Table 3."""
+    decayed = learned_parameters.decay_only_reference("EGA-MORLET", PUBLISHED)["sigma"]
+    low, high = min(low for _, _, (low, _), _, _ in paper.TABLE_3), max(high for _, _, (_, high), _, _ in paper.TABLE_3)
+    text = (f"**At the paper's protocol, weight decay alone puts σ where the paper reports it.** With no data at "
+            f"all, the weight decay of the paper's training takes MoPE's bandwidths σ from their initial values to "
+            f"[{decayed.min():.2f}, {decayed.max():.2f}]; the paper reports the learned σ ∈ [{low:.2f}, {high:.2f}] "
+            "(Table 3) and reads it as the data's choice")
+    data = _verdict(findings, PUBLISHED, "sigma-set-by-data")
+    if data is not None and data.estimate.n:
+        text += (f". Our EGA-MORLET at the paper's protocol ({_seeds(data.estimate.n)}) owes "
+                 f"{_percent(data.estimate.mean)} of σ's way to the data")
+    main = _verdict(findings, MAIN, "sigma-set-by-data")
+    if main is not None and main.estimate.n > 1:
+        text += (f"; on {scale(MAIN, main.estimate.n)}, {_percent(main.estimate.mean)} ± "
+                 f"{_percent(main.estimate.spread)}: *{main.text}*")
+    return text + " ({ref}`learned-table-3`)."
+
+
+def causal_statistics(runs: Mapping[str, list[dict]]) -> str | None:
+    """The published EGA models at the paper's protocol, evaluated with their gate's statistics taken
+    over the past only, and what that cannot separate."""
+    published = runs.get(PUBLISHED, [])
+    base = final_values(published, "BASE-DOT", "val_loss_full")
+    gates = [(gate, final_values(published, gate, "val_loss_full"),
+              final_values(published, gate, "val_loss_full_causal_stats")) for gate in ("EGA-1", "EGA-MORLET")]
+    gates = [(gate, whole, causal) for gate, whole, causal in gates if set(whole) & set(causal)]
+    if not gates or not base:
+        return None
+    seeds = min(len(set(whole) & set(causal)) for _, whole, causal in gates)
+
+    def mean(values):
+        return sum(values.values()) / len(values)
+    moves = "; ".join(f"{gate} goes from {mean(whole):.3f} to {mean(causal):.3f}" for gate, whole, causal in gates)
+    return (f"**At the paper's protocol, the published EGA models lean on statistics of the whole window.** "
+            f"The EGA gate standardises attention energies with statistics of every position, future ones "
+            f"included. Evaluated on the whole validation split with those statistics taken over the past only, "
+            f"the same weights ({scale(PUBLISHED, seeds)}): {moves}, against {mean(base):.3f} for BASE-DOT, which "
+            "has no gate. This measures how much the trained model leans on whole-window statistics, confounded "
+            "with the change of the statistics themselves; only a causal gate trained at the paper's scale would "
+            "separate the two ({ref}`stress-causal-gate`).")
+
+
+# --- the CPU model at the paper's context -----------------------------------------------------------------
+
+def context(findings: Mapping[str, Findings]) -> str | None:
+    """What the CPU model at the paper's context decides, and which verdicts of the quarter context it
+    changes."""
+    if LONG not in findings or MAIN not in findings:
+        return None
+    long, main = findings[LONG], dict((claim.key, verdict) for claim, verdict in findings[MAIN])
+    decided = [(claim, verdict) for claim, verdict in long if verdict.outcome in claims.DECIDED]
+    if not decided:
+        return None
+    seeds = max(verdict.estimate.n for _, verdict in decided)
+    changed = [claim.words for claim, verdict in decided
+               if main[claim.key].outcome in claims.DECIDED and main[claim.key].outcome != verdict.outcome]
+    both = sum(main[claim.key].outcome in claims.DECIDED for claim, _ in decided)
+    text = (f"**At the paper's context on CPU.** On {scale(LONG, seeds)}, {len(decided)} of the "
+            f"{len(claims.CLAIMS)} claims are decided so far; of the {both} that the quarter context decides too, "
+            + ("the longer context changes none" if not changed else
+               f"the longer context changes {len(changed)}: " + "; ".join(changed)))
+    shrinks = _verdict(findings, LONG, "deficit-shrinks-with-context")
+    if shrinks is not None and shrinks.estimate.n:
+        text += (f". Whether MoPE's deficit against the learned position table shrinks from a context of "
+                 f"{get_preset(MAIN).block_size} to {get_preset(LONG).block_size}: *{shrinks.text}*")
+    return text + " ({ref}`stress-context-length`)."
+
+
+# --- the CPU model at a quarter of the paper's context ------------------------------------------------
 
 def causal_gate(findings: Mapping[str, Findings]) -> str | None:
-    """Whether EGA's gain needs statistics from future tokens."""
+    """Whether EGA's gain needs statistics from future tokens, and how that changes with the training budget."""
     survives = _verdict(findings, MAIN, "gain-survives-causal-gate")
     gain = _verdict(findings, MAIN, "ega-gain")
     if survives is None or not survives.estimate.n or gain is None or not gain.estimate.n:
         return None
     share = _percent(survives.estimate.mean)
-    kept = (f"it loses all of that gain (keeps {share}, {_n(survives)})" if survives.estimate.mean <= 0
-            else f"it keeps {share} of that gain ({_n(survives)})")
-    lead = {"refuted": "**EGA's gain needs the future.**",
-            "confirmed": "**EGA's gain survives a causal gate.**"}.get(survives.outcome, "**Whether EGA's gain needs the future is open.**")
-    return (f"{lead} EGA-1 improves on BASE-DOT by {gain.estimate.mean:+.3f} on `{MAIN}` (random-batch Val), but its gate reads "
-            f"statistics of the whole window, future tokens included; retrained with a gate that cannot see the "
-            f"future {kept}: the paper's salience explanation is "
-            f"*{survives.text}* ({{ref}}`stress-causal-gate`).")
+    kept = (f"it loses all of that gain (keeps {share}" if survives.estimate.mean <= 0
+            else f"it keeps {share} of that gain (")
+    kept += (f" ± {_percent(survives.estimate.spread)}" if survives.estimate.n > 1 else "") + ")"
+    short = _verdict(findings, SHORT, "gain-survives-causal-gate")
+    budget = short is not None and short.estimate.n and short.outcome in claims.DECIDED
+    depends = budget and survives.outcome in claims.DECIDED and short.outcome != survives.outcome
+    lead = ("**Whether EGA's gain needs the future depends on the training budget.**" if depends else
+            {"refuted": "**EGA's gain needs the future.**",
+             "confirmed": "**EGA's gain survives a causal gate.**"}.get(survives.outcome,
+                                                                       "**Whether EGA's gain needs the future is open.**"))
+    text = (f"{lead} On {scale(MAIN, survives.estimate.n)}, EGA-1 improves on BASE-DOT by {gain.estimate.mean:+.3f} "
+            f"(random-batch Val); "
+            f"retrained with a gate whose statistics cover only the past, {kept}: the paper's explanation, that "
+            f"the gate picks out salient content, is *{survives.text}*")
+    if budget:
+        short_cfg, main_cfg = get_preset(SHORT), get_preset(MAIN)
+        moved = "the dependence on the future grows with training" if depends else "the same verdict"
+        if depends and short_cfg.block_size != main_cfg.block_size:
+            moved += f" (or with the shorter context: the two also differ in that, {short_cfg.block_size} against {main_cfg.block_size})"
+        text += (f". Trained {short_cfg.steps:,} steps instead of {main_cfg.steps:,}, {model_words(SHORT)} "
+                 f"(`{SHORT}`, {_seeds(short.estimate.n)}) keeps {_percent(short.estimate.mean)} ± "
+                 f"{_percent(short.estimate.spread)}: *{short.text}*; {moved}")
+    return text + " ({ref}`stress-causal-gate`)."
 
 
 def sincos_scale(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]) -> str | None:
@@ -78,28 +216,25 @@ def sincos_scale(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
         then = f"then differs from MoPE by {locality.estimate.mean:+.3f}"
     rescaling = paired(runs.get(MAIN, []), "PE-SINCOS", "PE-SINCOS-SCALED")
     gains = f" gains {rescaling.mean:+.3f} over the published one and" if rescaling.n else ""
-    return (f"{lead} MoPE beats the published sin/cos by {beats.estimate.mean:+.3f} on `{MAIN}`, but the "
-            f"published sin/cos vectors are far larger than the token embeddings they are added to; scaled down "
-            f"to them, sin/cos{gains} {then} ({_n(locality)}; Gaussian locality as the explanation: "
+    return (f"{lead} On {scale(MAIN, locality.estimate.n)}, MoPE beats the published sin/cos by "
+            f"{beats.estimate.mean:+.3f}, but the published sin/cos vectors are far larger than the token embeddings "
+            f"they are added to; scaled down to them, sin/cos{gains} {then} (Gaussian locality as the explanation: "
             f"*{locality.text}*, {{ref}}`repro-sincos-scale`).")
 
 
-def learned_parameters(findings: Mapping[str, Findings]) -> str | None:
-    """Whether the learned ω, σ are the data's or weight decay's."""
-    sigma = _verdict(findings, MAIN, "sigma-set-by-data")
+def learned_parameters_sentence(findings: Mapping[str, Findings]) -> str | None:
+    """Whether the learned ω, σ are the data's or weight decay's, on the CPU model."""
     every = _verdict(findings, MAIN, "every-pair-pushed")
-    if sigma is None or not sigma.estimate.n:
+    if every is None or not every.estimate.n:
         return None
-    lead = {"refuted": "**MoPE's learned ω, σ are mostly weight decay's.**",
-            "confirmed": "**MoPE's learned ω, σ are the data's.**"}.get(sigma.outcome, "**Who sets MoPE's ω, σ is open.**")
-    pairs = ""
-    if every is not None and every.estimate.n:
-        share = "every pair" if every.outcome == "confirmed" else f"{_percent(every.estimate.mean)} of the pairs"
-        pairs = (f"; with weight decay switched off, the data push {share} onto the bound ωσ = 5, where the paper "
-                 f"says every pair lies (*{every.text}*)")
-    return (f"{lead} Of σ's way from its initial value, the data account for {_percent(sigma.estimate.mean)} and weight "
-            f"decay with no data at all for the rest ({_n(sigma)}; *{sigma.text}*){pairs} "
-            "({ref}`learned-table-3`, {ref}`learned-boundary`).")
+    share = "every pair" if every.outcome == "confirmed" else f"{_percent(every.estimate.mean)} of the pairs"
+    lead = {"refuted": "**Not every pair is pushed onto the bound ωσ = 5 by the data.**",
+            "confirmed": "**The data push every pair onto the bound ωσ = 5.**"}.get(
+        every.outcome, "**Whether the data push every pair onto the bound ωσ = 5 is open.**")
+    return (f"{lead} The paper bounds each MoPE wavelet's frequency ω times its bandwidth σ at ωσ ≥ 5 and says "
+            f"training pushes every pair onto that bound. On {scale(MAIN, every.estimate.n)}, with weight decay "
+            f"switched off for MoPE's parameters, the data push {share} there: *{every.text}* "
+            "({ref}`learned-boundary`).")
 
 
 def mope_alone(findings: Mapping[str, Findings]) -> str | None:
@@ -109,14 +244,15 @@ def mope_alone(findings: Mapping[str, Findings]) -> str | None:
     nope = _verdict(findings, MAIN, "mope-beats-nope")
     if below is None or not below.estimate.n:
         return None
-    parts = [f"worse than the learned table by {below.estimate.mean:+.3f} (*{below.text}*)"]
+    parts = [f"worse than the learned position table (BASE-DOT) by {below.estimate.mean:+.3f} (*{below.text}*)"]
     if rope is not None and rope.estimate.n:
-        parts.append(f"worse than RoPE by {rope.estimate.mean:+.3f} (*{rope.text}*)")
+        parts.append(f"worse than rotary positions (PE-ROPE) by {rope.estimate.mean:+.3f} (*{rope.text}*)")
     if nope is not None and nope.estimate.n:
-        parts.append(f"better than no positional encoding at all by {nope.estimate.mean:+.3f} (*{nope.text}*)")
+        parts.append(f"better than no positional encoding at all (NOPE) by {nope.estimate.mean:+.3f} "
+                     f"({_seeds(nope.estimate.n)}; *{nope.text}*)")
     trails = below.outcome == "confirmed" and rope is not None and rope.outcome == "confirmed"
     lead = "**MoPE alone trails the learned table and RoPE.**" if trails else "**MoPE alone, against the others.**"
-    return (f"{lead} On `{MAIN}` it is " + ", ".join(parts)
+    return (f"{lead} On {scale(MAIN, below.estimate.n)}, it is " + ", ".join(parts)
             + " ({ref}`repro-table-2`, {ref}`stress-mope-vs-nope`).")
 
 
@@ -127,21 +263,47 @@ def headline(findings: Mapping[str, Findings]) -> str | None:
     if gain is None or not gain.estimate.n:
         return None
     claimed = claims.get_claim("ega-mope-gain").paper
-    text = (f"**The headline +{claimed:.3f} of EGA-MORLET over BASE-DOT is *{gain.word}* on `{MAIN}`**: "
-            f"{gain.estimate.format(signed=True)}, *{gain.text}*")
+    text = (f"**The headline: EGA-MORLET improves on BASE-DOT by +{claimed:.3f}.** At the paper's protocol "
+            "its size can be tested against the paper's number; on a smaller model only its direction. "
+            f"On {scale(MAIN, gain.estimate.n)}: {gain.estimate.format(signed=True)}, *{gain.text}*")
     if best is not None and best.estimate.n:
-        text += f"; EGA-MORLET against EGA-1: {best.estimate.format(signed=True)}, *{best.text}*"
+        text += f"; EGA-MORLET against EGA-1, the paper's best overall: {best.estimate.format(signed=True)}, *{best.text}*"
     published = _verdict(findings, PUBLISHED, "ega-mope-gain")
     if published is not None and published.estimate.n:
-        text += (f". At the paper's protocol {_n(published)} gives {published.estimate.mean:+.3f}: "
-                 f"*{published.text}*")
+        text += f". On the paper's own model, {_seeds(published.estimate.n)}: {published.estimate.mean:+.3f}"
     return text + " ({ref}`repro-table-2`)."
 
 
+# --- across every scale -------------------------------------------------------------------------------
+
+#: How many claims have a standing, as a sentence says it when the count is not 1.
+PLURAL = {"holds at every scale tested": "hold at every scale tested",
+          "fails at every scale tested": "fail at every scale tested",
+          "depends on the scale": "depend on the scale",
+          "undecided at every scale tested": "are undecided at every scale tested",
+          "indicative only": "are indicative only (one seed wherever run)",
+          "not tested": "are not tested"}
+SINGULAR = {**{words: words for words in PLURAL}, "undecided at every scale tested": "is undecided at every scale tested",
+            "indicative only": "is indicative only (one seed wherever run)", "not tested": "is not tested"}
+
+
+def tally(findings: Mapping[str, Findings]) -> str:
+    """How many claims have each standing across the presets (:func:`mope.evidence.claims.standing`)."""
+    counts = claims.standing_tally(claims.standings(findings))
+    presets = [p for p in STANDING_PRESETS if p in findings]
+    parts = [f"{count} {(SINGULAR if count == 1 else PLURAL)[words]}" for words, count in counts.items() if count]
+    return (f"**Across every scale we trained** ({', '.join(f'`{p}`' for p in presets)}), of the paper's "
+            f"{len(claims.CLAIMS)} claims " + ", ".join(parts)
+            + ". A claim holds or fails at a scale when that scale decides it; a size is tested against the paper's "
+            "number only at the paper's protocol, elsewhere its direction ({ref}`intro-claims`).")
+
+
 def findings_sentences(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]) -> list[str]:
-    """The findings of the book, most important first; a sentence whose runs are missing is left out."""
-    sentences = [reproduction(runs), causal_gate(findings), sincos_scale(findings, runs), learned_parameters(findings),
-                 mope_alone(findings), headline(findings)]
+    """The findings of the book, closest to the paper's protocol first; a sentence whose runs are missing
+    is left out."""
+    sentences = [reproduction(findings, runs), decay_sigma(findings), causal_statistics(runs), context(findings),
+                 causal_gate(findings), sincos_scale(findings, runs), learned_parameters_sentence(findings),
+                 mope_alone(findings), headline(findings), tally(findings)]
     return [sentence for sentence in sentences if sentence]
 
 

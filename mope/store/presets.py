@@ -260,6 +260,10 @@ CONTEXT_PAIRS: dict[str, str] = {"cpu": "cpu-long"}
 # (``mope.evidence.open_questions``): (characters, subword tokens).
 TOKENIZATION_PAIRS: dict[str, str] = {"cpu": "cpu-bpe"}
 
+#: The presets that judge the paper's claims, closest to the paper's protocol first: its own, then the CPU
+#: model at the paper's context, at a quarter of it, and at a sixth of the training budget.
+STANDING_PRESETS: tuple[str, ...] = ("paper", "cpu-long", "cpu", "cpu-short")
+
 
 # Presets renamed after runs were stored: their earlier runs carry the earlier name in their files and
 # hashes, with the same configuration otherwise, and count as runs of the preset.
