@@ -344,6 +344,8 @@ def test_no_share_without_a_gain():
     verdict = claims.verdict_of(claims.judge_all("cpu", runs), "gain-survives-causal-gate")
     assert verdict.outcome == "moot" and verdict.text.startswith("moot: no gain to share: the gain is -0.011")
     assert claims.causal_share(runs, "EGA-1", "EGA-1-CAUSAL").n == 0
+    without_control = [r for r in runs if r["variant"] != "EGA-1-CAUSAL"]  # no causal gate: nothing to be moot
+    assert claims.verdict_of(claims.judge_all("cpu", without_control), "gain-survives-causal-gate").outcome == "not_run"
 
 
 def test_the_jsons_sd_reproduces_its_interval_with_the_resolution_floor():

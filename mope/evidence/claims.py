@@ -434,8 +434,11 @@ def common_gains(runs: list[dict], gate: str, causal: str, base: str = "BASE-DOT
 
 
 def _published_gate_gain(runs: list[dict]) -> Estimate:
-    """EGA-1's whole-validation gain over BASE-DOT, seed by seed: what the causal gate's share is a share of."""
-    return improvement(runs, "EGA-1", key="val_loss_full")
+    """EGA-1's whole-validation gain over BASE-DOT, seed by seed, on the seeds where the causal gate ran:
+    what the causal gate's share is a share of (no causal run, no share to be moot)."""
+    gain = improvement(runs, "EGA-1", key="val_loss_full")
+    causal = {run["seed"] for run in runs if run["variant"] == "EGA-1-CAUSAL"}
+    return Estimate({seed: value for seed, value in gain.values.items() if seed in causal}, resolution=gain.resolution)
 
 
 def _noncausal_caveat(causal: str) -> Callable:
