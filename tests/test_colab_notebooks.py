@@ -167,6 +167,11 @@ def test_directives_become_plain_markdown(tiny_book):
     assert to_plain_markdown("## Top\n\n:::{dropdown} More\nHidden text.\n:::\n", book) == (
         "## Top\n\n### More\n\nHidden text.")
     assert to_plain_markdown("```{note}\nMind {ref}`first-section`.\n```", book).startswith("> **Note.**\n>\n> Mind [A")
+    # the intro's citation grid and the reproducibility page's downloads, as their cells display them
+    assert to_plain_markdown("::::{grid} 1 1 2 2\n:::{grid-item}\nThis book:\n:::\n:::{grid-item}\nThe paper:\n:::\n::::",
+                             book) == "This book:\n\nThe paper:"
+    assert to_plain_markdown("- {download}`runs.csv </_build/downloads/runs.csv>`: every run", book) == (
+        "- `runs.csv` (in `_build/downloads/runs.csv`): every run")
 
 
 def test_unknown_markup_is_a_clear_error(tiny_book):

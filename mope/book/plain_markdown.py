@@ -36,9 +36,9 @@ ADMONITIONS = ("note", "tip", "hint", "important", "warning", "caution", "attent
                "seealso", "admonition")
 PROOF_KINDS = ("proposition", "theorem", "lemma", "corollary", "definition", "proof", "remark", "example",
                "conjecture", "axiom", "criterion", "property", "observation", "algorithm", "assumption")
-HANDLED_DIRECTIVES = ("tab-set", "tab-item", "dropdown", "literalinclude", "eval:figure",
+HANDLED_DIRECTIVES = ("tab-set", "tab-item", "dropdown", "grid", "grid-item", "literalinclude", "eval:figure",
                       *ADMONITIONS, *(f"prf:{kind}" for kind in PROOF_KINDS))
-HANDLED_ROLES = ("eval", "ref", "doc", "numref", "eq", "prf:ref", "cite", "cite:p", "cite:t",
+HANDLED_ROLES = ("eval", "ref", "doc", "numref", "eq", "prf:ref", "cite", "cite:p", "cite:t", "download",
                  "py:class", "py:func", "py:meth", "py:mod", "py:obj", "py:attr", "py:data", "py:exc")
 NUMBERED_KINDS = {"figure": "Fig.", "equation": None, **{kind: kind.capitalize() for kind in PROOF_KINDS}}
 
@@ -235,6 +235,8 @@ def rewrite_roles(text: str, book: Book, page: str | None = None, evaluate=None)
             shown = [f"{who} [{year}]" if role == "cite:t" else f"{who}, {year}" for who, year in entries]
             linked = [book.link(Target("book/references", "", text)) for text in shown]
             return ", ".join(linked) if role == "cite:t" else f"[{', '.join(linked)}]"
+        if role == "download":  # a file the notebook wrote: its name and where it lies
+            return f"`{text_ or Path(label).name}` (in `{label.lstrip('/')}`)"
         if role.startswith("py:"):
             name = label.lstrip("~.")
             shown = f"`{text_ or (name.rsplit('.', 1)[-1] if label.startswith('~') else name)}`"
@@ -344,7 +346,7 @@ def blocks_to_pieces(text: str, book: Book, *, page: str | None = None, heading_
                 if "caption" in options:
                     markdown += [f"*{options['caption']}*", ""]
                 markdown += [f"```{language}", source.rstrip("\n"), "```", ""]
-            elif name == "tab-set":
+            elif name in ("tab-set", "grid", "grid-item"):  # containers: their contents, one after another
                 flush()
                 pieces += blocks_to_pieces(body_text, book, page=page, heading_level=level, include=include)
             elif name in ("tab-item", "dropdown"):
