@@ -328,7 +328,10 @@ def test_the_reproducibility_page_links_the_downloads_built_with_the_book():
     html = built("book/reproducibility.html")
     links = re.findall(r'href="(\.\./_downloads/[^"]+)"', html)
     names = sorted(link.rsplit("/", 1)[-1] for link in links)
-    assert names == sorted(["mope-runs.csv", *(downloads.claims_file(p) for p in ("cpu", "cpu-short", "paper"))])
+    from mope.book.chapter_runs import BOOK_PRESETS
+
+    assert set(BOOK_PRESETS) == {"cpu", "cpu-long", "cpu-short", "paper"}
+    assert names == sorted(["mope-runs.csv", *(downloads.claims_file(p) for p in BOOK_PRESETS)])
     for link in links:
         assert (BUILT / "book" / link).resolve().is_file(), link
     rows = list(csv.DictReader((BUILT / "book" / next(l for l in links if l.endswith(".csv"))).resolve().open()))

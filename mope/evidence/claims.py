@@ -819,16 +819,22 @@ def claims_markdown(findings: Findings, keys: Sequence[str] | None = None) -> st
 
 def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, "Standing"]) -> str:
     """Each claim's standing beside its verdict's word on each preset, with its seeds (MyST Markdown): the
-    claims table across scales, closest to the paper's protocol first."""
+    claims table across scales, closest to the paper's protocol first. The standing's cell names presets only
+    where it depends on the scale (the columns show the rest); a claim no preset has tested has no row, and
+    a line under the table names it."""
     presets = sorted(findings, key=_closeness)
-    rows = []
+    rows, untested = [], []
     for claim in CLAIMS:
+        if standings[claim.key].words == STANDINGS[5]:
+            untested.append(claim.words)
+            continue
         cells = []
         for preset in presets:
             verdict = verdict_of(findings[preset], claim.key)
             cells.append(DASH if verdict.outcome == "not_run" else f"{verdict.word} ({verdict.estimate.n})")
-        rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].text, *cells])
-    return _markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows)
+        rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].cell, *cells])
+    table = _markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows)
+    return table + (f"\n\nNot tested yet (no preset holds their runs): {'; '.join(untested)}." if untested else "")
 
 
 def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | None = None,
@@ -847,17 +853,6 @@ def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | 
         blocks.append(":::")
     blocks.append("::::")
     return "\n".join(blocks)
-
-
-def section_verdicts(findings: dict[str, Findings], shown_in: Sequence[str]) -> str:
-    """The verdicts of the claims whose evidence is in the sections ``shown_in``, one tab per preset
-    (the same rows as the introduction's claims table, which defines the words); a preset after the first
-    in which none of these claims has runs has no tab."""
-    keys = [claim.key for claim in CLAIMS if claim.shown_in in shown_in]
-    first = next(iter(findings), None)
-    shown = {preset: found for preset, found in findings.items()
-             if preset == first or any(verdict.outcome != "not_run" for claim, verdict in found if claim.key in keys)}
-    return claims_tabs(shown, keys=keys) + "\n\nThe verdicts' words: {ref}`intro-vocabulary`."
 
 
 def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long: str = "cpu") -> str:
@@ -1006,6 +1001,12 @@ class Standing:
         if self.words in STANDINGS[:2]:
             return f"{self.words}: {on(self.holds or self.fails)}"
         return self.words
+
+    @property
+    def cell(self) -> str:
+        """The standing in the claims table beside each preset's verdict: the words, and where it holds and
+        fails only when that is the point (depends on the scale)."""
+        return self.text if self.words == STANDINGS[2] else self.words
 
 
 def standing(verdicts: Mapping[str, Verdict]) -> Standing:
