@@ -552,6 +552,7 @@ def _gap_change(worse: str, better: str) -> Measure:
     return measure
 
 
+#: Every claim the book judges, in the order its tables list them.
 CLAIMS: tuple[Claim, ...] = (
     Claim("mope-below-base", "PE-MORLET is worse than BASE-DOT",
           "MoPE alone underperforms the baseline", "§6.2, §9", "ordering", paper.gap("BASE-DOT", "PE-MORLET"),

@@ -89,11 +89,11 @@ class TokenizerSpec:
     sha256: str
 
 
-# The subword vocabularies a preset may train on. 1,024 entries (the 65 characters and 959 merges):
-# enough to make the frequent words and word pieces single tokens (2.33 characters a token on the
-# validation split), few enough that the median entry occurs 161 times in the 392,635 training tokens
-# and the tied embedding table (131k weights at d = 128) stays a small part of the `cpu` model
-# (tests/test_subword.py checks these numbers).
+#: The subword vocabularies a preset may train on. 1,024 entries (the 65 characters and 959 merges):
+#: enough to make the frequent words and word pieces single tokens (2.33 characters a token on the
+#: validation split), few enough that the median entry occurs 161 times in the 392,635 training tokens
+#: and the tied embedding table (131k weights at d = 128) stays a small part of the `cpu` model
+#: (tests/test_subword.py checks these numbers).
 TOKENIZERS: dict[str, TokenizerSpec] = {
     "bpe-1024": TokenizerSpec("bpe-1024", 1024, "7d16637c3db63a96be6f1f27f2ed446284b063aef3bd152ef048b2a6610fccd6"),
 }
@@ -252,12 +252,12 @@ def sweep_choice() -> TrainConfig:
 # configurations are a user's own and count either way.
 EVIDENCE_PRESETS: frozenset[str] = frozenset({"cpu", "cpu-short", "cpu-long", "cpu-bpe", "paper", *(c.name for c in CPU_SWEEP)})
 
-# The preset that is the same protocol at a longer context, for the claims on how gaps move with the
-# context (``mope.evidence.claims``): (shorter, longer).
+#: The preset that is the same protocol at a longer context, for the claims on how gaps move with the
+#: context (``mope.evidence.claims``): (shorter, longer).
 CONTEXT_PAIRS: dict[str, str] = {"cpu": "cpu-long"}
 
-# The preset that is the same protocol on subword tokens, for the claims on what the tokens change
-# (``mope.evidence.open_questions``): (characters, subword tokens).
+#: The preset that is the same protocol on subword tokens, for the claims on what the tokens change
+#: (``mope.evidence.open_questions``): (characters, subword tokens).
 TOKENIZATION_PAIRS: dict[str, str] = {"cpu": "cpu-bpe"}
 
 #: The presets that judge the paper's claims, closest to the paper's protocol first: its own, then the CPU
