@@ -292,6 +292,18 @@ def test_a_checkpoint_of_another_run_is_set_aside_not_resumed(tiny, store, other
         assert result[key] == reference[key], key
 
 
+def retrained_after_setting_aside(variant: str, cfg, path, capsys, reason: str) -> dict:
+    """Seed 0 of ``variant`` trained again over the checkpoint at ``path``: it starts at step 0, after one
+    notice that names the checkpoint and ``reason``, which it set aside once (never deleted)."""
+    capsys.readouterr()
+    steps = []
+    result = train(variant, cfg, 0, on_step=steps.append, progress=False)
+    notice = capsys.readouterr().err
+    assert steps[0] == 0 and f"checkpoint {path} is {reason}" in notice
+    assert len(notice.strip().splitlines()) == 1 and len(list(path.parent.glob(path.name + ".set-aside-*"))) == 1
+    return result
+
+
 def test_a_checkpoint_written_before_checkpoints_recorded_their_run_is_set_aside_not_resumed(tiny, store, capsys):
     """Issue 31: seed 1's checkpoint in the earlier format (no record of its run), copied to seed 0's
     name, was resumed silently (stored 3.3181 where seed 0 alone gives 3.1972): its seed cannot be checked."""
@@ -302,12 +314,8 @@ def test_a_checkpoint_written_before_checkpoints_recorded_their_run_is_set_aside
     checkpoint = torch.load(checkpoint_path(tiny, "PE-MORLET", 1), weights_only=True)
     assert checkpoint.pop("run")["seed"] == 1
     torch.save(checkpoint, path)  # as the earlier code wrote it, under seed 0's name
-    capsys.readouterr()
-    steps = []
-    result = train("PE-MORLET", tiny, 0, on_step=steps.append, progress=False)
-    notice = capsys.readouterr().err
-    assert steps[0] == 0 and f"checkpoint {path} is of unknown seed (written before checkpoints recorded" in notice
-    assert len(notice.strip().splitlines()) == 1 and len(list(path.parent.glob(path.name + ".set-aside-*"))) == 1
+    result = retrained_after_setting_aside("PE-MORLET", tiny, path, capsys,
+                                           "of unknown seed (written before checkpoints recorded")
     for key in ("history", "train_curve", "final", "learned"):
         assert result[key] == reference[key], key
 
@@ -761,12 +769,7 @@ def test_a_checkpoint_path_that_is_not_a_regular_file_is_set_aside_before_step_0
     else:
         (tmp_path / "elsewhere.pt").write_bytes(b"")
         path.symlink_to(tmp_path / "elsewhere.pt")
-    capsys.readouterr()
-    steps = []
-    result = train("NOPE", tiny, 0, on_step=steps.append, progress=False)
-    notice = capsys.readouterr().err
-    assert steps[0] == 0 and f"checkpoint {path} is damaged (not a regular file)" in notice
-    assert len(notice.strip().splitlines()) == 1 and len(list(path.parent.glob(path.name + ".set-aside-*"))) == 1
+    result = retrained_after_setting_aside("NOPE", tiny, path, capsys, "damaged (not a regular file)")
     assert result["final"] == reference["final"]
 
 
