@@ -818,24 +818,33 @@ def claims_markdown(findings: Findings, keys: Sequence[str] | None = None) -> st
     return _markdown_table(["claim", "paper", "ours", "verdict"], claim_rows(findings, keys))
 
 
+#: The standings whose claims the table across scales names in a line under it instead of a row: a row
+#: of dashes and single seeds says nothing a line does not (each preset's tab gives the single seeds).
+NAMED_UNDER_THE_TABLE = {
+    "indicative only": "Indicative only (one seed wherever run: a direction, no verdict; each preset's tab gives it)",
+    "not tested": "Not tested yet (no preset holds their runs)",
+}
+
+
 def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, "Standing"]) -> str:
     """Each claim's standing beside its verdict's word on each preset, with its seeds (MyST Markdown): the
     claims table across scales, closest to the paper's protocol first. The standing's cell names presets only
-    where it depends on the scale (the columns show the rest); a claim no preset has tested has no row, and
-    a line under the table names it."""
+    where it depends on the scale (the columns show the rest); a claim with one seed wherever it ran, or
+    with no run, has no row: a line under the table names it (:data:`NAMED_UNDER_THE_TABLE`)."""
     presets = sorted(findings, key=_closeness)
-    rows, untested = [], []
+    rows, named = [], {words: [] for words in NAMED_UNDER_THE_TABLE}
     for claim in CLAIMS:
-        if standings[claim.key].words == STANDINGS[5]:
-            untested.append(claim.words)
+        if standings[claim.key].words in named:
+            named[standings[claim.key].words].append(claim.words)
             continue
         cells = []
         for preset in presets:
             verdict = verdict_of(findings[preset], claim.key)
             cells.append(DASH if verdict.outcome == "not_run" else f"{verdict.word} ({verdict.estimate.n})")
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].cell, *cells])
-    table = _markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows)
-    return table + (f"\n\nNot tested yet (no preset holds their runs): {'; '.join(untested)}." if untested else "")
+    lines = [f"{NAMED_UNDER_THE_TABLE[words]}: {'; '.join(claims_named)}."
+             for words, claims_named in named.items() if claims_named]
+    return "\n\n".join([_markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows), *lines])
 
 
 def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | None = None,
