@@ -467,7 +467,7 @@ def test_each_gain_of_ega_1_is_named_by_its_loss():
     from mope.evidence import findings
 
     found = {"cpu": claims.judge_all("cpu", causal_runs())}
-    assert "(`cpu`), EGA-1 improves on BASE-DOT by +0.100 (random-batch Val)" in findings.causal_gate(found)
+    assert "(`cpu`), EGA-1 improves on BASE-DOT by +0.100 (random-batch Val, 4 seeds)" in findings.causal_gate(found)
     assert claims.verdict_of(found["cpu"], "gain-survives-causal-gate").caveat.startswith("whole-validation gain")
     assert "whole-validation gain over" in tables.causal_gate_table({"cpu": causal_runs()}).splitlines()[0]
 

@@ -138,3 +138,12 @@ def test_every_verdict_a_finding_quotes_is_the_claims_verdict(kept):
     found = judged(runs)
     verdict = claims.verdict_of(found["cpu"], "gain-survives-causal-gate")
     assert f"*{verdict.text}*" in findings.causal_gate(found)
+
+
+def test_the_causal_gate_sentence_names_the_seeds_of_the_gain_when_they_are_not_the_shares():
+    """The gain is averaged over every seed of EGA-1 and BASE-DOT, the share over those with a causal gate."""
+    runs = gate_runs(0.0) + [run(variant, 3, 1.60 - 0.10 * (variant == "EGA-1")) for variant in ("BASE-DOT", "EGA-1")]
+    text = findings.causal_gate(judged({"cpu": runs}))
+    assert "On a 4-layer model at a quarter of the paper's context, 3 seeds (`cpu`)" in text
+    assert "(random-batch Val, 4 seeds); retrained" in text
+    assert "(random-batch Val); retrained" in findings.causal_gate(judged({"cpu": gate_runs(0.0)}))

@@ -185,7 +185,7 @@ def causal_gate(findings: Mapping[str, Findings]) -> str | None:
              "confirmed": "**EGA's gain survives a causal gate.**"}.get(survives.outcome,
                                                                        "**Whether EGA's gain needs the future is open.**"))
     text = (f"{lead} On {scale(MAIN, survives.estimate.n)}, EGA-1 improves on BASE-DOT by {gain.estimate.mean:+.3f} "
-            f"(random-batch Val); "
+            f"(random-batch Val{'' if gain.estimate.n == survives.estimate.n else ', ' + _seeds(gain.estimate.n)}); "
             f"retrained with a gate whose statistics cover only the past, {kept}: the paper's explanation, that "
             f"the gate picks out salient content, is *{survives.text}*")
     if budget:
