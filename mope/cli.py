@@ -204,14 +204,14 @@ def _check_store(results_dir) -> None:
 
 def _print_claims(preset, results_dir, as_json: bool) -> None:
     """The claims of ``preset``; every stored file left out named on stderr (and, as JSON, listed)."""
-    from mope.book.downloads import claims_document
+    from mope.evidence.claims_json import claims_document
     from mope.evidence.claims import claims_report
 
     if results_dir:
         os.environ[ENV_RESULTS_DIR] = str(results_dir)  # claims read the store through its default root
     found = scan(preset, results_dir)
     if as_json:
-        report = json.dumps(claims_document(preset, results_dir), indent=1, ensure_ascii=False, allow_nan=False)
+        report = json.dumps(claims_document(preset, results_dir, found), indent=1, ensure_ascii=False, allow_nan=False)
     else:
         report = claims_report(preset.name)
     print(report)

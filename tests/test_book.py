@@ -58,7 +58,8 @@ def test_every_toc_entry_exists():
     files = toc_files(load_yaml("_toc.yml"))
     assert "book/intro" in files
     for name in ("notebooks/01_mathematics", "notebooks/02_encodings", "notebooks/04_reproduction",
-                 "notebooks/05_learned_parameters", "notebooks/06_stress_tests", "book/reproducibility",
+                 "notebooks/05_learned_parameters", "notebooks/06_stress_tests", "notebooks/07_open_questions",
+                 "book/reproducibility",
                  "book/how_to_run", "book/references"):
         assert name in files
     for name in files:

@@ -23,7 +23,7 @@ from synthetic_runs import run
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 BUILT = ROOT / "_build" / "html"
-CHAPTERS = sorted(NOTEBOOKS.glob("0[1-6]_*.md"))
+CHAPTERS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.md"))
 
 
 def markdown_of(page: Path) -> str:

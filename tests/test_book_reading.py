@@ -23,7 +23,7 @@ from synthetic_runs import run
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = ROOT / "_build" / "html"
-CHAPTERS = sorted((ROOT / "notebooks").glob("0[1-6]_*.md"))
+CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
 READING = [ROOT / "book" / "intro.md", *CHAPTERS]
 needs_build = pytest.mark.skipif(not (BUILT / "book" / "intro.html").is_file(), reason="the book is not built")
 needs_chromium = pytest.mark.skipif(
@@ -423,9 +423,13 @@ def test_a_section_states_each_verdict_in_one_line_and_only_where_judged():
     text = chapter_runs.section_verdicts(found, ["stress-causal-gate"])
     (line,) = [line for line in text.splitlines() if line.startswith("* ")]
     assert line.startswith("* EGA's gain is salience") and "**refuted**" in line and "whole-validation gain" in line
-    assert "No tab for `paper`" in text and "|" not in text  # no table restating the introduction's row
+    assert text.startswith("On `cpu` (none of these runs is stored in `paper`):\n")  # one preset: no tabs
+    assert "tab-item" not in text and "|" not in text  # no table restating the introduction's row
     assert chapter_runs.section_verdicts({"paper": found["paper"]}, ["stress-causal-gate"]) == (
         "None of these claims has runs yet.")
+    both = chapter_runs.section_verdicts({"cpu": found["cpu"], "cpu-short": found["cpu"], "paper": found["paper"]},
+                                         ["stress-causal-gate"])
+    assert both.count(":::{tab-item}") == 2 and both.endswith(chapter_runs.empty_presets_line(["paper"]))
 
 
 def test_a_preset_with_nothing_run_gets_no_tab():

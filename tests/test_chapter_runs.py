@@ -137,3 +137,13 @@ def test_each_run_names_the_instruction_set_that_decides_its_bits():
     header = [cell.strip() for cell in rows[0].strip("|").split("|")]
     column = header.index("instruction set")
     assert [[cell.strip() for cell in row.strip("|").split("|")][column] for row in rows[2:5]] == ["AVX2", "—", "not recorded"]
+
+
+def test_a_chapter_counts_the_runs_it_reads_in_a_dropdown_title_and_names_the_missing_ones_inside(store):
+    runs = {"cpu": [run("BASE-DOT", s, 1.5) for s in range(3)] + [run("PE-MORLET", 0, 1.5)], "paper": []}
+    text = chapter_runs.runs_lines(runs, ["BASE-DOT", "PE-MORLET"], also={"cpu-bpe": ([], ["BASE-DOT", "NOPE"])})
+    lines = text.splitlines()
+    assert lines[0] == (":::{dropdown} The runs this chapter reads: `cpu` 4 of 6, `paper` none yet, `cpu-bpe` none yet "
+                        "(what is missing)")
+    assert lines[1:] == ["- `cpu`: 4 of 6 runs stored; missing seeds 1, 2 of PE-MORLET.",
+                         "- `paper`: no run stored yet.", "- `cpu-bpe`: no run stored yet.", ":::"]

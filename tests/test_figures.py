@@ -117,3 +117,58 @@ def test_context_figure_joins_each_seed_across_contexts_and_marks_the_papers_gap
     (cross,) = [line for line in to_table.get_lines() if line.get_marker() == "x"]
     assert list(cross.get_xdata()) == [256] and list(cross.get_ydata()) == [0.0318]
     assert "PE-SINCOS − PE-MORLET" in " ".join(text.get_text() for text in to_sincos.texts)  # nothing stored
+
+
+def legend_labels(fig):
+    return [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+
+
+def test_sigma_figure_puts_each_tokenizations_sigma_in_characters_and_names_one_without_runs():
+    learned = decayed_morlet(64, 0.95)
+    runs = [run("PE-MORLET", s, 1.5, learned=learned) for s in (0, 1)]
+    reference = np.full(64, 2.0)
+    fig = figures.plot_sigma_in_characters({"cpu (characters)": (runs, 1.0, reference),
+                                            "cpu-bpe (subword)": (runs, 2.5, reference),
+                                            "none (subword)": ([], 2.0, reference)}, "PE-MORLET", 5.5, 11.0)
+    check_fits_the_column(fig)
+    sigma = np.asarray(learned["morlet"]["sigma"])
+    curves = [line.get_ydata() for line in fig.axes[0].get_lines() if len(line.get_ydata()) == 64]
+    assert any(np.allclose(curve, sigma) for curve in curves) and any(np.allclose(curve, 2.5 * sigma) for curve in curves)
+    assert any(np.allclose(curve, 2.5 * reference) for curve in curves)  # the decay-only σ in characters too
+    labels = legend_labels(fig)
+    assert "cpu-bpe (subword): learned (n=2)" in labels and "none (subword): decay alone (no run yet)" in labels
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "one word (5.5)" in texts and "two words: the claim's threshold (11.0)" in texts
+    alone = figures.plot_sigma_in_characters({"smoke (characters)": (runs, 1.0, reference)}, "PE-MORLET", 5.5, 11.0)
+    assert "smoke (characters): learned (n=2)" in legend_labels(alone)  # a preset without a subword twin
+
+
+def centred(centres, sigma=2.0):
+    learned = decayed_morlet(len(centres), 0.95)
+    learned["morlet"].update(centre=list(centres), sigma=[sigma] * len(centres))
+    return learned
+
+
+def test_centre_figure_draws_each_seeds_centres_and_their_ratio_to_sigma_against_the_threshold():
+    runs = [run("PE-MORLET-CENTRED", s, 1.5, learned=centred([1.0 + s, -1.0])) for s in (0, 1)]
+    fig = figures.plot_centres(runs + [run("PE-MORLET", 0, 1.5, learned=decayed_morlet(2, 0.95))], threshold=1.0)
+    check_fits_the_column(fig)
+    left, right = fig.axes[:2]
+    points = [tuple(line.get_ydata()) for line in right.get_lines() if line.get_marker() == "o"]
+    assert sorted(points) == [(0.5, -0.5), (1.0, -0.5)]  # b₀/σ of seed 0 and seed 1, nothing of PE-MORLET
+    assert "PE-MORLET-CENTRED (n=2)" in legend_labels(fig) and "the claim's threshold: b₀ = 1σ" in legend_labels(fig)
+    empty = figures.plot_centres([run("PE-MORLET", 0, 1.5, learned=decayed_morlet(2, 0.95))])
+    assert any("no runs stored for PE-MORLET-CENTRED" in t.get_text() for t in empty.findobj(matplotlib.text.Text))
+
+
+def test_figure_without_the_bound_draws_the_products_the_bound_and_decay_alone():
+    free = decayed_morlet(64, 0.7, "none")
+    runs = [run("PE-MORLET-FREE", 0, 1.5, learned=free), run("PE-MORLET", 0, 1.5, learned=decayed_morlet(64, 0.95))]
+    fig = figures.plot_without_bound(runs, "PE-MORLET-FREE", "PE-MORLET", 3.29)
+    check_fits_the_column(fig)
+    product = np.asarray(free["morlet"]["omega"]) * np.asarray(free["morlet"]["sigma"])
+    assert any(np.allclose(line.get_ydata(), product) for line in fig.axes[0].get_lines() if len(line.get_ydata()) == 64)
+    labels = legend_labels(fig)
+    assert {"the bound ωσ = 5", "PE-MORLET-FREE, decay alone: 3.29", "PE-MORLET (n=1)", "PE-MORLET-FREE (n=1)"} <= set(labels)
+    empty = figures.plot_without_bound(runs[1:], "PE-MORLET-FREE", "PE-MORLET", 3.29)
+    assert any("no runs stored for PE-MORLET-FREE" in t.get_text() for t in empty.findobj(matplotlib.text.Text))

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from mope.evidence import claims, findings, paper
+from mope.evidence import claims, findings, open_questions, paper
 from synthetic_runs import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,7 +127,7 @@ def test_the_findings_list_leaves_out_what_has_no_runs_and_numbers_the_rest():
 def test_the_findings_are_ordered_by_closeness_to_the_papers_protocol():
     order = [findings.reproduction, findings.decay_sigma, findings.causal_statistics, findings.context,
              findings.causal_gate, findings.sincos_scale, findings.learned_parameters_sentence, findings.mope_alone,
-             findings.headline, findings.tally]
+             findings.headline, findings.open_questions_sentence, findings.tally]
     source = findings.findings_sentences.__code__.co_names
     assert [f.__name__ for f in order] == [name for name in source if name in {f.__name__ for f in order}]
 
@@ -147,3 +147,20 @@ def test_the_causal_gate_sentence_names_the_seeds_of_the_gain_when_they_are_not_
     assert "On a 4-layer model at a quarter of the paper's context, 3 seeds (`cpu`)" in text
     assert "(random-batch Val, 4 seeds); retrained" in text
     assert "(random-batch Val); retrained" in findings.causal_gate(judged({"cpu": gate_runs(0.0)}))
+
+
+def test_the_open_questions_sentence_names_what_the_runs_decide_and_counts_the_rest():
+    centred = [r for s in range(5) for r in (run("PE-MORLET", s, 1.70 + 0.002 * s),
+                                             run("PE-MORLET-CENTRED", s, 1.65 + 0.003 * s))]
+    text = findings.open_questions_sentence(judged({"cpu": centred}))
+    assert text.startswith("**What the paper leaves open.** On a 4-layer model at a quarter of the paper's context "
+                           "(`cpu`): A learned centre b₀ improves MoPE (PE-MORLET-CENTRED beats PE-MORLET) (5 seeds): "
+                           "*confirmed*")
+    judged_here = [claim for claim in claims.CLAIMS if claim.shown_in in open_questions.SECTIONS]
+    assert f". {len(judged_here) - 1} of the {len(judged_here)} claims on these questions are not decided yet" in text
+    assert text.endswith("({ref}`open-questions`).")
+    single = findings.open_questions_sentence(judged({"cpu": [r for r in centred if r["seed"] == 0]}))
+    assert single.startswith("**What the paper leaves open is not decided yet.**")
+    assert (f": 1 stands on one seed of a 4-layer model at a quarter of the paper's context (`cpu`), which shows a "
+            f"direction only; {len(judged_here) - 1} have no run yet") in single
+    assert findings.open_questions_sentence(judged({"cpu": []})) is None

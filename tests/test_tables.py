@@ -98,6 +98,18 @@ def test_context_table_compares_each_model_on_the_seeds_trained_at_both_contexts
     assert tables.context_table(short, [], (64, 256)) == "No model is stored at both contexts yet."
 
 
+def test_tokenization_table_gives_each_models_loss_per_character_at_both_tokenizations():
+    characters = [run("BASE-DOT", s, 1.60, full=1.60 + 0.01 * s) for s in range(2)] + [run("PE-SINCOS", 0, 1.9)]
+    tokens = [run("BASE-DOT", s, 3.5, full=3.50 + 0.02 * s, preset="cpu-bpe") for s in range(3)]
+    table = tables.tokenization_table(characters, tokens, 2.5)
+    rows = rows_of(table)
+    assert list(rows) == ["BASE-DOT", "PE-SINCOS"]  # PE-MORLET and NOPE: stored at neither
+    assert rows["BASE-DOT"] == ["BASE-DOT", "1.605 ± 0.007 (n=2)", "3.520 ± 0.020 (n=3)", "1.408 ± 0.008 (n=3)"]
+    assert rows["PE-SINCOS"][2:] == [tables.DASH, tables.DASH]
+    assert "a token covers 2.50 characters there" in table
+    assert tables.tokenization_table([], [], 2.5) == "No model is stored at either tokenization yet."
+
+
 def test_variants_tables_list_every_registered_variant_once():
     structure, purpose = tables.variants_tables()
     for table in (structure, purpose):

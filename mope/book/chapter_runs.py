@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from mope.store import results
 from mope.store.presets import CPU_SWEEP, TrainConfig, get_preset
@@ -72,10 +72,10 @@ def seed_list(seeds: Sequence[int]) -> str:
     return ", ".join(map(str, seeds))
 
 
-def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], seeds: Sequence[int] | None = None) -> str:
-    """One sentence: how many of the (variant, seed) runs ``preset`` holds, which are missing (models
-    grouped by the seeds they lack; ``seeds`` None: every seed any of ``variants`` has), and how many stored
-    files are stale (made before a change of the code, or from uncommitted code) or invalid, and so not shown."""
+def stored_and_missing(runs: Sequence[dict], variants: Sequence[str], seeds: Sequence[int] | None = None
+                       ) -> tuple[int, int, dict[tuple[int, ...], list[str]]]:
+    """(runs stored, runs read, {missing seeds: the variants that lack them}) of the (variant, seed) runs a
+    chapter reads (``seeds`` None: every seed any of ``variants`` has)."""
     have = {(r["variant"], r["seed"]) for r in runs}
     if seeds is None:
         seeds = sorted({seed for variant, seed in have if variant in variants})
@@ -85,8 +85,15 @@ def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], see
         if absent:
             lacking.setdefault(absent, []).append(variant)
     total = len(variants) * len(seeds)
-    stored = total - sum(len(absent) * len(names) for absent, names in lacking.items())
-    line = f"`{preset}`: {stored} of {total} runs stored"
+    return total - sum(len(absent) * len(names) for absent, names in lacking.items()), total, lacking
+
+
+def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], seeds: Sequence[int] | None = None) -> str:
+    """One sentence: how many of the (variant, seed) runs ``preset`` holds, which are missing (models
+    grouped by the seeds they lack; ``seeds`` None: every seed any of ``variants`` has), and how many stored
+    files are stale (made before a change of the code, or from uncommitted code) or invalid, and so not shown."""
+    stored, total, lacking = stored_and_missing(runs, variants, seeds)
+    line = f"`{preset}`: {stored} of {total} runs stored" if total else f"`{preset}`: no run stored yet"
     if lacking:
         line += "; missing " + "; ".join(
             f"seed{'s' if len(absent) > 1 else ''} {seed_list(absent)} of {', '.join(names)}"
@@ -98,10 +105,20 @@ def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], see
     return line + "."
 
 
-def runs_lines(runs: dict[str, list[dict]], variants: Sequence[str], seeds: Sequence[int] | None = None) -> str:
-    """A chapter's list of the runs it reads: :func:`missing_line` for each preset (MyST Markdown; a table
-    without a tab for some preset names it under the table, :func:`preset_tabs`)."""
-    return "\n".join(f"- {missing_line(preset, preset_runs, variants, seeds)}" for preset, preset_runs in runs.items())
+def runs_lines(runs: dict[str, list[dict]], variants: Sequence[str], seeds: Sequence[int] | None = None,
+               also: Mapping[str, tuple[list[dict], Sequence[str]]] | None = None) -> str:
+    """A chapter's account of the runs it reads, as a dropdown (MyST Markdown) whose title counts them per
+    preset and whose body has :func:`missing_line` for each (``also``: {preset: (its runs, the variants read
+    there)} beside ``runs``, e.g. a subword twin); a table without a tab for some preset names it under
+    the table, :func:`preset_tabs`."""
+    read = {preset: (preset_runs, variants) for preset, preset_runs in runs.items()} | dict(also or {})
+    counts = []
+    for preset, (preset_runs, names) in read.items():
+        stored, total, _ = stored_and_missing(preset_runs, names, seeds)
+        counts.append(f"`{preset}` {stored} of {total}" if total else f"`{preset}` none yet")
+    return (f":::{{dropdown}} The runs this chapter reads: {', '.join(counts)} (what is missing)\n"
+            + "\n".join(f"- {missing_line(preset, preset_runs, names, seeds)}"
+                         for preset, (preset_runs, names) in read.items()) + "\n:::")
 
 
 def source_lines(obj, first: str, last: str) -> str:
@@ -169,9 +186,10 @@ def empty_presets_line(presets: Sequence[str]) -> str:
 
 def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     """The verdicts of the claims whose evidence is in the sections ``shown_in``, one line per claim (its
-    verdict, then our estimate) in a tab per preset where some of them were judged (the others named under
-    the tabs): the words of :mod:`mope.evidence.claims`, as the introduction's claims table gives them with
-    the paper's number and what a control says."""
+    verdict, then our estimate) in a tab per preset where some of them were judged (the others named below
+    the tabs), or under "On `preset` (…):" where one preset judged them (the others named there): the words of :mod:`mope.evidence.claims`, as the
+    introduction's claims table gives them with the paper's number and what a control says. The chapter
+    links the verdicts' words once, not each section."""
     from mope.evidence import claims
 
     judged = {preset: [(claim, verdict) for claim, verdict in preset_findings if claim.shown_in in shown_in]
@@ -179,14 +197,17 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     judged = {preset: found for preset, found in judged.items() if any(v.outcome != "not_run" for _, v in found)}
     if not judged:
         return "None of these claims has runs yet."
+    def lines(found):
+        return [f"* {claim.words} ({claim.section}): {claims.verdict_markdown(verdict)}; ours "
+                f"{claims.estimate_text(claim, verdict)}" + (f"; {verdict.caveat}" if verdict.caveat else "")
+                for claim, verdict in found]
+    empty = [preset for preset in findings if preset not in judged]
+    if len(judged) == 1:
+        ((preset, found),) = judged.items()
+        elsewhere = f" (none of these runs is stored in {', '.join(f'`{p}`' for p in empty)})" if empty else ""
+        return "\n".join([f"On `{preset}`{elsewhere}:\n", *lines(found)])
     blocks = ["::::{tab-set}"]
     for preset, found in judged.items():
-        blocks += [f":::{{tab-item}} `{preset}`",
-                   *(f"* {claim.words} ({claim.section}): {claims.verdict_markdown(verdict)}; ours "
-                     f"{claims.estimate_text(claim, verdict)}" + (f"; {verdict.caveat}" if verdict.caveat else "")
-                     for claim, verdict in found), ":::"]
+        blocks += [f":::{{tab-item}} `{preset}`", *lines(found), ":::"]
     blocks.append("::::")
-    empty = [preset for preset in findings if preset not in judged]
-    return ("\n".join(blocks) + ("\n\n" + empty_presets_line(empty) if empty else "")
-            + "\n\nThe verdicts' words: {ref}`intro-vocabulary`; each claim's row, with the paper's number: "
-            "{ref}`intro-claims`.")
+    return "\n".join(blocks) + ("\n\n" + empty_presets_line(empty) if empty else "")

@@ -14,13 +14,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from mope.evidence import claims
-from mope.store import results
-from mope.store.presets import TrainConfig
+from mope.evidence.claims_json import claims_document
 
 #: The name of the download that holds every stored run.
 RUNS_CSV = "mope-runs.csv"
@@ -73,7 +70,7 @@ def runs_csv(runs: Iterable[Mapping]) -> str:
 def write_downloads(folder: str | Path, runs_by_preset: Mapping[str, list[dict]],
                     claims_presets: Iterable[str]) -> list[Path]:
     """Write :data:`RUNS_CSV` (every run of ``runs_by_preset``, preset by preset) and one claims JSON per
-    preset of ``claims_presets`` (:func:`claims_document`, from the store) into ``folder``; the paths
+    preset of ``claims_presets`` (:func:`mope.evidence.claims_json.claims_document`, from the store) into ``folder``; the paths
     written, the CSV first."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -84,38 +81,3 @@ def write_downloads(folder: str | Path, runs_by_preset: Mapping[str, list[dict]]
         path.write_text(json.dumps(claims_document(preset), indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
         written.append(path)
     return written
-
-
-def finite_only(value, where: str = "", nulled: list[str] | None = None):
-    """``value`` (JSON-ready) with every NaN or infinity replaced by null, its place and value added to
-    ``nulled``: what strict JSON (RFC 8259) can hold."""
-    if isinstance(value, float) and not math.isfinite(value):
-        if nulled is not None:
-            nulled.append(f"{where or 'the value'} was {value} (not a finite number)")
-        return None
-    if isinstance(value, dict):
-        return {key: finite_only(item, f"{where}.{key}" if where else str(key), nulled) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite_only(item, f"{where}[{index}]", nulled) for index, item in enumerate(value)]
-    return value
-
-
-def strict_claim_records(records: list[dict]) -> list[dict]:
-    """The claim records with every non-finite number made null, and, in a claim that had one, its
-    reason under ``"nulled"`` (absent when nothing was)."""
-    strict = []
-    for record in records:
-        nulled: list[str] = []
-        record = finite_only(record, "", nulled)
-        strict.append({**record, "nulled": nulled} if nulled else record)
-    return strict
-
-
-def claims_document(preset: str | TrainConfig, root=None) -> dict:
-    """The claims of ``preset`` judged on its current stored runs (in the store at ``root``), as ``python -m
-    mope claims --json`` prints them: preset, current_runs, claims (:func:`mope.evidence.claims.claim_records`)
-    and skipped (every stored file left out, with its reason)."""
-    found = results.scan(preset, root)
-    name = results.preset_name(preset)
-    return {"preset": name, "current_runs": len(found.current), "claims": strict_claim_records(claims.claim_records(preset)),
-            "skipped": found.skipped_records()}

@@ -38,10 +38,13 @@ def book_style():
         yield
 
 
-def panels(count: int, height: float = 2.9):
-    """``count`` panels: side by side up to two, stacked beyond; one figure the width of the column."""
+def panels(count: int, height: float | None = None):
+    """``count`` panels: side by side up to two, stacked beyond; one figure the width of the column.
+    ``height`` of a row of panels in inches (default 2.9, or 2.3 a panel when stacked: each has the
+    column's whole width)."""
     import matplotlib.pyplot as plt
 
+    height = height or (2.9 if count <= 2 else 2.3)
     columns = 1 if count > 2 else count
     rows = 1 if count <= 2 else count
     fig, axes = plt.subplots(rows, columns, figsize=(COLUMN_WIDTH, height * rows), squeeze=False,
@@ -414,5 +417,111 @@ def plot_context_gaps(short: list[dict], long: list[dict], contexts: tuple[int, 
             ax.set_xlabel("context T (tokens)")
         label_y(axes, "gap (nats)")
         legend_below(fig, axes)
+    plt.close(fig)
+    return fig
+
+
+# --- the paper's open questions -----------------------------------------------------------------------
+
+def plot_sigma_in_characters(tokenizations: Mapping[str, tuple[list[dict], float, np.ndarray]], variant: str,
+                             word: float, beyond: float):
+    """σ_i of ``variant`` in characters against the pair index, at each tokenization: ``tokenizations``
+    {label: (its runs, characters a token, its decay-only σ in tokens)}, every seed a solid line and the
+    decay-only σ a dotted one, in one shade of grey per tokenization (they are presets, not models);
+    dashed: one word (``word`` characters) and the claim's threshold (``beyond`` characters). A
+    tokenization without runs keeps its decay-only line and says so in the legend."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullLocator
+
+    with book_style():
+        fig, (ax,) = panels(1, height=2.7)
+        if len(tokenizations) > len(PRESET_SHADES):
+            raise ValueError(f"{len(tokenizations)} tokenizations; a figure tells at most {len(PRESET_SHADES)} apart")
+        shades = PRESET_SHADES[::2] if len(tokenizations) <= 2 else PRESET_SHADES  # two: the farthest apart
+        for shade, (label, (runs, per_token, reference)) in zip(shades, tokenizations.items()):
+            found = learned_parameters.morlet_runs(runs, variant)
+            for k, arrays in enumerate(found.values()):
+                ax.plot(arrays["sigma"] * per_token, color=shade, lw=1, alpha=0.8,
+                        label=f"{label}: learned (n={len(found)})" if k == 0 else None)
+            ax.plot(np.asarray(reference) * per_token, ":", color=shade, lw=2,
+                    label=f"{label}: decay alone" + ("" if found else " (no run yet)"))
+        for level, text in ((word, "one word"), (beyond, "two words: the claim's threshold")):
+            ax.axhline(level, color=palette.NEUTRAL, ls="--", lw=1)
+            ax.annotate(f"{text} ({level:.1f})", (1.0, level), xycoords=("axes fraction", "data"), xytext=(-3, 3),
+                        textcoords="offset points", ha="right", color="#444444")
+        ax.set_yscale("log")
+        ax.set(xlabel="pair index $i$", ylabel=r"$\sigma_i$ (characters)", title=f"{variant}: σ in characters")
+        low, high = ax.get_ylim()
+        high = max(high, beyond * 1.5)  # room above the threshold for its label
+        ax.set_ylim(low, high)
+        ticks = [t for t in (1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30, 50) if low <= t <= high]
+        ax.set_yticks(ticks, labels=[f"{t:g}" for t in ticks])
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.grid(alpha=0.3, which="both")
+        legend_below(fig, [ax])
+    plt.close(fig)
+    return fig
+
+
+def plot_centres(runs: list[dict], variant: str = "PE-MORLET-CENTRED", threshold: float = 1.0):
+    """Left: each pair's learned centre b₀ (tokens) against its index, every seed; 0 is the origin, where
+    the published encoding and weight decay alone keep it. Right: b₀ in units of its pair's σ, with the
+    claim's ``threshold``."""
+    import matplotlib.pyplot as plt
+
+    from mope.evidence.open_questions import centre_arrays
+
+    with book_style():
+        fig, (centre_axis, ratio_axis) = panels(2, height=2.6)
+        found = {r["seed"]: centre_arrays(r) for r in runs if r["variant"] == variant}
+        found = {seed: arrays for seed, arrays in sorted(found.items()) if arrays is not None}
+        if not found:
+            _empty(centre_axis, variant)
+            _empty(ratio_axis, variant)
+            plt.close(fig)
+            return fig
+        for k, arrays in enumerate(found.values()):
+            label = f"{variant} (n={len(found)})" if k == 0 else None
+            centre_axis.plot(arrays["centre"], "o", markersize=3, color=colour(variant), alpha=0.7, label=label)
+            ratio_axis.plot(arrays["centre"] / arrays["sigma"], "o", markersize=3, color=colour(variant), alpha=0.7)
+        centre_axis.axhline(0, color="k", lw=1, label="origin: b₀ = 0 (decay alone)")
+        ratio_axis.axhline(0, color="k", lw=1)
+        ratio_axis.axhline(threshold, color="k", ls="--", lw=1, label=f"the claim's threshold: b₀ = {threshold:g}σ")
+        centre_axis.set(xlabel="pair index $i$", ylabel="$b_{0,i}$ (tokens)", title="learned centres")
+        ratio_axis.set(xlabel="pair index $i$", ylabel=r"$b_{0,i}/\sigma_i$", title="centres in units of σ")
+        for ax in (centre_axis, ratio_axis):
+            ax.grid(alpha=0.3)
+        legend_below(fig, [centre_axis, ratio_axis])
+    plt.close(fig)
+    return fig
+
+
+def plot_without_bound(runs: list[dict], free: str, bounded: str, decay_level: float):
+    """Left: ωσ of every pair of ``free`` (no bound) against its index, every seed, with the bound 5 and the
+    level ``decay_level`` weight decay alone leaves it at. Right: σ_i of ``free`` and of ``bounded``, every
+    seed: what removing the bound does to each pair's width."""
+    import matplotlib.pyplot as plt
+
+    with book_style():
+        fig, (product_axis, sigma_axis) = panels(2, height=2.6)
+        found = learned_parameters.morlet_runs(runs, free)
+        if not found:
+            _empty(product_axis, free)
+            _empty(sigma_axis, free)
+            plt.close(fig)
+            return fig
+        for name in (bounded, free):
+            for k, arrays in enumerate(learned_parameters.morlet_runs(runs, name).values()):
+                label = f"{name} (n={len(learned_parameters.morlet_runs(runs, name))})" if k == 0 else None
+                sigma_axis.plot(arrays["sigma"], color=colour(name), lw=1, alpha=0.8, label=label)
+                if name == free:
+                    product_axis.plot(arrays["omega"] * arrays["sigma"], color=colour(name), lw=1, alpha=0.8)
+        product_axis.axhline(ADMISSIBILITY_BOUND, color="k", lw=1, label="the bound ωσ = 5")
+        product_axis.axhline(decay_level, color="k", ls=":", lw=2, label=f"{free}, decay alone: {decay_level:.2f}")
+        product_axis.set(xlabel="pair index $i$", ylabel=r"$\omega_i\sigma_i$", title=f"{free}: ωσ per pair")
+        sigma_axis.set(xlabel="pair index $i$", ylabel=r"$\sigma_i$ (tokens)", title="σ with and without the bound")
+        for ax in (product_axis, sigma_axis):
+            ax.grid(alpha=0.3)
+        legend_below(fig, [product_axis, sigma_axis])
     plt.close(fig)
     return fig

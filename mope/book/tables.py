@@ -69,11 +69,8 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], note: s
     """A MyST table of the columns that say something (:func:`informative`, which names the others under
     the table); ``note`` goes under it too."""
     header, rows, left_out = informative(header, rows)
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|").replace("\n", "<br>") for cell in row) + " |"
-              for row in rows]
     notes = " ".join(part for part in (left_out, note) if part)
-    return "\n".join(lines) + (f"\n\n{notes}" if notes else "")
+    return claims.plain_markdown_table(header, rows) + (f"\n\n{notes}" if notes else "")
 
 
 def _cells(line: str) -> list[str]:
@@ -420,6 +417,25 @@ def context_table(short: list[dict], long: list[dict], contexts: tuple[int, int]
         return "No model is stored at both contexts yet."
     return markdown_table(["model", f"T = {contexts[0]}", f"T = {contexts[1]}", "change"], rows,
                           "Whole validation split; the same seeds at both contexts.")
+
+
+def tokenization_table(characters: list[dict], tokens: list[dict], per_token: float,
+                       variants: Sequence[str] = ("BASE-DOT", "PE-MORLET", "PE-SINCOS", "NOPE")) -> str:
+    """Whole-validation loss of each model at characters (``characters``: its runs) and at subword tokens
+    (``tokens``), the latter per token and per character (divided by ``per_token``, the characters a token
+    covers), each over the seeds stored at that tokenization."""
+    rows = []
+    for name in variants:
+        at_characters, at_tokens = final_values(characters, name, "val_loss_full"), final_values(tokens, name, "val_loss_full")
+        if not at_characters and not at_tokens:
+            continue
+        rows.append([name, Estimate(at_characters).format(), Estimate(at_tokens).format(),
+                     Estimate({s: v / per_token for s, v in at_tokens.items()}).format()])
+    if not rows:
+        return "No model is stored at either tokenization yet."
+    return markdown_table(["model", "characters: nats a character", "subword: nats a token",
+                           "subword: nats a character"], rows,
+                          f"Whole validation split; a token covers {per_token:.2f} characters there.")
 
 
 def reach_table(runs: Runs, block_sizes: Mapping[str, int],

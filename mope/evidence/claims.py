@@ -605,7 +605,7 @@ CLAIMS: tuple[Claim, ...] = (
           "every seed", loss=None, signed=False),
     Claim("below-without-bound", "Without the bound, the pairs would go below ωσ = 5",
           "the underlying gradient consistently favors stronger locality … than the constraint permits", "§6.3",
-          "mechanism", None, _below_bound_without_projection, "learned-boundary",
+          "mechanism", None, _below_bound_without_projection, "open-bound",
           "PE-MORLET-FREE: median over pairs of the stored ωσ minus where decay alone leaves it; below 0",
           loss=None, side=-1),
     Claim("sigma-set-by-data", "σ ∈ [1.49, 4.50]: the data put MoPE at the character-to-word scale",
@@ -624,7 +624,7 @@ CLAIMS: tuple[Claim, ...] = (
           "generalises to longer contexts does not get worse on them", loss="val_loss_full", side=-1),
     Claim("morlet-rope", "Gaussian locality would improve RoPE (Morlet-RoPE)",
           "Adding locality (σ_i<∞) would improve RoPE in the same way that MoPE improves sin/cos", "§7",
-          "ordering", None, advantage("MORLET-ROPE", "ROPE-ONLY"), "stress-proposals",
+          "ordering", None, advantage("MORLET-ROPE", "ROPE-ONLY"), "open-rope",
           "L(ROPE-ONLY) − L(MORLET-ROPE) > 0"),
     Claim("deficit-shrinks-with-context", "MoPE's deficit against the learned table shrinks as the context grows",
           "The theoretical advantage of MoPE would be expected to dominate at longer context lengths", "§7",
@@ -641,7 +641,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("subword-sigma-beyond-words", "At subword tokens MoPE's σ reaches beyond the character-to-word scale",
           "Whether MoPE produces broader σ_i values spanning clause and sentence scales at word-level "
           "tokenization and larger context remains open", "§7", "mechanism", None, open_questions.sigma_beyond_words,
-          "stress-proposals",
+          "open-subword",
           "PE-MORLET on cpu-bpe (judged beside cpu, its character twin): the share of pairs whose σ covers more than "
           "two words (2 × 5.53 = 11.1 characters, 4.74 tokens at 2.33 characters a token on the validation split) "
           "and lies above where weight decay alone leaves it; above 0.10: a tenth of the pairs at a scale that "
@@ -649,29 +649,29 @@ CLAIMS: tuple[Claim, ...] = (
           loss=None, threshold=open_questions.SHARE_BEYOND, signed=False),
     Claim("subword-deficit-smaller", "MoPE's deficit against the learned table is smaller at subword tokens",
           "Future work should test MoPE at word-level tokenization and long context", "§7, §9", "ordering", None,
-          open_questions.deficit_change, "stress-proposals",
+          open_questions.deficit_change, "open-subword",
           "[L(PE-MORLET) − L(BASE-DOT)] on the whole validation split in nats a character: at characters (cpu) "
           "minus at subword tokens (cpu-bpe, nats a token divided by 2.33 characters a token), seed by seed; above 0 "
           "(fixed before the cpu-bpe runs). The 64-token window then spans 2.33 times the characters: the tokens and "
           "the context in characters change together", loss="val_loss_full"),
     Claim("centre-improves-mope", "A learned centre b₀ improves MoPE (PE-MORLET-CENTRED beats PE-MORLET)",
           "the natural generalisation uses a learned center b_{0,i} per dimension", "§3, §7", "ordering", None,
-          advantage("PE-MORLET-CENTRED", "PE-MORLET"), "stress-proposals",
+          advantage("PE-MORLET-CENTRED", "PE-MORLET"), "open-centre",
           "L(PE-MORLET) − L(PE-MORLET-CENTRED) > 0 (fixed before seeds 1-4)"),
     Claim("centres-leave-origin", "The learned centres move into the window, away from the origin",
           "token 5 intrinsically receives a higher-amplitude positional representation than token 200", "§7",
-          "mechanism", None, open_questions.centres_into_window, "stress-proposals",
+          "mechanism", None, open_questions.centres_into_window, "open-centre",
           "PE-MORLET-CENTRED: the median over pairs of the centre b₀ in units of its pair's σ; above 1: a peak moved "
           "into the window by more than its own width no longer gives the first positions the most amplitude, the "
           "origin prior the centre was proposed to remove (fixed before seeds 1-4)", loss=None, threshold=1.0),
     Claim("no-bound-improves-loss", "Without the bound ωσ ≥ 5 MoPE's loss improves (PE-MORLET-FREE beats PE-MORLET)",
           "whether relaxing it improves performance is an open question motivated by the boundary saturation "
-          "finding", "§7", "ordering", None, advantage("PE-MORLET-FREE", "PE-MORLET"), "learned-boundary",
+          "finding", "§7", "ordering", None, advantage("PE-MORLET-FREE", "PE-MORLET"), "open-bound",
           "L(PE-MORLET) − L(PE-MORLET-FREE) > 0 (fixed before seeds 1-4; where the pairs go: the claim "
           "\"Without the bound, the pairs would go below ωσ = 5\")"),
     Claim("morlet-rope-rel", "Gaussian locality on the offset would improve RoPE (MORLET-ROPE-REL)",
           "Adding locality (σ_i<∞) would improve RoPE in the same way that MoPE improves sin/cos", "§7",
-          "ordering", None, advantage("MORLET-ROPE-REL", "ROPE-ONLY"), "stress-proposals",
+          "ordering", None, advantage("MORLET-ROPE-REL", "ROPE-ONLY"), "open-rope",
           "L(ROPE-ONLY) − L(MORLET-ROPE-REL) > 0 (fixed before seeds 1-4)"),
 )
 
@@ -752,7 +752,7 @@ def plain(markdown: str) -> str:
 
 def claims_report(preset: str) -> str:
     """The claims table of ``preset`` for the terminal (``python -m mope claims --preset P``; its ``--json``
-    is :func:`mope.book.downloads.claims_document`)."""
+    is :func:`mope.evidence.claims_json.claims_document`)."""
     header = ("claim", "where", "paper", "ours (± sd, n)", "verdict")
     runs = results.load_results(preset)
     verdicts = judge_all(preset, runs)
@@ -806,16 +806,18 @@ def claim_rows(findings: Findings, keys: Sequence[str] | None = None) -> list[li
     return rows
 
 
-def _markdown_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def plain_markdown_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A MyST table of every column given, a pipe in a cell escaped and a line break made ``<br>`` (the book's
+    tables leave out the columns that say nothing first: :func:`mope.book.tables.markdown_table`)."""
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|").replace("\n", "<br>") for cell in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def claims_markdown(findings: Findings, keys: Sequence[str] | None = None) -> str:
     """The claims table of one preset (MyST Markdown): claim, the paper's number, ours, the verdict;
     ``keys``: only these claims."""
-    return _markdown_table(["claim", "paper", "ours", "verdict"], claim_rows(findings, keys))
+    return plain_markdown_table(["claim", "paper", "ours", "verdict"], claim_rows(findings, keys))
 
 
 #: The standings whose claims the table across scales names in a line under it instead of a row: a row
@@ -844,7 +846,7 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].cell, *cells])
     lines = [f"{NAMED_UNDER_THE_TABLE[words]}: {'; '.join(claims_named)}."
              for words, claims_named in named.items() if claims_named]
-    return "\n\n".join([_markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows), *lines])
+    return "\n\n".join([plain_markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows), *lines])
 
 
 def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | None = None,

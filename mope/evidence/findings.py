@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from mope.evidence import claims, learned_parameters, paper
+from mope.evidence import claims, learned_parameters, open_questions, paper
 from mope.evidence.claims import Findings, Verdict
 from mope.evidence.estimates import LEVEL, distance_to_paper, final_values, paired
 from mope.store.presets import STANDING_PRESETS, get_preset
@@ -32,6 +32,11 @@ def _verdict(findings: Mapping[str, Findings], preset: str, key: str) -> Verdict
 def _percent(share: float) -> str:
     """"91%", never "-0%"."""
     return f"{share:.0%}".replace("-0%", "0%")
+
+
+def _count(count: int, singular: str, plural: str) -> str:
+    """"1 has", "2 have": a count and its verb."""
+    return f"{count} {singular if count == 1 else plural}"
 
 
 def _seeds(n: int) -> str:
@@ -274,6 +279,31 @@ def headline(findings: Mapping[str, Findings]) -> str | None:
     return text + " ({ref}`repro-table-2`)."
 
 
+def open_questions_sentence(findings: Mapping[str, Findings]) -> str | None:
+    """What the CPU model's runs decide of the questions the paper leaves open (§7, §9)."""
+    judged = [(claim, verdict) for claim, verdict in findings.get(MAIN, []) if claim.shown_in in open_questions.SECTIONS]
+    if not any(verdict.estimate.n for _, verdict in judged):
+        return None
+    decided = [(claim, verdict) for claim, verdict in judged if verdict.outcome in claims.DECIDED]
+    single = sum(verdict.estimate.n == 1 for _, verdict in judged)
+    unrun = sum(verdict.estimate.n == 0 for _, verdict in judged)
+    if decided:
+        text = (f"**What the paper leaves open.** On {model_words(MAIN)} (`{MAIN}`): "
+                + "; ".join(f"{claim.words} ({_seeds(verdict.estimate.n)}): *{verdict.text}*" for claim, verdict in decided))
+        rest = len(judged) - len(decided)
+        text += f". {rest} of the {len(judged)} claims on these questions are not decided yet" if rest else ""
+    else:
+        text = (f"**What the paper leaves open is not decided yet.** Of the {len(judged)} claims on the questions of "
+                f"its §7 and §9, each with its rule fixed before the runs that decide it")
+        several = len(judged) - single - unrun
+        parts = [_count(single, "stands", "stand") + f" on one seed of {model_words(MAIN)} (`{MAIN}`), which shows a "
+                 "direction only" if single else "",
+                 _count(several, "is", "are") + " undecided on several seeds" if several else "",
+                 _count(unrun, "has", "have") + " no run yet" if unrun else ""]
+        text += ": " + "; ".join(part for part in parts if part)
+    return text + " ({ref}`open-questions`)."
+
+
 # --- across every scale -------------------------------------------------------------------------------
 
 #: How many claims have a standing, as a sentence says it when the count is not 1.
@@ -303,7 +333,7 @@ def findings_sentences(findings: Mapping[str, Findings], runs: Mapping[str, list
     is left out."""
     sentences = [reproduction(findings, runs), decay_sigma(findings), causal_statistics(runs), context(findings),
                  causal_gate(findings), sincos_scale(findings, runs), learned_parameters_sentence(findings),
-                 mope_alone(findings), headline(findings), tally(findings)]
+                 mope_alone(findings), headline(findings), open_questions_sentence(findings), tally(findings)]
     return [sentence for sentence in sentences if sentence]
 
 

@@ -26,6 +26,8 @@ from mope.store.presets import TOKENIZATION_PAIRS, TrainConfig, get_preset
 from mope.train import subword
 from mope.train.data import locate, read_verified, split_text
 
+#: The sections of the chapter "The paper's open questions" that judge these claims, in its order.
+SECTIONS = ("open-subword", "open-centre", "open-bound", "open-rope")
 WORDS_BEYOND = 2  # σ beyond the word scale: above two words' worth of characters
 SHARE_BEYOND = 0.10  # the share of pairs the subword claim needs there
 
