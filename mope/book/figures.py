@@ -74,6 +74,13 @@ def legend_below(fig, axes) -> None:
                    ncol=min(len(labels), columns), frameon=False, markerscale=LEGEND_MARKER_SCALE)
 
 
+def gridded_with_legend(fig, axes) -> None:
+    """A light grid on each of ``axes`` and their one legend below the figure (:func:`legend_below`)."""
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    legend_below(fig, axes)
+
+
 def plain_log_ticks(ax, candidates=(0.2, 0.3, 0.5, 1, 1.5, 2, 3, 4, 5, 7, 10, 20, 50)) -> None:
     """Label log axes with plain numbers that fall inside them (a range under one decade has no 10^k tick)."""
     from matplotlib.ticker import NullFormatter, NullLocator
@@ -489,9 +496,7 @@ def plot_centres(runs: list[dict], variant: str = "PE-MORLET-CENTRED", threshold
         ratio_axis.axhline(threshold, color="k", ls="--", lw=1, label=f"the claim's threshold: b₀ = {threshold:g}σ")
         centre_axis.set(xlabel="pair index $i$", ylabel="$b_{0,i}$ (tokens)", title="learned centres")
         ratio_axis.set(xlabel="pair index $i$", ylabel=r"$b_{0,i}/\sigma_i$", title="centres in units of σ")
-        for ax in (centre_axis, ratio_axis):
-            ax.grid(alpha=0.3)
-        legend_below(fig, [centre_axis, ratio_axis])
+        gridded_with_legend(fig, [centre_axis, ratio_axis])
     plt.close(fig)
     return fig
 
@@ -511,17 +516,16 @@ def plot_without_bound(runs: list[dict], free: str, bounded: str, decay_level: f
             plt.close(fig)
             return fig
         for name in (bounded, free):
-            for k, arrays in enumerate(learned_parameters.morlet_runs(runs, name).values()):
-                label = f"{name} (n={len(learned_parameters.morlet_runs(runs, name))})" if k == 0 else None
-                sigma_axis.plot(arrays["sigma"], color=colour(name), lw=1, alpha=0.8, label=label)
+            seeds = learned_parameters.morlet_runs(runs, name)
+            for k, arrays in enumerate(seeds.values()):
+                sigma_axis.plot(arrays["sigma"], color=colour(name), lw=1, alpha=0.8,
+                                label=f"{name} (n={len(seeds)})" if k == 0 else None)
                 if name == free:
                     product_axis.plot(arrays["omega"] * arrays["sigma"], color=colour(name), lw=1, alpha=0.8)
         product_axis.axhline(ADMISSIBILITY_BOUND, color="k", lw=1, label="the bound ωσ = 5")
         product_axis.axhline(decay_level, color="k", ls=":", lw=2, label=f"{free}, decay alone: {decay_level:.2f}")
         product_axis.set(xlabel="pair index $i$", ylabel=r"$\omega_i\sigma_i$", title=f"{free}: ωσ per pair")
         sigma_axis.set(xlabel="pair index $i$", ylabel=r"$\sigma_i$ (tokens)", title="σ with and without the bound")
-        for ax in (product_axis, sigma_axis):
-            ax.grid(alpha=0.3)
-        legend_below(fig, [product_axis, sigma_axis])
+        gridded_with_legend(fig, [product_axis, sigma_axis])
     plt.close(fig)
     return fig
