@@ -112,7 +112,7 @@ def test_the_tally_counts_every_claims_standing_once():
     text = findings.tally(found)
     counts = claims.standing_tally(claims.standings(found))
     assert sum(counts.values()) == len(claims.CLAIMS)
-    assert f"of the paper's {len(claims.CLAIMS)} claims " in text
+    assert f"of the {len(claims.CLAIMS)} claims the book tests " in text
     assert "1 depends on the scale" in text and f"{counts['not tested']} are not tested" in text
 
 

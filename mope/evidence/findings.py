@@ -322,8 +322,8 @@ def tally(findings: Mapping[str, Findings]) -> str:
     counts = claims.standing_tally(claims.standings(findings))
     presets = [p for p in STANDING_PRESETS if p in findings]
     parts = [f"{count} {(SINGULAR if count == 1 else PLURAL)[words]}" for words, count in counts.items() if count]
-    return (f"**Across every scale we trained** ({', '.join(f'`{p}`' for p in presets)}), of the paper's "
-            f"{len(claims.CLAIMS)} claims " + ", ".join(parts)
+    return (f"**Across every scale we trained** ({', '.join(f'`{p}`' for p in presets)}), of the "
+            f"{len(claims.CLAIMS)} claims the book tests " + ", ".join(parts)
             + ". A claim holds or fails at a scale when that scale decides it; a size is tested against the paper's "
             "number only at the paper's protocol, elsewhere its direction ({ref}`intro-claims`).")
 
