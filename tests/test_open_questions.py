@@ -1,5 +1,7 @@
 """The claims on the paper's open questions (mope.evidence.open_questions, the last entries of CLAIMS): each
 rule decides constructed runs as its `test` text states."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -117,3 +119,38 @@ def test_no_decay_only_pair_and_no_pair_of_the_stored_character_runs_reaches_two
     if not stored:
         pytest.skip("no stored cpu runs of PE-MORLET")
     assert max(arrays["sigma"].max() for arrays in stored.values()) < threshold
+
+
+def test_the_chapter_shows_the_subword_runs_once_they_are_stored(store, monkeypatch):
+    """Chapter 7 as Colab runs it, on a store that holds `cpu` and `cpu-bpe` runs of BASE-DOT and PE-MORLET:
+    the subword σ is drawn, the losses at both tokenizations are tabled and both subword claims are judged."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from mope.book import colab_notebook
+
+    cpu = get_preset("cpu")
+    for seed in range(2):
+        for preset, base, mope, learned in ((cpu, 1.66, 1.79, decayed_morlet(64, decay_factor(cpu))),
+                                            (BPE, 3.60, 3.70, subword_morlet({i: 5.0 for i in range(16)}))):
+            history = [{"step": step, "lr": 0.0, "train_loss": loss, "val_loss": loss}
+                       for step, loss in ((0, 7.0), (100, mope - 0.01), (200, mope))]
+            write_result(run("BASE-DOT", seed, base, full=base + 0.001 * seed, preset=preset))
+            write_result(run("PE-MORLET", seed, mope, full=mope + 0.002 * seed, learned=learned, preset=preset,
+                             history=history))
+    monkeypatch.setenv("MOPE_PRESET", "cpu")
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    page = Path(__file__).resolve().parents[1] / "notebooks" / "07_open_questions.md"
+    notebook = colab_notebook.colab_notebook(page)
+    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(page.parent)}}).execute()
+    assert colab_notebook.rendering_problems(notebook) == []
+    shown = "\n".join(output["data"].get("text/markdown", "") for cell in notebook.cells
+                      for output in cell.get("outputs", []) if "data" in output)
+    assert "`cpu-bpe` 4 of 8" in shown  # the runs it reads: 2 of its 4 models at seeds 0 and 1
+    assert "Each model's loss per character at both tokenizations" in shown
+    assert "| PE-MORLET | 1.791 ± 0.001 (n=2) | 3.701 ± 0.001 (n=2) | 1.585 ± 0.001 (n=2) |" in shown
+    assert "lies at most 0.010 nats above its lowest" in shown  # the last evaluation against the lowest
+    for words in ("At subword tokens MoPE's σ reaches beyond the character-to-word scale",
+                  "MoPE's deficit against the learned table is smaller at subword tokens"):
+        line = next(line for line in shown.splitlines() if line.startswith(f"* {words}"))
+        assert "(n=2)" in line, line
