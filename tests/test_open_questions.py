@@ -149,7 +149,7 @@ def test_the_chapter_shows_the_subword_runs_once_they_are_stored(store, monkeypa
     assert "`cpu-bpe` 4 of 8" in shown  # the runs it reads: 2 of its 4 models at seeds 0 and 1
     assert "Each model's loss per character at both tokenizations" in shown
     assert "| PE-MORLET | 1.791 ± 0.001 (n=2) | 3.701 ± 0.001 (n=2) | 1.585 ± 0.001 (n=2) |" in shown
-    assert "lies at most 0.010 nats above its lowest" in shown  # the last evaluation against the lowest
+    assert "a stored subword run's last validation loss lies at most 0.010 nats above its lowest" in shown
     for words in ("At subword tokens MoPE's σ reaches beyond the character-to-word scale",
                   "MoPE's deficit against the learned table is smaller at subword tokens"):
         line = next(line for line in shown.splitlines() if line.startswith(f"* {words}"))
