@@ -147,3 +147,12 @@ def test_a_chapter_counts_the_runs_it_reads_in_a_dropdown_title_and_names_the_mi
                         "(what is missing)")
     assert lines[1:] == ["- `cpu`: 4 of 6 runs stored; missing seeds 1, 2 of PE-MORLET.",
                          "- `paper`: no run stored yet.", "- `cpu-bpe`: no run stored yet.", ":::"]
+
+
+def test_the_reproducibility_page_records_every_preset_a_chapter_reads_its_subword_twin_included():
+    from mope.store.presets import TOKENIZATION_PAIRS
+
+    read = {*chapter_runs.CHAPTER_PRESETS, *TOKENIZATION_PAIRS.values()}
+    assert read <= set(chapter_runs.RECORDED_PRESETS)
+    page = (Path(__file__).resolve().parents[1] / "book" / "reproducibility.md").read_text()
+    assert "for preset in chapter_runs.RECORDED_PRESETS}" in page

@@ -16,9 +16,12 @@ import textwrap
 from collections.abc import Mapping, Sequence
 
 from mope.store import results
-from mope.store.presets import CPU_SWEEP, TrainConfig, get_preset
+from mope.store.presets import CPU_SWEEP, TOKENIZATION_PAIRS, TrainConfig, get_preset
 
 BOOK_PRESETS = ("cpu", "cpu-long", "cpu-short", "paper")
+#: Every preset whose runs some page shows: the book's, and the subword twin that chapter 7 reads beside
+#: ``cpu`` (its claims are judged on ``cpu``). The reproducibility page and the measured times list them all.
+RECORDED_PRESETS = (*BOOK_PRESETS, *TOKENIZATION_PAIRS.values())
 CHAPTER_PRESETS = ("cpu", "cpu-long", "paper")  # beside the main preset, a chapter shows these (cpu-short: the budget page)
 TRAINED_ON_THE_SPOT = "smoke"
 
