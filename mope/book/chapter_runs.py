@@ -190,9 +190,9 @@ def empty_presets_line(presets: Sequence[str]) -> str:
 def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     """The verdicts of the claims whose evidence is in the sections ``shown_in``, one line per claim (its
     verdict, then our estimate) in a tab per preset where some of them were judged (the others named below
-    the tabs), or under "On `preset` (…):" where one preset judged them (the others named there): the words of :mod:`mope.evidence.claims`, as the
-    introduction's claims table gives them with the paper's number and what a control says. The chapter
-    links the verdicts' words once, not each section."""
+    the tabs), or under "On `preset` (…):" where one preset judged them (the others named there): the words
+    of :mod:`mope.evidence.claims`, as the introduction's claims table gives them with the paper's number and
+    what a control says. The chapter links the verdicts' words once, not each section."""
     from mope.evidence import claims
 
     judged = {preset: [(claim, verdict) for claim, verdict in preset_findings if claim.shown_in in shown_in]
@@ -200,10 +200,12 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     judged = {preset: found for preset, found in judged.items() if any(v.outcome != "not_run" for _, v in found)}
     if not judged:
         return "None of these claims has runs yet."
+
     def lines(found):
         return [f"* {claim.words} ({claim.section}): {claims.verdict_markdown(verdict)}; ours "
                 f"{claims.estimate_text(claim, verdict)}" + (f"; {verdict.caveat}" if verdict.caveat else "")
                 for claim, verdict in found]
+
     empty = [preset for preset in findings if preset not in judged]
     if len(judged) == 1:
         ((preset, found),) = judged.items()

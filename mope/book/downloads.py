@@ -70,8 +70,8 @@ def runs_csv(runs: Iterable[Mapping]) -> str:
 def write_downloads(folder: str | Path, runs_by_preset: Mapping[str, list[dict]],
                     claims_presets: Iterable[str]) -> list[Path]:
     """Write :data:`RUNS_CSV` (every run of ``runs_by_preset``, preset by preset) and one claims JSON per
-    preset of ``claims_presets`` (:func:`mope.evidence.claims_json.claims_document`, from the store) into ``folder``; the paths
-    written, the CSV first."""
+    preset of ``claims_presets`` (:func:`mope.evidence.claims_json.claims_document`, from the store) into
+    ``folder``; the paths written, the CSV first."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = [folder / RUNS_CSV]

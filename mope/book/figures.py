@@ -81,11 +81,13 @@ def gridded_with_legend(fig, axes) -> None:
     legend_below(fig, axes)
 
 
-def plain_log_ticks(ax, candidates=(0.2, 0.3, 0.5, 1, 1.5, 2, 3, 4, 5, 7, 10, 20, 50)) -> None:
-    """Label log axes with plain numbers that fall inside them (a range under one decade has no 10^k tick)."""
+def plain_log_ticks(ax, candidates=(0.2, 0.3, 0.5, 1, 1.5, 2, 3, 4, 5, 7, 10, 20, 50), axes: str = "xy") -> None:
+    """Label log axes (``axes``: "x", "y" or both) with plain numbers that fall inside them (a range under
+    one decade has no 10^k tick)."""
     from matplotlib.ticker import NullFormatter, NullLocator
 
-    for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+    chosen = {"x": (ax.xaxis, ax.get_xlim()), "y": (ax.yaxis, ax.get_ylim())}
+    for axis, limits in (chosen[name] for name in axes):
         ticks = [t for t in candidates if limits[0] <= t <= limits[1]]
         axis.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
         axis.set_minor_locator(NullLocator())
@@ -438,7 +440,6 @@ def plot_sigma_in_characters(tokenizations: Mapping[str, tuple[list[dict], float
     dashed: one word (``word`` characters) and the claim's threshold (``beyond`` characters). A
     tokenization without runs keeps its decay-only line and says so in the legend."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullLocator
 
     with book_style():
         fig, (ax,) = panels(1, height=2.7)
@@ -459,11 +460,8 @@ def plot_sigma_in_characters(tokenizations: Mapping[str, tuple[list[dict], float
         ax.set_yscale("log")
         ax.set(xlabel="pair index $i$", ylabel=r"$\sigma_i$ (characters)", title=f"{variant}: σ in characters")
         low, high = ax.get_ylim()
-        high = max(high, beyond * 1.5)  # room above the threshold for its label
-        ax.set_ylim(low, high)
-        ticks = [t for t in (1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30, 50) if low <= t <= high]
-        ax.set_yticks(ticks, labels=[f"{t:g}" for t in ticks])
-        ax.yaxis.set_minor_locator(NullLocator())
+        ax.set_ylim(low, max(high, beyond * 1.5))  # room above the threshold for its label
+        plain_log_ticks(ax, (1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30, 50), axes="y")
         ax.grid(alpha=0.3, which="both")
         legend_below(fig, [ax])
     plt.close(fig)
@@ -476,12 +474,11 @@ def plot_centres(runs: list[dict], variant: str = "PE-MORLET-CENTRED", threshold
     claim's ``threshold``."""
     import matplotlib.pyplot as plt
 
-    from mope.evidence.open_questions import centre_arrays
+    from mope.evidence.open_questions import centre_runs
 
     with book_style():
         fig, (centre_axis, ratio_axis) = panels(2, height=2.6)
-        found = {r["seed"]: centre_arrays(r) for r in runs if r["variant"] == variant}
-        found = {seed: arrays for seed, arrays in sorted(found.items()) if arrays is not None}
+        found = centre_runs(runs, variant)
         if not found:
             _empty(centre_axis, variant)
             _empty(ratio_axis, variant)

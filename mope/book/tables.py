@@ -426,7 +426,8 @@ def tokenization_table(characters: list[dict], tokens: list[dict], per_token: fl
     covers), each over the seeds stored at that tokenization."""
     rows = []
     for name in variants:
-        at_characters, at_tokens = final_values(characters, name, "val_loss_full"), final_values(tokens, name, "val_loss_full")
+        at_characters = final_values(characters, name, "val_loss_full")
+        at_tokens = final_values(tokens, name, "val_loss_full")
         if not at_characters and not at_tokens:
             continue
         rows.append([name, Estimate(at_characters).format(), Estimate(at_tokens).format(),

@@ -108,11 +108,16 @@ def centre_arrays(run: dict) -> dict[str, np.ndarray] | None:
     return {"centre": np.asarray(learned["centre"], dtype=float), "sigma": np.asarray(learned["sigma"], dtype=float)}
 
 
+def centre_runs(runs: list[dict], variant: str = "PE-MORLET-CENTRED") -> dict[int, dict[str, np.ndarray]]:
+    """{seed: :func:`centre_arrays`} of the runs of ``variant`` that learned a centre, by seed."""
+    found = {r["seed"]: centre_arrays(r) for r in by_variant(runs).get(variant, [])}
+    return {seed: arrays for seed, arrays in sorted(found.items()) if arrays is not None}
+
+
 def centres_into_window(runs: list[dict], cfg: TrainConfig) -> tuple[Estimate, str | None]:
     """Seed by seed, the median over pairs of PE-MORLET-CENTRED's centre b₀ in units of its pair's σ
     (positive: into the window, away from position 0); weight decay alone keeps every centre at 0."""
-    found = {r["seed"]: centre_arrays(r) for r in by_variant(runs).get("PE-MORLET-CENTRED", [])}
-    found = {seed: arrays for seed, arrays in found.items() if arrays is not None}
+    found = centre_runs(runs)
     shift = Estimate({s: float(np.median(a["centre"] / a["sigma"])) for s, a in found.items()}, resolution=0.01)
     if not found:
         return shift, None
