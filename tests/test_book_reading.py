@@ -427,9 +427,15 @@ def test_a_section_states_each_verdict_in_one_line_and_only_where_judged():
     assert "tab-item" not in text and "|" not in text  # no table restating the introduction's row
     assert chapter_runs.section_verdicts({"paper": found["paper"]}, ["stress-causal-gate"]) == (
         "None of these claims has runs yet.")
-    both = chapter_runs.section_verdicts({"cpu": found["cpu"], "cpu-short": found["cpu"], "paper": found["paper"]},
+    fewer = claims.judge_all("cpu-short", [r for r in causal_runs() if r["seed"] != 2])
+    both = chapter_runs.section_verdicts({"cpu": found["cpu"], "cpu-short": fewer, "paper": found["paper"]},
                                          ["stress-causal-gate"])
     assert both.count(":::{tab-item}") == 2 and both.endswith(chapter_runs.empty_presets_line(["paper"]))
+    # a claim that compares two presets is judged alike on both: its line is said once, under both names
+    alike = chapter_runs.section_verdicts({"cpu": found["cpu"], "cpu-long": found["cpu"], "paper": found["paper"]},
+                                          ["stress-causal-gate"])
+    assert alike.startswith("On `cpu` and `cpu-long` (none of these runs is stored in `paper`):\n")
+    assert alike.count("* EGA's gain is salience") == 1 and "tab-item" not in alike
 
 
 def test_a_preset_with_nothing_run_gets_no_tab():

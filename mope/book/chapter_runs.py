@@ -187,12 +187,18 @@ def empty_presets_line(presets: Sequence[str]) -> str:
     return f"No tab for {names}: none of these runs is stored there."
 
 
+def _and(presets: Sequence[str]) -> str:
+    names = [f"`{p}`" for p in presets]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     """The verdicts of the claims whose evidence is in the sections ``shown_in``, one line per claim (its
     verdict, then our estimate) in a tab per preset where some of them were judged (the others named below
     the tabs), or under "On `preset` (…):" where one preset judged them (the others named there): the words
     of :mod:`mope.evidence.claims`, as the introduction's claims table gives them with the paper's number and
-    what a control says. The chapter links the verdicts' words once, not each section."""
+    what a control says. Presets whose lines agree, as those of a claim that compares two presets do, share
+    one tab. The chapter links the verdicts' words once, not each section."""
     from mope.evidence import claims
 
     judged = {preset: [(claim, verdict) for claim, verdict in preset_findings if claim.shown_in in shown_in]
@@ -207,12 +213,15 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
                 for claim, verdict in found]
 
     empty = [preset for preset in findings if preset not in judged]
-    if len(judged) == 1:
-        ((preset, found),) = judged.items()
-        elsewhere = f" (none of these runs is stored in {', '.join(f'`{p}`' for p in empty)})" if empty else ""
-        return "\n".join([f"On `{preset}`{elsewhere}:\n", *lines(found)])
-    blocks = ["::::{tab-set}"]
+    groups: dict[tuple[str, ...], list[str]] = {}  # presets whose lines agree (claims that span presets) share one
     for preset, found in judged.items():
-        blocks += [f":::{{tab-item}} `{preset}`", *lines(found), ":::"]
+        groups.setdefault(tuple(lines(found)), []).append(preset)
+    if len(groups) == 1:
+        ((shared, presets),) = groups.items()
+        elsewhere = f" (none of these runs is stored in {', '.join(f'`{p}`' for p in empty)})" if empty else ""
+        return "\n".join([f"On {_and(presets)}{elsewhere}:\n", *shared])
+    blocks = ["::::{tab-set}"]
+    for shared, presets in groups.items():
+        blocks += [f":::{{tab-item}} {' · '.join(f'`{p}`' for p in presets)}", *shared, ":::"]
     blocks.append("::::")
     return "\n".join(blocks) + ("\n\n" + empty_presets_line(empty) if empty else "")
