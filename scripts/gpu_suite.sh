@@ -68,8 +68,6 @@ pack() { tar czf "$OUT/paper-results.tgz.part" -C "$RESULTS_DIR" . && mv "$OUT/p
 PACKER=$!
 trap 'kill $PACKER 2>/dev/null || true; pack' EXIT
 
-TABLE2=(BASE-DOT PE-SINCOS PE-ROPE PE-MORLET EGA-1 EGA-MORLET)
-CONTROLS=(EGA-1-CAUSAL EGA-MORLET-CAUSAL NOPE PE-MORLET-NODECAY PE-SINCOS-SCALED)
 
 log "preset=$PRESET jobs=$JOBS deadline=${DEADLINE_S}s out=$OUT"
 "$PY" - <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
@@ -114,11 +112,14 @@ stage() {  # stage NAME SEEDS... -- VARIANTS...
         2>&1 | tee -a "$OUT/gpu_suite.log" || log "stage $name failed (continuing)"
 }
 
-stage table2-seed0 0 -- "${TABLE2[@]}"
-stage controls-seed0 0 -- "${CONTROLS[@]}"
-stage table2-seed1 1 -- "${TABLE2[@]}"
-stage table2-seed2 2 -- "${TABLE2[@]}"
-stage controls-seeds12 1 2 -- NOPE PE-SINCOS-SCALED
+# The stages, in order, are those of mope/store/plan.py (GPU_STAGES), a line each: name|seeds|variants.
+plan=$("$PY" -m mope.store.plan gpu)
+mapfile -t STAGES <<< "$plan"
+for line in "${STAGES[@]}"; do
+    IFS="|" read -r name seeds variants <<< "$line"
+    # shellcheck disable=SC2086  # word splitting of the lists is intended
+    stage "$name" $seeds -- $variants
+done
 log "done; results:"
 find "$RESULTS_DIR" -name '*.json' | sort | tee -a "$OUT/gpu_suite.log"
 "$PY" - "$RESULTS_DIR" <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"

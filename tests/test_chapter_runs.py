@@ -12,10 +12,10 @@ from synthetic_runs import run
 def test_missing_line_names_what_is_absent_in_one_sentence(store):
     runs = [run("BASE-DOT", s, 1.5) for s in range(3)] + [run("PE-MORLET", 0, 1.5)]
     line = chapter_runs.missing_line("cpu", runs, ["BASE-DOT", "PE-MORLET", "EGA-1"], [0, 1, 2])
-    assert line == "`cpu`: 4 of 9 runs stored; missing seeds 1, 2 of PE-MORLET; seeds 0–2 of EGA-1."
+    assert line == "`cpu`: 4 of 9 runs stored; not run yet: seeds 1, 2 of PE-MORLET; seeds 0–2 of EGA-1."
     runs.append(run("PE-MORLET", 1, 1.5))
     line = chapter_runs.missing_line("cpu", runs, ["BASE-DOT", "PE-MORLET", "EGA-1", "NOPE"], [0, 1, 2])
-    assert line == "`cpu`: 5 of 12 runs stored; missing seed 2 of PE-MORLET; seeds 0–2 of EGA-1, NOPE."
+    assert line == "`cpu`: 5 of 12 runs stored; not run yet: seed 2 of PE-MORLET; seeds 0–2 of EGA-1, NOPE."
     assert chapter_runs.missing_line("cpu", runs, ["BASE-DOT"], [0, 1, 2]) == "`cpu`: 3 of 3 runs stored."
 
 
@@ -26,7 +26,7 @@ def test_presets_shown_put_the_main_one_first_and_skip_empty_ones(store):
     write_result(stale)  # its configuration hash is not today's: stale, so cpu-short still has no runs
     assert chapter_runs.presets_shown("cpu") == ["cpu"]
     assert chapter_runs.missing_line("cpu-short", [], ["BASE-DOT"], [0]) == (
-        "`cpu-short`: 0 of 1 runs stored; missing seed 0 of BASE-DOT; 1 stale (older or uncommitted code) file "
+        "`cpu-short`: 0 of 1 runs stored; not run yet: seed 0 of BASE-DOT; 1 stale (older or uncommitted code) file "
         "not shown.")
 
 
@@ -139,14 +139,33 @@ def test_each_run_names_the_instruction_set_that_decides_its_bits():
     assert [[cell.strip() for cell in row.strip("|").split("|")][column] for row in rows[2:5]] == ["AVX2", "—", "not recorded"]
 
 
-def test_a_chapter_counts_the_runs_it_reads_in_a_dropdown_title_and_names_the_missing_ones_inside(store):
-    runs = {"cpu": [run("BASE-DOT", s, 1.5) for s in range(3)] + [run("PE-MORLET", 0, 1.5)], "paper": []}
-    text = chapter_runs.runs_lines(runs, ["BASE-DOT", "PE-MORLET"], also={"cpu-bpe": ([], ["BASE-DOT", "NOPE"])})
+def test_a_chapter_counts_the_runs_it_reads_against_the_plan_in_a_dropdown_title_and_names_those_to_come(
+        store, monkeypatch):
+    from mope.store import plan
+
+    monkeypatch.setattr(plan, "CPU_STAGES", (plan.Stage("cpu", ("BASE-DOT", "PE-MORLET"), (0, 1, 2)),
+                                             plan.Stage("cpu", ("ALIBI",), (0,)),
+                                             plan.Stage("cpu-bpe", ("BASE-DOT", "NOPE"), (0, 1))))
+    monkeypatch.setattr(plan, "GPU_STAGES", (plan.Stage("paper", ("BASE-DOT",), (0,), "first"),))
+    runs = {"cpu": [run("BASE-DOT", s, 1.5) for s in range(3)] + [run("PE-MORLET", 0, 1.5), run("ALIBI", 0, 1.5),
+                                                                 run("ALIBI", 4, 1.5)],
+            "paper": []}
+    text = chapter_runs.runs_lines(runs, ["BASE-DOT", "PE-MORLET", "ALIBI", "NOPE"],
+                                   also={"cpu-bpe": ([], ["BASE-DOT", "NOPE"])})
     lines = text.splitlines()
-    assert lines[0] == (":::{dropdown} The runs this chapter reads: `cpu` 4 of 6, `paper` none yet, `cpu-bpe` none yet "
-                        "(what is missing)")
-    assert lines[1:] == ["- `cpu`: 4 of 6 runs stored; missing seeds 1, 2 of PE-MORLET.",
-                         "- `paper`: no run stored yet.", "- `cpu-bpe`: no run stored yet.", ":::"]
+    assert lines[0] == (":::{dropdown} The runs this chapter reads: `cpu` 6 of 8, `paper` 0 of 1, `cpu-bpe` 0 of 4 "
+                        "(what is still to run)")
+    # ALIBI's seed 4, stored beside the plan, counts; NOPE, planned on no preset but cpu-bpe, is missing nowhere else
+    assert lines[1:] == ["- `cpu`: 6 of 8 runs stored; not run yet: seeds 1, 2 of PE-MORLET.",
+                         "- `paper`: 0 of 1 runs stored; not run yet: seed 0 of BASE-DOT.",
+                         "- `cpu-bpe`: 0 of 4 runs stored; not run yet: seeds 0, 1 of BASE-DOT, NOPE.", ":::"]
+    # a preset no script trains counts every seed any of its models has; a seed the reader names, that seed
+    smoke = [run("BASE-DOT", 0, 1.5, preset="smoke"), run("BASE-DOT", 1, 1.5, preset="smoke"),
+             run("PE-MORLET", 0, 1.5, preset="smoke")]
+    assert chapter_runs.missing_line("smoke", smoke, ["BASE-DOT", "PE-MORLET"]) == (
+        "`smoke`: 3 of 4 runs stored; not run yet: seed 1 of PE-MORLET.")
+    assert chapter_runs.missing_line("cpu", runs["cpu"], ["BASE-DOT"], [0, 5]) == (
+        "`cpu`: 1 of 2 runs stored; not run yet: seed 5 of BASE-DOT.")
 
 
 def test_the_reproducibility_page_records_every_preset_a_chapter_reads_its_subword_twin_included():

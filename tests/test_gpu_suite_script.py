@@ -1,5 +1,4 @@
 """The paper-scale GPU script (scripts/gpu_suite.sh) is valid bash and names only registry variants."""
-import re
 import subprocess
 from pathlib import Path
 
@@ -15,14 +14,14 @@ def test_script_parses_as_bash():
     subprocess.run(["bash", "-n", str(SCRIPT)], check=True)
 
 
-def test_script_trains_the_six_models_first_then_registry_controls():
-    text = SCRIPT.read_text()
-    table2 = re.search(r"^TABLE2=\((.*)\)$", text, re.M).group(1).split()
-    controls = re.search(r"^CONTROLS=\((.*)\)$", text, re.M).group(1).split()
-    assert table2 == TABLE_2
-    assert set(controls) <= set(VARIANTS)
-    stages = re.findall(r"^stage (\S+)", text, re.M)
-    assert stages[0] == "table2-seed0"
+def test_script_trains_the_plans_stages_the_six_models_first_then_registry_controls():
+    from mope.store.plan import GPU_STAGES, stage_lines
+
+    assert "-m mope.store.plan gpu" in SCRIPT.read_text()
+    assert {stage.preset for stage in GPU_STAGES} == {"paper"}
+    assert (GPU_STAGES[0].name, list(GPU_STAGES[0].variants), GPU_STAGES[0].seeds) == ("table2-seed0", TABLE_2, (0,))
+    assert all(set(stage.variants) <= set(VARIANTS) and stage.seeds and stage.name for stage in GPU_STAGES)
+    assert stage_lines("gpu")[0] == "table2-seed0|0|" + " ".join(TABLE_2)
 
 
 def test_shortened_runs_get_their_own_configuration_hash():

@@ -1,5 +1,5 @@
 """The runs a chapter shows: its main preset first, beside it the published protocol when it has runs,
-and one line per preset naming what is missing; and the package's own code, quoted on the page.
+and one line per preset naming what of the training plan is not run yet; and the package's own code, quoted on the page.
 
 The book's presets are ``cpu`` (the trained protocol, the main numbers), ``cpu-long`` (``cpu`` at the
 paper's context of 256), ``cpu-short`` (the first, shorter protocol, shown for how the verdicts depend on
@@ -15,7 +15,7 @@ import inspect
 import textwrap
 from collections.abc import Mapping, Sequence
 
-from mope.store import results
+from mope.store import plan, results
 from mope.store.presets import CPU_SWEEP, TOKENIZATION_PAIRS, TrainConfig, get_preset
 
 BOOK_PRESETS = ("cpu", "cpu-long", "cpu-short", "paper")
@@ -75,30 +75,45 @@ def seed_list(seeds: Sequence[int]) -> str:
     return ", ".join(map(str, seeds))
 
 
-def stored_and_missing(runs: Sequence[dict], variants: Sequence[str], seeds: Sequence[int] | None = None
+def expected_seeds(preset: str, runs: Sequence[dict], variants: Sequence[str],
+                   seeds: Sequence[int] | None = None) -> dict[str, tuple[int, ...]]:
+    """{variant: the seeds of it that ``preset`` should hold}: ``seeds`` where the reader names them;
+    otherwise those the training scripts plan (:func:`mope.store.plan.planned_seeds`) with any stored beside
+    them, so that a run nobody plans is never counted as missing; for a preset that no script trains
+    (``smoke``), every seed that any of ``variants`` has."""
+    have: dict[str, set[int]] = {}
+    for r in runs:
+        have.setdefault(r["variant"], set()).add(r["seed"])
+    planned = None if seeds is not None else plan.planned_seeds(preset)
+    if planned is None:
+        every = seeds if seeds is not None else {seed for v in variants for seed in have.get(v, ())}
+        return {variant: tuple(sorted(every)) for variant in variants}
+    return {variant: tuple(sorted({*planned.get(variant, ()), *have.get(variant, ())})) for variant in variants}
+
+
+def stored_and_missing(preset: str, runs: Sequence[dict], variants: Sequence[str], seeds: Sequence[int] | None = None
                        ) -> tuple[int, int, dict[tuple[int, ...], list[str]]]:
-    """(runs stored, runs read, {missing seeds: the variants that lack them}) of the (variant, seed) runs a
-    chapter reads (``seeds`` None: every seed any of ``variants`` has)."""
+    """(runs stored, runs expected, {seeds not run yet: the variants that lack them}) of the (variant, seed)
+    runs a chapter reads, the expected ones of :func:`expected_seeds`."""
     have = {(r["variant"], r["seed"]) for r in runs}
-    if seeds is None:
-        seeds = sorted({seed for variant, seed in have if variant in variants})
+    expected = expected_seeds(preset, runs, variants, seeds)
     lacking: dict[tuple[int, ...], list[str]] = {}
     for variant in variants:
-        absent = tuple(seed for seed in seeds if (variant, seed) not in have)
+        absent = tuple(seed for seed in expected[variant] if (variant, seed) not in have)
         if absent:
             lacking.setdefault(absent, []).append(variant)
-    total = len(variants) * len(seeds)
+    total = sum(len(s) for s in expected.values())
     return total - sum(len(absent) * len(names) for absent, names in lacking.items()), total, lacking
 
 
 def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], seeds: Sequence[int] | None = None) -> str:
-    """One sentence: how many of the (variant, seed) runs ``preset`` holds, which are missing (models
-    grouped by the seeds they lack; ``seeds`` None: every seed any of ``variants`` has), and how many stored
-    files are stale (made before a change of the code, or from uncommitted code) or invalid, and so not shown."""
-    stored, total, lacking = stored_and_missing(runs, variants, seeds)
-    line = f"`{preset}`: {stored} of {total} runs stored" if total else f"`{preset}`: no run stored yet"
+    """One sentence: how many of the expected (variant, seed) runs ``preset`` holds (:func:`expected_seeds`),
+    which are not run yet (models grouped by the seeds they lack), and how many stored files are stale (made
+    before a change of the code, or from uncommitted code) or invalid, and so not shown."""
+    stored, total, lacking = stored_and_missing(preset, runs, variants, seeds)
+    line = f"`{preset}`: {stored} of {total} runs stored" if total else f"`{preset}`: none of these runs planned"
     if lacking:
-        line += "; missing " + "; ".join(
+        line += "; not run yet: " + "; ".join(
             f"seed{'s' if len(absent) > 1 else ''} {seed_list(absent)} of {', '.join(names)}"
             for absent, names in lacking.items())
     found = results.scan(preset, variants=variants)
@@ -117,9 +132,9 @@ def runs_lines(runs: dict[str, list[dict]], variants: Sequence[str], seeds: Sequ
     read = {preset: (preset_runs, variants) for preset, preset_runs in runs.items()} | dict(also or {})
     counts = []
     for preset, (preset_runs, names) in read.items():
-        stored, total, _ = stored_and_missing(preset_runs, names, seeds)
-        counts.append(f"`{preset}` {stored} of {total}" if total else f"`{preset}` none yet")
-    return (f":::{{dropdown}} The runs this chapter reads: {', '.join(counts)} (what is missing)\n"
+        stored, total, _ = stored_and_missing(preset, preset_runs, names, seeds)
+        counts.append(f"`{preset}` {stored} of {total}" if total else f"`{preset}` none planned")
+    return (f":::{{dropdown}} The runs this chapter reads: {', '.join(counts)} (what is still to run)\n"
             + "\n".join(f"- {missing_line(preset, preset_runs, names, seeds)}"
                          for preset, (preset_runs, names) in read.items()) + "\n:::")
 

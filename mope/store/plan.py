@@ -1,0 +1,90 @@
+"""The runs this book plans: the stages of its two training scripts, in the order they run.
+
+``scripts/cpu_suite.sh`` (two CPU cores) and ``scripts/gpu_suite.sh`` (one GPU, the ``paper`` preset) read
+their stages from here, and the chapters count a preset's runs against what it plans
+(:func:`planned_seeds`), so that a run nobody intends to train is never reported as missing. A stage
+trains every variant it names at every seed it names; both scripts skip what is stored.
+
+    python -m mope.store.plan cpu    # a line a stage: preset|variants|seeds
+    python -m mope.store.plan gpu    # a line a stage: name|seeds|variants
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from mope.model.variants import TABLE_2
+
+KEY_CONTROLS = ("EGA-1-CAUSAL", "EGA-MORLET-CAUSAL", "NOPE", "PE-MORLET-NODECAY", "PE-SINCOS-SCALED")
+OTHER_CONTROLS = ("ROPE-ONLY", "ALIBI", "PE-MORLET-FREE", "PE-MORLET-CENTRED", "MORLET-ROPE", "MORLET-ROPE-REL")
+# issue 32: the models of the paper's open questions (a learned centre, no bound, Morlet-RoPE) and RoPE alone
+OPEN_QUESTIONS = ("PE-MORLET-CENTRED", "PE-MORLET-FREE", "MORLET-ROPE", "MORLET-ROPE-REL", "ROPE-ONLY")
+
+
+@dataclass(frozen=True)
+class Stage:
+    preset: str
+    variants: tuple[str, ...]
+    seeds: tuple[int, ...]
+    name: str = ""  # the GPU script's log names its stages
+
+
+# The CPU suite, in order of importance. cpu-short comes early because it is cheap (~4 min a run). Seeds
+# 3-7 of Table 2 on `cpu` (issue 20) decide the claims three seeds leave open. Issue 29 then trains every
+# claim's models at the paper's context (cpu-long); after it, the paper's open questions (issue 32), whose
+# claims were fixed before their runs: four models on subword tokens (cpu-bpe), then seeds 1-4 of the
+# `cpu` controls that answer the others. The script trains a stage seed by seed, so that every stop leaves
+# its models with the same seeds.
+CPU_STAGES = (
+    Stage("cpu", (*TABLE_2,), (0,)),
+    Stage("cpu-short", (*TABLE_2, "NOPE", "EGA-1-CAUSAL", "PE-SINCOS-SCALED"), (0, 1, 2)),
+    Stage("cpu-short", ("EGA-MORLET-CAUSAL", "PE-MORLET-NODECAY", *OTHER_CONTROLS), (0,)),
+    Stage("cpu", KEY_CONTROLS, (0,)),
+    Stage("cpu", (*TABLE_2,), (1, 2)),
+    Stage("cpu", KEY_CONTROLS, (1, 2)),
+    Stage("cpu", OTHER_CONTROLS, (0,)),
+    Stage("cpu", (*TABLE_2,), (3, 4, 5, 6, 7)),
+    Stage("cpu-long", ("BASE-DOT", "PE-MORLET", "PE-SINCOS", "NOPE"), (0, 1, 2)),
+    Stage("cpu-long", ("PE-ROPE", "EGA-1", "EGA-MORLET", "EGA-1-CAUSAL", "EGA-MORLET-CAUSAL", "PE-SINCOS-SCALED",
+                       "PE-MORLET-NODECAY"), (0, 1, 2)),
+    Stage("cpu-long", (*TABLE_2, "NOPE", "EGA-1-CAUSAL", "EGA-MORLET-CAUSAL", "PE-SINCOS-SCALED", "PE-MORLET-NODECAY"),
+          (3, 4)),
+    Stage("cpu-bpe", ("BASE-DOT", "PE-MORLET", "PE-SINCOS", "NOPE"), (0, 1, 2, 3, 4)),
+    Stage("cpu", OPEN_QUESTIONS, (1, 2, 3, 4)),
+)
+
+# The GPU suite (one H200, 15 minutes a task): the decisive runs first, since a window may end any time.
+GPU_STAGES = (
+    Stage("paper", (*TABLE_2,), (0,), "table2-seed0"),
+    Stage("paper", KEY_CONTROLS, (0,), "controls-seed0"),
+    Stage("paper", (*TABLE_2,), (1,), "table2-seed1"),
+    Stage("paper", (*TABLE_2,), (2,), "table2-seed2"),
+    Stage("paper", ("NOPE", "PE-SINCOS-SCALED"), (1, 2), "controls-seeds12"),
+)
+
+
+def planned_seeds(preset: str) -> dict[str, tuple[int, ...]] | None:
+    """{variant: the seeds the scripts plan for it} on ``preset``, or None where no stage trains that preset
+    (e.g. ``smoke``, which a reader trains at will)."""
+    seeds: dict[str, set[int]] = {}
+    for stage in (*CPU_STAGES, *GPU_STAGES):
+        if stage.preset == preset:
+            for variant in stage.variants:
+                seeds.setdefault(variant, set()).update(stage.seeds)
+    return {variant: tuple(sorted(s)) for variant, s in seeds.items()} if seeds else None
+
+
+def stage_lines(which: str) -> list[str]:
+    """The stages of one script, a line each, as the script reads them."""
+    if which == "cpu":
+        return [f"{s.preset}|{' '.join(s.variants)}|{' '.join(map(str, s.seeds))}" for s in CPU_STAGES]
+    if which == "gpu":
+        return [f"{s.name}|{' '.join(map(str, s.seeds))}|{' '.join(s.variants)}" for s in GPU_STAGES]
+    raise ValueError(f"unknown suite {which!r}: choose cpu or gpu")
+
+
+if __name__ == "__main__":
+    try:
+        print("\n".join(stage_lines(sys.argv[1] if len(sys.argv) > 1 else "")))
+    except ValueError as error:
+        sys.exit(f"mope.store.plan: {error}")
