@@ -125,9 +125,9 @@ def test_the_findings_list_leaves_out_what_has_no_runs_and_numbers_the_rest():
 
 
 def test_the_findings_are_ordered_by_closeness_to_the_papers_protocol():
-    order = [findings.reproduction, findings.decay_sigma, findings.causal_statistics, findings.context,
-             findings.causal_gate, findings.sincos_scale, findings.learned_parameters_sentence, findings.mope_alone,
-             findings.headline, findings.open_questions_sentence, findings.tally]
+    order = [findings.reproduction, findings.headline, findings.decay_sigma, findings.causal_statistics,
+             findings.context, findings.causal_gate, findings.sincos_scale, findings.learned_parameters_sentence,
+             findings.mope_alone, findings.open_questions_sentence, findings.tally]
     source = findings.findings_sentences.__code__.co_names
     assert [f.__name__ for f in order] == [name for name in source if name in {f.__name__ for f in order}]
 
@@ -164,3 +164,29 @@ def test_the_open_questions_sentence_names_what_the_runs_decide_and_counts_the_r
     assert (f": 1 stands on one seed of a 4-layer model at a quarter of the paper's context (`cpu`), which shows a "
             f"direction only; {len(judged_here) - 1} have no run yet") in single
     assert findings.open_questions_sentence(judged({"cpu": []})) is None
+
+
+def headline_runs(preset: str, gain: float, seeds: int) -> list[dict]:
+    """BASE-DOT, EGA-1 and EGA-MORLET, EGA-MORLET ``gain`` below BASE-DOT and 0.05 above EGA-1."""
+    out = []
+    for s in range(seeds):
+        base = 1.60 + 0.004 * s
+        out += [run("BASE-DOT", s, base, preset=preset), run("EGA-MORLET", s, base - gain + 0.002 * s, preset=preset),
+                run("EGA-1", s, base - gain - 0.05, preset=preset)]
+    return out
+
+
+def test_the_headline_gives_its_standing_then_its_verdict_at_every_scale_the_papers_first():
+    runs = {"cpu": headline_runs("cpu", 0.03, 3), "cpu-long": headline_runs("cpu-long", -0.10, 3),
+            "paper": headline_runs("paper", 0.11, 1)}
+    found = judged(runs)
+    text = findings.headline(found)
+    assert text.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it depends on the scale.**")
+    places = [text.index(f"(`{preset}`): ") for preset in ("paper", "cpu-long", "cpu")]
+    assert places == sorted(places) and "cpu-short" not in text  # closest to the paper's protocol first; no runs: no word
+    for preset in runs:
+        assert f"*{claims.verdict_of(found[preset], 'ega-mope-gain').text}*" in text
+    assert "That EGA-MORLET is the best overall (it beats EGA-1) fails at every scale tested: `cpu-long`, `cpu`" in text
+    undecided = findings.headline(judged({"paper": headline_runs("paper", 0.11, 1)}))
+    assert undecided.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it is indicative only")
+    assert findings.headline(judged({"cpu": gate_runs(0.0)})) is None
