@@ -14,9 +14,13 @@ from __future__ import annotations
 import inspect
 import textwrap
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from mope.store import plan, results
 from mope.store.presets import CPU_SWEEP, TOKENIZATION_PAIRS, TrainConfig, get_preset
+
+if TYPE_CHECKING:
+    from mope.evidence.claims import Standing
 
 BOOK_PRESETS = ("cpu", "cpu-long", "cpu-short", "paper")
 #: Every preset whose runs some page shows: the book's, and the subword twin that chapter 7 reads beside
@@ -156,21 +160,45 @@ def code_block(text: str, caption: str = "") -> str:
     return (f"{caption}\n\n" if caption else "") + f"```python\n{text}\n```"
 
 
-def found_lines(findings: dict[str, list], shown_in: Sequence[str], preset: str) -> str:
+def found_lines(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     """A chapter's "what this chapter found": the claims whose evidence lies in the sections ``shown_in``,
-    grouped by their verdict's outcome on ``preset`` (one bullet per outcome, each claim linked to its
-    section) — the verdict objects of :mod:`mope.evidence.claims`, as every page shows them, never words of this
-    module's own. The verdicts in full stand beside the evidence in each section."""
+    grouped by their standing across every scale trained (:func:`mope.evidence.claims.standings`, one bullet
+    per standing, each claim linked to its section with the presets behind its standing). The standing is
+    the introduction's: the chapter's ``findings`` and, for a book preset the chapter does not show
+    (``cpu-short``), its stored runs. The verdicts in full stand beside the evidence in each section."""
     from mope.evidence import claims
 
-    grouped: dict[str, list[str]] = {}
-    for claim, verdict in findings.get(preset, []):
+    every = dict(findings)
+    if set(findings) <= set(BOOK_PRESETS):
+        every |= {preset: claims.judge_all(preset) for preset in BOOK_PRESETS if preset not in findings}
+    standings = claims.standings(every)
+    grouped: dict[tuple[str, str], list[str]] = {}  # (standing, the presets behind it): its claims
+    for claim in claims.CLAIMS:
         if claim.shown_in in shown_in:
-            grouped.setdefault(verdict.outcome, []).append(f"{{ref}}`{claim.words} <{claim.shown_in}>`")
-    if not grouped:
-        return f"* No claim of these sections has runs on `{preset}` yet."
-    return "\n".join(f"* **{claims.OUTCOME_WORDS[outcome]}** on `{preset}`: " + "; ".join(grouped[outcome]) + "."
-                      for outcome in claims.OUTCOMES if outcome in grouped)
+            standing = standings[claim.key]
+            grouped.setdefault((standing.words, standing_of(standing)), []).append(
+                f"{{ref}}`{claim.words} <{claim.shown_in}>`")
+    if {words for words, _ in grouped} <= {"not tested"}:
+        return "* No claim of these sections has runs yet."
+    order = {words: i for i, words in enumerate(claims.STANDINGS)}
+    return "\n".join(f"* **{words}** ({where}): " + "; ".join(grouped[words, where]) + "."
+                      for words, where in sorted(grouped, key=lambda key: order[key[0]]))
+
+
+def standing_of(standing: Standing) -> str:
+    """The presets behind a standing, in a few words: "`cpu-long` and `cpu`; one seed on `paper`", "holds on
+    `cpu`; fails on `cpu-long`", "undecided on `cpu-long`": where it is decided, then where it is undecided
+    and where it has one seed."""
+    parts = []
+    if standing.holds and standing.fails:
+        parts.append(f"holds on {_and(standing.holds)}; fails on {_and(standing.fails)}")
+    elif standing.holds or standing.fails:
+        parts.append(_and(standing.holds or standing.fails))
+    if standing.undecided:
+        parts.append(f"undecided on {_and(standing.undecided)}")
+    if standing.single:
+        parts.append(f"one seed on {_and(standing.single)}")
+    return "; ".join(parts) or "no run yet"
 
 
 def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
