@@ -272,8 +272,7 @@ def headline(findings: Mapping[str, Findings]) -> str | None:
     claimed = claims.get_claim("ega-mope-gain").paper
     standing = claims.standings(findings)
     sentences = [f"**The headline, EGA-MORLET improves on BASE-DOT by +{claimed:.3f}: it "
-                 f"{SINGULAR[standing['ega-mope-gain'].words]}.**", "At the paper's protocol its size can be tested against "
-                 "the paper's number; on a smaller model only its direction."]
+                 f"{SINGULAR[standing['ega-mope-gain'].words]}.**"]  # a size is judged at the paper's protocol only
     sentences += [f"On {scale(preset, verdict.estimate.n)}: {verdict.estimate.format(signed=True)}, *{verdict.text}*."
                   for preset, verdict in measured]
     best = standing["ega-mope-best"]
