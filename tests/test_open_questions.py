@@ -128,6 +128,7 @@ def test_the_chapter_shows_the_subword_runs_once_they_are_stored(store, monkeypa
     from nbclient import NotebookClient
 
     from mope.book import colab_notebook
+    from mope.store import plan
 
     cpu = get_preset("cpu")
     for seed in range(2):
@@ -146,7 +147,8 @@ def test_the_chapter_shows_the_subword_runs_once_they_are_stored(store, monkeypa
     assert colab_notebook.rendering_problems(notebook) == []
     shown = "\n".join(output["data"].get("text/markdown", "") for cell in notebook.cells
                       for output in cell.get("outputs", []) if "data" in output)
-    assert "`cpu-bpe` 4 of 8" in shown  # the runs it reads: 2 of its 4 models at seeds 0 and 1
+    planned = sum(len(seeds) for seeds in plan.planned_seeds("cpu-bpe").values())
+    assert f"`cpu-bpe` 4 of {planned}" in shown  # the runs it reads: 2 of the 4 models the plan trains, seeds 0 and 1
     assert "Each model's loss per character at both tokenizations" in shown
     assert "| PE-MORLET | 1.791 ± 0.001 (n=2) | 3.701 ± 0.001 (n=2) | 1.585 ± 0.001 (n=2) |" in shown
     assert "a stored subword run's last validation loss lies at most 0.010 nats above its lowest" in shown
