@@ -22,6 +22,7 @@ Verdicts are :mod:`mope.evidence.claims`; formatting for the book is :mod:`mope.
 """
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -149,6 +150,18 @@ MOST_SEEDS = 50  # seeds_needed looks no further
 SD_RANGE = 0.80  # the confidence of the range of plausible sds that seeds_range spans
 
 
+@functools.lru_cache(maxsize=None)
+def _sd_ratios(df: int, bins: int):
+    r"""$\sqrt{\chi^2_{df}/df}$ at ``bins`` equally likely quantiles (read-only): the sample sd over the true
+    one, which :func:`decision_power` averages over (the same for every claim with ``df``)."""
+    import numpy as np
+    from scipy import stats
+
+    ratios = np.sqrt(stats.chi2.ppf((np.arange(bins) + 0.5) / bins, df) / df)
+    ratios.setflags(write=False)
+    return ratios
+
+
 def decision_power(n: int, sd: float, mean: float, low: float = 0.0, high: float = math.inf,
                    level: float = LEVEL, bins: int = 4000) -> float:
     r"""The probability that the two-sided ``level`` interval of the mean of ``n`` seeds lies inside
@@ -164,7 +177,7 @@ def decision_power(n: int, sd: float, mean: float, low: float = 0.0, high: float
 
     df = n - 1
     t = t_quantile(df, level)
-    s = sd * np.sqrt(stats.chi2.ppf((np.arange(bins) + 0.5) / bins, df) / df)
+    s = sd * _sd_ratios(df, bins)
     half, error = t * s / math.sqrt(n), sd / math.sqrt(n)
     inside_high = stats.norm.cdf((high - half - mean) / error) if math.isfinite(high) else 1.0
     inside_low = stats.norm.cdf((low + half - mean) / error) if math.isfinite(low) else 0.0

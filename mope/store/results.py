@@ -581,6 +581,12 @@ def one_line(error: BaseException) -> str:
     return _shorten(f"{type(error).__name__}: {text}" if text else type(error).__name__, 120)
 
 
+#: What :func:`schema_problem` found in each file's text, by its SHA-256 (and the validator used): a book
+#: build or a test reads the same files many times, and validating them is most of the reading. The text
+#: decides the answer, so a changed file is validated afresh.
+_VALIDATED: dict[tuple[bytes, bool], str | None] = {}
+
+
 def read_result(path: Path) -> tuple[dict | None, str | None]:
     """(data, None) for a readable file that validates against ``RESULT_SCHEMA``, else (None, "damaged: why").
 
@@ -612,10 +618,13 @@ def read_result(path: Path) -> tuple[dict | None, str | None]:
         return None, f"damaged: not valid JSON ({_shorten(str(error), 120)})"
     except Exception as error:  # noqa: BLE001 (RecursionError, ValueError for huge integers, MemoryError)
         return None, f"damaged: not valid JSON ({one_line(error)})"
-    try:
-        problem = schema_problem(data)
-    except Exception as error:  # noqa: BLE001
-        problem = f"cannot be validated ({one_line(error)})"
+    key = (hashlib.sha256(text.encode("utf-8")).digest(), jsonschema is None)
+    if key not in _VALIDATED:
+        try:
+            _VALIDATED[key] = schema_problem(data)
+        except Exception as error:  # noqa: BLE001
+            _VALIDATED[key] = f"cannot be validated ({one_line(error)})"
+    problem = _VALIDATED[key]
     if problem is not None:
         return None, f"damaged: {problem}"
     return data, None
