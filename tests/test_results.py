@@ -73,6 +73,19 @@ def test_write_is_atomic_and_loads_back(store):
     assert load_result("smoke", "EGA-1", 0)["final"]["val_loss"] == 2.0 and load_result("smoke", "EGA-1", 5) is None
 
 
+def test_a_file_changed_in_place_is_validated_afresh_not_from_what_was_read_before(store):
+    from mope.store.results import read_result
+
+    path = write_result(run("EGA-1", 0, 2.0, preset=get_preset("smoke")))
+    assert read_result(path)[1] is None and read_result(path)[1] is None  # read twice: the same answer
+    broken = json.loads(path.read_text())
+    broken["final"]["val_loss"] = "low"
+    path.write_text(json.dumps(broken))
+    data, reason = read_result(path)
+    assert data is None and reason.startswith("damaged: final.val_loss: 'low' is not of type")
+    assert load_results("smoke") == []
+
+
 def test_current_results_are_reused_and_stale_ones_retrained(store, monkeypatch, capsys):
     smoke = get_preset("smoke")
     trained = []
