@@ -192,6 +192,14 @@ def test_preset_tabs_leave_out_a_preset_that_holds_none_of_the_tables_runs_and_n
         assert "missing_line(" not in text or "runs_lines(" in text, page.name
 
 
+
+def test_every_tabbed_table_of_a_chapter_is_drawn_from_the_runs_it_is_handed():
+    """preset_tabs tells a preset without runs by rendering it with none: a render that reads the chapter's
+    runs from elsewhere (Table 3 once did, and lost its cpu-long and paper tabs) looks empty everywhere."""
+    for page in CHAPTERS:
+        for body in re.findall(r"preset_tabs\(lambda runs: (.*?), RUNS\)", page.read_text(), re.S):
+            assert "runs" in body.replace("next(iter(runs))", ""), (page.name, body)
+
 # --- the explorer page ---------------------------------------------------------------------------------
 
 def test_the_explorer_comes_first_on_its_page_with_things_to_try_beside_the_sliders():
