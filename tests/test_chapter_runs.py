@@ -50,6 +50,18 @@ def test_provenance_tables_name_runs_not_machine_paths(store):
     assert "| `paper` | 0 |" in summary
 
 
+def test_the_summary_counts_the_stored_runs_of_the_plan(store, monkeypatch):
+    from mope.store import plan
+
+    monkeypatch.setattr(plan, "CPU_STAGES", (plan.Stage("cpu", ("BASE-DOT", "NOPE"), (0, 1)),))
+    monkeypatch.setattr(plan, "GPU_STAGES", ())
+    summary = run_records.preset_summary({"cpu": [run("BASE-DOT", 0, 1.5), run("ALIBI", 0, 1.5)], "paper": [],
+                                          "smoke": [run("BASE-DOT", 0, 1.5, preset="smoke")]})
+    rows = {line.split(" | ")[0].strip("| `"): line.split(" | ")[:3] for line in summary.splitlines()[2:]}
+    assert rows["cpu"] == ["| `cpu`", "2", "1 of 4"]  # ALIBI is stored beside the plan, not in it
+    assert rows["paper"] == ["| `paper`", "0", "—"] and rows["smoke"][2] == "—"  # no script trains these
+
+
 def test_the_summary_gives_each_presets_wall_time_a_run_and_how_many_ran_at_once():
     def timed(seed: int, start: str, end: str, seconds: float) -> dict:
         stored = run("BASE-DOT", seed, 1.5)

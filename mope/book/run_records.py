@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from statistics import median
 
-from mope.store import results
+from mope.store import plan, results
 from mope.evidence.estimates import DASH
 from mope.store.presets import TrainConfig
 from mope.book.tables import markdown_table
@@ -79,16 +79,21 @@ def most_at_once(runs: Sequence[dict]) -> int:
 
 
 def preset_summary(runs: Mapping[str, Sequence[dict]]) -> str:
-    """Per preset: runs, variants, seeds, commits, hardware, wall time a run (median and range), the most
-    runs that trained at once, and the total wall time."""
+    """Per preset: runs, how many of the runs the training plan holds are stored
+    (:func:`mope.store.plan.planned_seeds`), variants, seeds, commits, hardware, wall time a run (median and
+    range), the most runs that trained at once, and the total wall time."""
     rows = []
     for preset, preset_runs in runs.items():
+        planned = plan.planned_seeds(preset)
+        stored = {(r["variant"], r["seed"]) for r in preset_runs}
+        of_plan = (f"{sum((v, s) in stored for v, seeds in planned.items() for s in seeds)} of "
+                   f"{sum(len(seeds) for seeds in planned.values())}" if planned else DASH)
         if not preset_runs:
-            rows.append([f"`{preset}`", "0", *[DASH] * 7])
+            rows.append([f"`{preset}`", "0", of_plan, *[DASH] * 7])
             continue
         walls = [r["provenance"].get("wall_time_s") or 0.0 for r in preset_runs]
         rows.append([
-            f"`{preset}`", str(len(preset_runs)), str(len({r["variant"] for r in preset_runs})),
+            f"`{preset}`", str(len(preset_runs)), of_plan, str(len({r["variant"] for r in preset_runs})),
             ", ".join(map(str, sorted({r["seed"] for r in preset_runs}))),
             ", ".join(stored_code(c) for c in sorted({(r["provenance"].get("git_commit") or DASH)[:7] for r in preset_runs})),
             ", ".join(stored_text(device) for device in sorted({str(r["provenance"].get("device")) for r in preset_runs})),
@@ -96,8 +101,8 @@ def preset_summary(runs: Mapping[str, Sequence[dict]]) -> str:
             str(most_at_once(preset_runs)),
             f"{sum(walls) / 3600:.1f}",
         ])
-    header = ["preset", "runs", "variants", "seeds", "commits", "hardware", "wall time a run (min): median (range)",
-              "most at once", "wall time (h)"]
+    header = ["preset", "runs", "of the plan", "variants", "seeds", "commits", "hardware",
+              "wall time a run (min): median (range)", "most at once", "wall time (h)"]
     return markdown_table(header, rows)
 
 
