@@ -46,6 +46,19 @@ def test_the_causal_gate_sentence_says_how_the_verdict_changes_with_the_training
     assert same.startswith("**EGA's gain needs the future.**") and "*refuted: below 0.5*; the same verdict" in same
 
 
+def test_the_causal_gate_sentence_says_when_the_papers_context_has_no_gain_to_share():
+    no_gain = [r | {"preset": "cpu-long"} for r in gate_runs(0.5)]
+    for r in no_gain:  # EGA-1 no better than BASE-DOT on the whole split
+        if r["variant"] == "EGA-1":
+            r["final"] = r["final"] | {"val_loss_full": r["final"]["val_loss_full"] + 0.11}
+    found = judged({"cpu": gate_runs(0.0), "cpu-long": no_gain})
+    moot = claims.verdict_of(found["cpu-long"], "gain-survives-causal-gate")
+    assert moot.outcome == "moot"
+    text = findings.causal_gate(found)
+    assert text.endswith(f". At the paper's context (`cpu-long`, 3 seeds): *{moot.text}* ({{ref}}`stress-causal-gate`).")
+    assert "At the paper's context" not in findings.causal_gate(judged({"cpu": gate_runs(0.0)}))
+
+
 def test_the_sincos_sentence_names_the_scale_when_scaled_sincos_beats_mope():
     def sincos(scaled_gap):
         return [r for s in range(3) for r in (run("PE-SINCOS", s, 1.90 + 0.01 * s), run("PE-MORLET", s, 1.70 + 0.001 * s),
@@ -56,6 +69,9 @@ def test_the_sincos_sentence_names_the_scale_when_scaled_sincos_beats_mope():
     assert "sin/cos gains +0.258 over the published one and then beats MoPE by 0.049" in scale
     locality = findings.sincos_scale(judged({"cpu": sincos(+0.05)}), {"cpu": sincos(+0.05)})
     assert locality.startswith("**MoPE beats sin/cos through locality.**") and "still trails MoPE by 0.051" in locality
+    # and where else it holds: its standing over every preset judged, the one of the claims table
+    assert "*refuted: below 0*; it fails at every scale tested: `cpu`," in scale
+    assert "*confirmed*; it holds at every scale tested: `cpu`," in locality
 
 
 def test_the_reproduction_sentence_measures_the_distance_to_table_2_and_where_one_seed_points():

@@ -30,6 +30,13 @@ def _verdict(findings: Mapping[str, Findings], preset: str, key: str) -> Verdict
     return claims.verdict_of(findings[preset], key) if preset in findings else None
 
 
+def _standing(findings: Mapping[str, Findings], key: str) -> str:
+    """"holds at every scale tested: `cpu-long`, `cpu`": a claim's standing across the presets of
+    ``findings``, as a predicate."""
+    standing = claims.standings(findings)[key]
+    return SINGULAR[standing.words] + standing.text[len(standing.words):]
+
+
 def _percent(share: float) -> str:
     """"91%", never "-0%"."""
     return f"{share:.0%}".replace("-0%", "0%")
@@ -202,6 +209,10 @@ def causal_gate(findings: Mapping[str, Findings]) -> str | None:
         text += (f". Trained {short_cfg.steps:,} steps instead of {main_cfg.steps:,}, {model_words(SHORT)} "
                  f"(`{SHORT}`, {_seeds(short.estimate.n)}) keeps {_percent(short.estimate.mean)} ± "
                  f"{_percent(short.estimate.spread)}: *{short.text}*; {moved}")
+    long = _verdict(findings, LONG, "gain-survives-causal-gate")
+    long_gain = _verdict(findings, LONG, "ega-gain")
+    if long is not None and long.outcome == "moot" and long_gain is not None:
+        text += f". At the paper's context (`{LONG}`, {_seeds(long_gain.estimate.n)}): *{long.text}*"
     return text + " ({ref}`stress-causal-gate`)."
 
 
@@ -225,7 +236,8 @@ def sincos_scale(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
     return (f"{lead} On {scale(MAIN, locality.estimate.n)}, MoPE beats the published sin/cos by "
             f"{beats.estimate.mean:+.3f}, but the published sin/cos vectors are far larger than the token embeddings "
             f"they are added to; scaled down to them, sin/cos{gains} {then} (Gaussian locality as the explanation: "
-            f"*{locality.text}*, {{ref}}`repro-sincos-scale`).")
+            f"*{locality.text}*; it {_standing(findings, 'locality-not-scale')}, "
+            "{ref}`repro-sincos-scale`).")
 
 
 def learned_parameters_sentence(findings: Mapping[str, Findings]) -> str | None:
@@ -239,8 +251,8 @@ def learned_parameters_sentence(findings: Mapping[str, Findings]) -> str | None:
         every.outcome, "**Whether the data push every pair onto the bound ωσ = 5 is open.**")
     return (f"{lead} The paper bounds each MoPE wavelet's frequency ω times its bandwidth σ at ωσ ≥ 5 and says "
             f"training pushes every pair onto that bound. On {scale(MAIN, every.estimate.n)}, with weight decay "
-            f"switched off for MoPE's parameters, the data push {share} there: *{every.text}* "
-            "({ref}`learned-boundary`).")
+            f"switched off for MoPE's parameters, the data push {share} there: *{every.text}*; the claim "
+            f"{_standing(findings, 'every-pair-pushed')} ({{ref}}`learned-boundary`).")
 
 
 def mope_alone(findings: Mapping[str, Findings]) -> str | None:
@@ -258,7 +270,10 @@ def mope_alone(findings: Mapping[str, Findings]) -> str | None:
                      f"({_seeds(nope.estimate.n)}; *{nope.text}*)")
     trails = below.outcome == "confirmed" and rope is not None and rope.outcome == "confirmed"
     lead = "**MoPE alone trails the learned table and RoPE.**" if trails else "**MoPE alone, against the others.**"
+    standing = claims.standings(findings)
+    across = {standing[key].words for key in ("mope-below-base", "rope-beats-mope", "mope-beats-nope")}
     return (f"{lead} On {scale(MAIN, below.estimate.n)}, it is " + ", ".join(parts)
+            + (f"; each {SINGULAR[across.pop()]}" if len(across) == 1 else "")
             + " ({ref}`repro-table-2`, {ref}`stress-mope-vs-nope`).")
 
 
@@ -272,13 +287,11 @@ def headline(findings: Mapping[str, Findings]) -> str | None:
     claimed = claims.get_claim("ega-mope-gain").paper
     standing = claims.standings(findings)
     sentences = [f"**The headline, EGA-MORLET improves on BASE-DOT by +{claimed:.3f}: it "
-                 f"{SINGULAR[standing['ega-mope-gain'].words]}.**"]  # a size is judged at the paper's protocol only
+                 f"{SINGULAR[standing['ega-mope-gain'].words]}.**"]
     sentences += [f"On {scale(preset, verdict.estimate.n)}: {verdict.estimate.format(signed=True)}, *{verdict.text}*."
                   for preset, verdict in measured]
-    best = standing["ega-mope-best"]
-    if best.words != "not tested":
-        sentences.append(f"That EGA-MORLET is the best overall (it beats EGA-1) {SINGULAR[best.words]}"
-                         f"{best.text[len(best.words):]}.")
+    if standing["ega-mope-best"].words != "not tested":
+        sentences.append(f"That EGA-MORLET is the best overall (it beats EGA-1) {_standing(findings, 'ega-mope-best')}.")
     return " ".join(sentences)[:-1] + " ({ref}`repro-table-2`)."
 
 
