@@ -1,5 +1,6 @@
 """The runs a chapter shows: its main preset first, beside it the published protocol when it has runs,
-and one line per preset naming what of the training plan is not run yet; and the package's own code, quoted on the page.
+and one line per preset naming what of the training plan is not run yet; each claim's standing across
+the scales; and the package's own code, quoted on the page.
 
 The book's presets are ``cpu`` (the trained protocol, the main numbers), ``cpu-long`` (``cpu`` at the
 paper's context of 256), ``cpu-short`` (the first, shorter protocol, shown for how the verdicts depend on

@@ -3,10 +3,11 @@ r"""What the book found: the introduction's first screen.
 The findings are ordered by how close their evidence is to the paper's protocol: first whether our code
 gives the paper's numbers on its own model, then the paper's headline at every scale (that model first),
 then the rest of what the paper's own model shows (one seed of each model, each finding with its caveat),
-then the CPU model at the paper's context, then the CPU model at a quarter of it, and last a tally of each
-claim's standing across every scale. Each finding names, in plain words, the model and the number of seeds it stands on
-(:func:`scale`, which names the preset where it first appears), after the few words they use
-(:data:`WORDS`), and ends with a link to its evidence.
+then the CPU model at the paper's context, then the CPU model at a quarter of it (each verdict with the
+claim's standing across the scales), and last a tally of each claim's standing across every scale. Each
+finding names, in plain words, the model and the number of seeds it stands on (:func:`scale`, which names
+the preset where it first appears), after the few words they use (:data:`WORDS`), and ends with a link to
+its evidence.
 
 Each sentence is built from the verdicts of :mod:`mope.evidence.claims`, the stored runs and, for σ under
 weight decay alone, :mod:`mope.evidence.learned_parameters`, so it changes when the runs change; its
