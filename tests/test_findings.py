@@ -206,3 +206,18 @@ def test_the_headline_gives_its_standing_then_its_verdict_at_every_scale_the_pap
     undecided = findings.headline(judged({"paper": headline_runs("paper", 0.11, 1)}))
     assert undecided.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it is indicative only")
     assert findings.headline(judged({"cpu": gate_runs(0.0)})) is None
+
+
+def test_the_context_finding_reports_both_context_claims_with_their_seeds():
+    def models(preset, deficit, sincos_gap):
+        return [r for s in range(3) for r in (run("BASE-DOT", s, 1.60 + 0.01 * s, preset=preset),
+                                              run("PE-MORLET", s, 1.60 + deficit + 0.011 * s, preset=preset),
+                                              run("PE-SINCOS", s, 1.60 + deficit + sincos_gap + 0.013 * s, preset=preset))]
+    short, long = models("cpu", 0.10, 0.20), models("cpu-long", 0.20, 0.20)
+    found = {"cpu": claims.judge_all("cpu", short, longer=long), "cpu-long": claims.judge_all("cpu-long", long)}
+    text = findings.context(found)
+    shrinks = claims.verdict_of(found["cpu-long"], "deficit-shrinks-with-context")
+    grows = claims.verdict_of(found["cpu-long"], "sincos-gap-grows-with-context")
+    assert shrinks.outcome == "refuted"  # the deficit grows from 0.10 to 0.20
+    assert (f"shrinks from a context of 64 to 256 (3 seeds): *{shrinks.text}*; whether its advantage over sin/cos "
+            f"grows (3 seeds): *{grows.text}*") in text

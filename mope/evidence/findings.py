@@ -173,9 +173,13 @@ def context(findings: Mapping[str, Findings]) -> str | None:
             + ("the longer context changes none" if not changed else
                f"the longer context changes {len(changed)}: " + "; ".join(changed)))
     shrinks = _verdict(findings, LONG, "deficit-shrinks-with-context")
+    grows = _verdict(findings, LONG, "sincos-gap-grows-with-context")
     if shrinks is not None and shrinks.estimate.n:
         text += (f". Whether MoPE's deficit against the learned position table shrinks from a context of "
-                 f"{get_preset(MAIN).block_size} to {get_preset(LONG).block_size}: *{shrinks.text}*")
+                 f"{get_preset(MAIN).block_size} to {get_preset(LONG).block_size} ({_seeds(shrinks.estimate.n)}): "
+                 f"*{shrinks.text}*")
+        if grows is not None and grows.estimate.n:
+            text += f"; whether its advantage over sin/cos grows ({_seeds(grows.estimate.n)}): *{grows.text}*"
     return text + " ({ref}`stress-context-length`)."
 
 
