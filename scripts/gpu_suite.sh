@@ -68,7 +68,6 @@ pack() { tar czf "$OUT/paper-results.tgz.part" -C "$RESULTS_DIR" . && mv "$OUT/p
 PACKER=$!
 trap 'kill $PACKER 2>/dev/null || true; pack' EXIT
 
-
 log "preset=$PRESET jobs=$JOBS deadline=${DEADLINE_S}s out=$OUT"
 "$PY" - <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"
 import platform, torch

@@ -1002,17 +1002,22 @@ class Standing:
     single: tuple[str, ...] = ()  # the presets where it has one seed
 
     @property
-    def text(self) -> str:
-        """"depends on the scale: holds on `cpu-short`; fails on `cpu`", "holds at every scale tested: `cpu`,
-        `cpu-short`": the words and the presets that decide it (the others are in :attr:`undecided`,
-        :attr:`single`)."""
+    def decided_on(self) -> str:
+        """": holds on `cpu-short`; fails on `cpu`", ": `cpu`, `cpu-short`": the presets that decide it (the
+        others are in :attr:`undecided`, :attr:`single`), or "" where none does."""
         def on(presets):
             return ", ".join(f"`{p}`" for p in presets)
         if self.words == STANDINGS[2]:
-            return f"{self.words}: holds on {on(self.holds)}; fails on {on(self.fails)}"
+            return f": holds on {on(self.holds)}; fails on {on(self.fails)}"
         if self.words in STANDINGS[:2]:
-            return f"{self.words}: {on(self.holds or self.fails)}"
-        return self.words
+            return f": {on(self.holds or self.fails)}"
+        return ""
+
+    @property
+    def text(self) -> str:
+        """"depends on the scale: holds on `cpu-short`; fails on `cpu`", "holds at every scale tested: `cpu`,
+        `cpu-short`": the words and the presets that decide it (:attr:`decided_on`)."""
+        return self.words + self.decided_on
 
     @property
     def cell(self) -> str:

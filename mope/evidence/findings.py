@@ -33,9 +33,14 @@ def _verdict(findings: Mapping[str, Findings], preset: str, key: str) -> Verdict
 
 def _standing(findings: Mapping[str, Findings], key: str) -> str:
     """"holds at every scale tested: `cpu-long`, `cpu`": a claim's standing across the presets of
-    ``findings``, as a predicate."""
-    standing = claims.standings(findings)[key]
-    return SINGULAR[standing.words] + standing.text[len(standing.words):]
+    ``findings``, as a predicate (:func:`_predicate`)."""
+    return _predicate(claims.standings(findings)[key])
+
+
+def _predicate(standing: claims.Standing) -> str:
+    """"holds at every scale tested: `cpu-long`, `cpu`", "is undecided at every scale tested": a standing as
+    what its claim does."""
+    return SINGULAR[standing.words] + standing.decided_on
 
 
 def _percent(share: float) -> str:
@@ -296,7 +301,7 @@ def headline(findings: Mapping[str, Findings]) -> str | None:
     sentences += [f"On {scale(preset, verdict.estimate.n)}: {verdict.estimate.format(signed=True)}, *{verdict.text}*."
                   for preset, verdict in measured]
     if standing["ega-mope-best"].words != "not tested":
-        sentences.append(f"That EGA-MORLET is the best overall (it beats EGA-1) {_standing(findings, 'ega-mope-best')}.")
+        sentences.append(f"That EGA-MORLET is the best overall (it beats EGA-1) {_predicate(standing['ega-mope-best'])}.")
     return " ".join(sentences)[:-1] + " ({ref}`repro-table-2`)."
 
 
