@@ -159,13 +159,13 @@ def test_found_lines_group_the_claims_of_a_section_by_their_standing_across_scal
 
 def test_the_presets_behind_a_standing_say_where_it_is_decided_then_undecided_then_one_seed():
     Standing = claims.Standing
-    assert chapter_runs.standing_of(Standing(claims.STANDINGS[0], holds=("cpu-long", "cpu"), undecided=("cpu-short",),
-                                             single=("paper",))) == (
+    assert Standing(claims.STANDINGS[0], holds=("cpu-long", "cpu"), undecided=("cpu-short",),
+                    single=("paper",)).behind == (
         "`cpu-long` and `cpu`; undecided on `cpu-short`; one seed on `paper`")
-    assert chapter_runs.standing_of(Standing(claims.STANDINGS[2], holds=("cpu",), fails=("cpu-long", "cpu-short"))) == (
+    assert Standing(claims.STANDINGS[2], holds=("cpu",), fails=("cpu-long", "cpu-short")).behind == (
         "holds on `cpu`; fails on `cpu-long` and `cpu-short`")
-    assert chapter_runs.standing_of(Standing(claims.STANDINGS[4], single=("cpu",))) == "one seed on `cpu`"
-    assert chapter_runs.standing_of(Standing(claims.STANDINGS[5])) == "no run yet"
+    assert Standing(claims.STANDINGS[4], single=("cpu",)).behind == "one seed on `cpu`"
+    assert Standing(claims.STANDINGS[5]).behind == "no run yet"
 
 
 def test_preset_tabs_put_each_preset_in_a_tab_and_one_preset_plainly():

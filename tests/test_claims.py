@@ -413,9 +413,9 @@ def verdict_with(outcome):
 
 @pytest.mark.parametrize("outcomes, words, text", [
     ({"paper": "indicative", "cpu": "confirmed", "cpu-short": "confirmed"}, "holds at every scale tested",
-     "holds at every scale tested: `cpu`, `cpu-short`"),
+     "holds at every scale tested: `cpu` and `cpu-short`"),
     ({"cpu-long": "refuted", "cpu": "refuted", "cpu-short": "undecided"}, "fails at every scale tested",
-     "fails at every scale tested: `cpu-long`, `cpu`"),
+     "fails at every scale tested: `cpu-long` and `cpu`"),
     ({"cpu": "refuted", "cpu-short": "confirmed", "paper": "not_run"}, "depends on the scale",
      "depends on the scale: holds on `cpu-short`; fails on `cpu`"),
     ({"cpu": "undecided", "paper": "indicative"}, "undecided at every scale tested", "undecided at every scale tested"),

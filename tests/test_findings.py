@@ -202,7 +202,7 @@ def test_the_headline_gives_its_standing_then_its_verdict_at_every_scale_the_pap
     assert places == sorted(places) and "cpu-short" not in text  # closest to the paper's protocol first; no runs: no word
     for preset in runs:
         assert f"*{claims.verdict_of(found[preset], 'ega-mope-gain').text}*" in text
-    assert "That EGA-MORLET is the best overall (it beats EGA-1) fails at every scale tested: `cpu-long`, `cpu`" in text
+    assert "That EGA-MORLET is the best overall (it beats EGA-1) fails at every scale tested: `cpu-long` and `cpu`" in text
     undecided = findings.headline(judged({"paper": headline_runs("paper", 0.11, 1)}))
     assert undecided.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it is indicative only")
     assert findings.headline(judged({"cpu": gate_runs(0.0)})) is None

@@ -177,29 +177,13 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     for claim in claims.CLAIMS:
         if claim.shown_in in shown_in:
             standing = standings[claim.key]
-            grouped.setdefault((standing.words, standing_of(standing)), []).append(
+            grouped.setdefault((standing.words, standing.behind), []).append(
                 f"{{ref}}`{claim.words} <{claim.shown_in}>`")
     if {words for words, _ in grouped} <= {"not tested"}:
         return "* No claim of these sections has runs yet."
     order = {words: i for i, words in enumerate(claims.STANDINGS)}
     return "\n".join(f"* **{words}** ({where}): " + "; ".join(grouped[words, where]) + "."
                       for words, where in sorted(grouped, key=lambda key: order[key[0]]))
-
-
-def standing_of(standing: Standing) -> str:
-    """The presets behind a standing, in a few words: "`cpu-long` and `cpu`; one seed on `paper`", "holds on
-    `cpu`; fails on `cpu-long`", "undecided on `cpu-long`": where it is decided, then where it is undecided
-    and where it has one seed."""
-    parts = []
-    if standing.holds and standing.fails:
-        parts.append(f"holds on {_and(standing.holds)}; fails on {_and(standing.fails)}")
-    elif standing.holds or standing.fails:
-        parts.append(_and(standing.holds or standing.fails))
-    if standing.undecided:
-        parts.append(f"undecided on {_and(standing.undecided)}")
-    if standing.single:
-        parts.append(f"one seed on {_and(standing.single)}")
-    return "; ".join(parts) or "no run yet"
 
 
 def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
@@ -231,11 +215,6 @@ def empty_presets_line(presets: Sequence[str]) -> str:
     return f"No tab for {names}: none of these runs is stored there."
 
 
-def _and(presets: Sequence[str]) -> str:
-    names = [f"`{p}`" for p in presets]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     """The verdicts of the claims whose evidence is in the sections ``shown_in``, one line per claim (its
     verdict, then our estimate) in a tab per preset where some of them were judged (the others named below
@@ -263,7 +242,7 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     if len(groups) == 1:
         ((shared, presets),) = groups.items()
         elsewhere = f" (none of these runs is stored in {', '.join(f'`{p}`' for p in empty)})" if empty else ""
-        return "\n".join([f"On {_and(presets)}{elsewhere}:\n", *shared])
+        return "\n".join([f"On {claims.presets_named(presets)}{elsewhere}:\n", *shared])
     blocks = ["::::{tab-set}"]
     for shared, presets in groups.items():
         blocks += [f":::{{tab-item}} {' · '.join(f'`{p}`' for p in presets)}", *shared, ":::"]

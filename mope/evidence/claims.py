@@ -1003,19 +1003,28 @@ class Standing:
 
     @property
     def decided_on(self) -> str:
-        """": holds on `cpu-short`; fails on `cpu`", ": `cpu`, `cpu-short`": the presets that decide it (the
+        """": holds on `cpu-short`; fails on `cpu`", ": `cpu` and `cpu-short`": the presets that decide it (the
         others are in :attr:`undecided`, :attr:`single`), or "" where none does."""
-        def on(presets):
-            return ", ".join(f"`{p}`" for p in presets)
         if self.words == STANDINGS[2]:
-            return f": holds on {on(self.holds)}; fails on {on(self.fails)}"
+            return f": holds on {presets_named(self.holds)}; fails on {presets_named(self.fails)}"
         if self.words in STANDINGS[:2]:
-            return f": {on(self.holds or self.fails)}"
+            return f": {presets_named(self.holds or self.fails)}"
         return ""
 
     @property
+    def behind(self) -> str:
+        """"`cpu-long` and `cpu`; undecided on `cpu-short`; one seed on `paper`": every preset behind the
+        standing, where it is decided (:attr:`decided_on`), then undecided, then where it has one seed."""
+        parts = [self.decided_on.removeprefix(": ")] if self.decided_on else []
+        if self.undecided:
+            parts.append(f"undecided on {presets_named(self.undecided)}")
+        if self.single:
+            parts.append(f"one seed on {presets_named(self.single)}")
+        return "; ".join(parts) or "no run yet"
+
+    @property
     def text(self) -> str:
-        """"depends on the scale: holds on `cpu-short`; fails on `cpu`", "holds at every scale tested: `cpu`,
+        """"depends on the scale: holds on `cpu-short`; fails on `cpu`", "holds at every scale tested: `cpu` and
         `cpu-short`": the words and the presets that decide it (:attr:`decided_on`)."""
         return self.words + self.decided_on
 
@@ -1024,6 +1033,12 @@ class Standing:
         """The standing in the claims table beside each preset's verdict: the words, and where it holds and
         fails only when that is the point (depends on the scale)."""
         return self.text if self.words == STANDINGS[2] else self.words
+
+
+def presets_named(presets: Sequence[str]) -> str:
+    """"`cpu`", "`cpu-long` and `cpu`", "`a`, `b` and `c`": presets as a sentence names them."""
+    names = [f"`{p}`" for p in presets]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def standing(verdicts: Mapping[str, Verdict]) -> Standing:

@@ -32,13 +32,13 @@ def _verdict(findings: Mapping[str, Findings], preset: str, key: str) -> Verdict
 
 
 def _standing(findings: Mapping[str, Findings], key: str) -> str:
-    """"holds at every scale tested: `cpu-long`, `cpu`": a claim's standing across the presets of
+    """"holds at every scale tested: `cpu-long` and `cpu`": a claim's standing across the presets of
     ``findings``, as a predicate (:func:`_predicate`)."""
     return _predicate(claims.standings(findings)[key])
 
 
 def _predicate(standing: claims.Standing) -> str:
-    """"holds at every scale tested: `cpu-long`, `cpu`", "is undecided at every scale tested": a standing as
+    """"holds at every scale tested: `cpu-long` and `cpu`", "is undecided at every scale tested": a standing as
     what its claim does."""
     return SINGULAR[standing.words] + standing.decided_on
 
