@@ -70,7 +70,7 @@ def test_the_sincos_sentence_names_the_scale_when_scaled_sincos_beats_mope():
     locality = findings.sincos_scale(judged({"cpu": sincos(+0.05)}), {"cpu": sincos(+0.05)})
     assert locality.startswith("**MoPE beats sin/cos through locality.**") and "still trails MoPE by 0.051" in locality
     # and where else it holds: its standing over every preset judged, the one of the claims table
-    assert "*refuted: below 0*; it fails at every scale tested: `cpu`," in scale
+    assert "*refuted: below 0*; it fails at every scale tested: `cpu`; {ref}`repro-sincos-scale`)." in scale
     assert "*confirmed*; it holds at every scale tested: `cpu`," in locality
 
 

@@ -246,7 +246,7 @@ def sincos_scale(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
     return (f"{lead} On {scale(MAIN, locality.estimate.n)}, MoPE beats the published sin/cos by "
             f"{beats.estimate.mean:+.3f}, but the published sin/cos vectors are far larger than the token embeddings "
             f"they are added to; scaled down to them, sin/cos{gains} {then} (Gaussian locality as the explanation: "
-            f"*{locality.text}*; it {_standing(findings, 'locality-not-scale')}, "
+            f"*{locality.text}*; it {_standing(findings, 'locality-not-scale')}; "
             "{ref}`repro-sincos-scale`).")
 
 
