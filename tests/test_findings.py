@@ -71,7 +71,7 @@ def test_the_sincos_sentence_names_the_scale_when_scaled_sincos_beats_mope():
     assert locality.startswith("**MoPE beats sin/cos through locality.**") and "still trails MoPE by 0.051" in locality
     # and where else it holds: its standing over every preset judged, the one of the claims table
     assert "*refuted: below 0*; it fails at every scale tested: `cpu`; {ref}`repro-sincos-scale`)." in scale
-    assert "*confirmed*; it holds at every scale tested: `cpu`," in locality
+    assert "*confirmed*; it holds at every scale tested: `cpu`; {ref}`repro-sincos-scale`)." in locality
 
 
 def test_the_reproduction_sentence_measures_the_distance_to_table_2_and_where_one_seed_points():
