@@ -157,7 +157,7 @@ def test_found_lines_group_the_claims_of_a_section_by_their_standing_across_scal
     assert "No claim" in chapter_runs.found_lines({}, ["repro-table-2"])
 
 
-def test_the_presets_behind_a_standing_say_where_it_is_decided_then_undecided_then_one_seed():
+def test_the_presets_behind_a_standing_say_where_it_is_decided_then_undecided_then_one_seed_then_moot():
     Standing = claims.Standing
     assert Standing(claims.STANDINGS[0], holds=("cpu-long", "cpu"), undecided=("cpu-short",),
                     single=("paper",)).behind == (
@@ -165,6 +165,8 @@ def test_the_presets_behind_a_standing_say_where_it_is_decided_then_undecided_th
     assert Standing(claims.STANDINGS[2], holds=("cpu",), fails=("cpu-long", "cpu-short")).behind == (
         "holds on `cpu`; fails on `cpu-long` and `cpu-short`")
     assert Standing(claims.STANDINGS[4], single=("cpu",)).behind == "one seed on `cpu`"
+    assert Standing(claims.STANDINGS[2], holds=("cpu-short",), fails=("cpu",), moot=("cpu-long",)).behind == (
+        "holds on `cpu-short`; fails on `cpu`; moot on `cpu-long`")
     assert Standing(claims.STANDINGS[5]).behind == "no run yet"
 
 

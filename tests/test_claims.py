@@ -1,6 +1,7 @@
 """mope.evidence.claims: each claim is tested as the paper states it, the verdict words mean exactly what they
 say, and every form of the claims table shows the same verdict objects."""
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -426,6 +427,13 @@ def test_a_claims_standing_follows_from_its_verdict_on_each_preset(outcomes, wor
     found = claims.standing({preset: verdict_with(outcome) for preset, outcome in outcomes.items()})
     assert found.words == words and found.text == text and words in claims.STANDINGS
     assert claims.STANDING_VOCABULARY.count(f"**{words}**") == 1
+
+
+def test_a_preset_where_the_claim_is_moot_decides_nothing_but_is_named():
+    moot = replace(verdict_with("refuted"), outcome="moot")
+    found = claims.standing({"cpu-long": moot, "cpu": verdict_with("refuted")})
+    assert found.words == "fails at every scale tested" and found.moot == ("cpu-long",)
+    assert found.behind == "`cpu`; moot on `cpu-long`"
 
 
 def test_standing_records_give_each_claim_its_standing_and_its_verdict_where_it_has_runs():

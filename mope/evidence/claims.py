@@ -980,7 +980,7 @@ STANDINGS = ("holds at every scale tested", "fails at every scale tested", "depe
 #: The standings in words, defined once; the book shows this table beside the claims table.
 STANDING_VOCABULARY = """| standing | what it means |
 |---|---|
-| **holds at every scale tested** | Confirmed on every preset that decides the claim; it names them, and where the claim is still undecided or has one seed. |
+| **holds at every scale tested** | Confirmed on every preset that decides the claim; it names them, and where the claim is still undecided, has one seed or is moot. |
 | **fails at every scale tested** | Refuted on every preset that decides it. |
 | **depends on the scale** | Confirmed on some presets and refuted on others; it names where it holds and where it fails. |
 | **undecided at every scale tested** | No preset decides it, and at least one has several seeds. |
@@ -1000,6 +1000,7 @@ class Standing:
     fails: tuple[str, ...] = ()  # the presets that refute it
     undecided: tuple[str, ...] = ()  # the presets where it is undecided (several seeds)
     single: tuple[str, ...] = ()  # the presets where it has one seed
+    moot: tuple[str, ...] = ()  # the presets where it has nothing to test (e.g. no gain to share)
 
     @property
     def decided_on(self) -> str:
@@ -1014,12 +1015,15 @@ class Standing:
     @property
     def behind(self) -> str:
         """"`cpu-long` and `cpu`; undecided on `cpu-short`; one seed on `paper`": every preset behind the
-        standing, where it is decided (:attr:`decided_on`), then undecided, then where it has one seed."""
+        standing, where it is decided (:attr:`decided_on`), then undecided, then where it has one seed, then
+        where it is moot."""
         parts = [self.decided_on.removeprefix(": ")] if self.decided_on else []
         if self.undecided:
             parts.append(f"undecided on {presets_named(self.undecided)}")
         if self.single:
             parts.append(f"one seed on {presets_named(self.single)}")
+        if self.moot:
+            parts.append(f"moot on {presets_named(self.moot)}")
         return "; ".join(parts) or "no run yet"
 
     @property
@@ -1047,7 +1051,7 @@ def standing(verdicts: Mapping[str, Verdict]) -> Standing:
     def presets(outcome):
         return tuple(p for p, v in verdicts.items() if v.outcome == outcome)
     holds, fails = presets("confirmed"), presets("refuted")
-    rest = {"undecided": presets("undecided"), "single": presets("indicative")}
+    rest = {"undecided": presets("undecided"), "single": presets("indicative"), "moot": presets("moot")}
     if holds and fails:
         return Standing(STANDINGS[2], holds, fails, **rest)
     if holds or fails:
@@ -1056,7 +1060,7 @@ def standing(verdicts: Mapping[str, Verdict]) -> Standing:
         return Standing(STANDINGS[3], **rest)
     if rest["single"]:
         return Standing(STANDINGS[4], **rest)
-    return Standing(STANDINGS[5])
+    return Standing(STANDINGS[5], **rest)
 
 
 def judge_presets(presets: Sequence[str] = STANDING_PRESETS) -> dict[str, Findings]:
