@@ -9,6 +9,12 @@ from synthetic_runs import run
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def empty_store(store):
+    """The runs a test hands over are all there is: a twin preset (the longer context's, the subword tokens')
+    is read from an empty store, never from the repository's."""
+
+
 def judged(runs_by_preset):
     return {preset: claims.judge_all(preset, runs) for preset, runs in runs_by_preset.items()}
 
@@ -214,7 +220,7 @@ def test_the_context_finding_reports_both_context_claims_with_their_seeds():
                                               run("PE-MORLET", s, 1.60 + deficit + 0.011 * s, preset=preset),
                                               run("PE-SINCOS", s, 1.60 + deficit + sincos_gap + 0.013 * s, preset=preset))]
     short, long = models("cpu", 0.10, 0.20), models("cpu-long", 0.20, 0.20)
-    found = {"cpu": claims.judge_all("cpu", short, longer=long), "cpu-long": claims.judge_all("cpu-long", long)}
+    found = {"cpu": claims.judge_all("cpu", short, longer=long), "cpu-long": claims.judge_all("cpu-long", long, shorter=short)}
     text = findings.context(found)
     shrinks = claims.verdict_of(found["cpu-long"], "deficit-shrinks-with-context")
     grows = claims.verdict_of(found["cpu-long"], "sincos-gap-grows-with-context")
