@@ -245,7 +245,7 @@ def test_claims_report_text_is_the_table_and_the_vocabulary(store):
     assert "refuted: The claim fails as stated" in text and "moot: " in text and "**" not in text
 
 
-def test_the_tabs_show_one_table_per_preset_with_the_same_verdicts_as_the_json():
+def test_the_tabs_show_one_table_per_preset_with_the_same_verdicts_as_the_json(store):  # no twin preset read from the repository
     cpu_runs = [run("BASE-DOT", s, 1.5 + 0.001 * s) for s in range(3)] + \
                [run("PE-ROPE", s, 1.45 + 0.002 * s) for s in range(3)]
     findings = {"cpu": claims.judge_all("cpu", cpu_runs), "paper": claims.judge_all("paper", [])}
@@ -257,7 +257,7 @@ def test_the_tabs_show_one_table_per_preset_with_the_same_verdicts_as_the_json()
     assert "{ref}`PE-ROPE nearly matches BASE-DOT <repro-table-2>`" in rope
 
 
-def test_budget_changes_count_outcomes_not_the_wording_of_verdicts():
+def test_budget_changes_count_outcomes_not_the_wording_of_verdicts(store):  # no twin preset read from the repository
     def ega_morlet(gain):  # EGA-MORLET better than BASE-DOT by ``gain``, three seeds
         return ([run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)]
                 + [run("EGA-MORLET", s, 1.50 + 0.001 * s - gain + 0.002 * (s == 1)) for s in range(3)])
@@ -281,7 +281,7 @@ def test_budget_changes_count_outcomes_not_the_wording_of_verdicts():
     assert claims.budget_changes({"cpu": findings["cpu"]}) == ""
 
 
-def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_points_away():
+def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_points_away(store):  # no twin preset read from the repository
     def table(gain_morlet, gain_ega, seeds):  # EGA-MORLET and EGA-1 better than BASE-DOT by the gains
         return ([run("BASE-DOT", s, 1.50 + 0.001 * s) for s in seeds]
                 + [run("EGA-MORLET", s, 1.50 + 0.001 * s - gain_morlet + 0.002 * (s == 1)) for s in seeds]
@@ -325,7 +325,7 @@ def test_the_other_sign_only_when_the_interval_lies_on_the_other_side_of_0():
     assert claims.size_ratio(-0.01, 0.080) == "against the claimed sign"  # one seed: no interval
 
 
-def test_no_share_without_a_gain():
+def test_no_share_without_a_gain(store):  # no twin preset read from the repository
     # the audit: a published gain of -0.010 and a causal one of -0.020 gave a "share" of 2.04, "confirmed"
     runs = []
     for s in range(3):
@@ -436,7 +436,7 @@ def test_a_preset_where_the_claim_is_moot_decides_nothing_but_is_named():
     assert found.behind == "`cpu`; moot on `cpu-long`"
 
 
-def test_standing_records_give_each_claim_its_standing_and_its_verdict_where_it_has_runs():
+def test_standing_records_give_each_claim_its_standing_and_its_verdict_where_it_has_runs(store):  # no twin preset read from the repository
     runs = [run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)] + \
            [run("EGA-MORLET", s, 1.60 + 0.001 * s) for s in range(3)]
     findings = {"paper": claims.judge_all("paper", runs[:1] + runs[3:4]),
@@ -454,7 +454,7 @@ def test_standing_records_give_each_claim_its_standing_and_its_verdict_where_it_
     assert sum(tally.values()) == len(claims.CLAIMS) and tally["fails at every scale tested"] >= 1
 
 
-def test_cpu_long_judges_the_claims_across_contexts_with_its_shorter_twin():
+def test_cpu_long_judges_the_claims_across_contexts_with_its_shorter_twin(store):  # no twin preset read from the repository
     def table(gap_morlet):
         return [r for s in range(3) for r in (run("BASE-DOT", s, 1.60 + 0.002 * s),
                                               run("PE-MORLET", s, 1.60 + gap_morlet + 0.003 * s),
