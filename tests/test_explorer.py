@@ -188,7 +188,16 @@ def test_the_free_name_finder_sees_a_name_the_args_lack():
 
 # --- the loss curves ------------------------------------------------------------------------------
 
-def test_loss_rows_hold_every_recorded_loss_from_step_1():
+def test_a_curve_keeps_the_points_a_log_axis_can_tell_apart_and_its_last():
+    points = [(step, 4.0 - step / 1000) for step in range(10, 3001, 10)]
+    kept = explorer.log_spaced(points)
+    assert kept[:10] == points[:10] and kept[-1] == points[-1]  # steps 10-100 lie far apart on a log axis
+    gaps = [math.log10(b) - math.log10(a) for (a, _), (b, _) in zip(kept[:-2], kept[1:-1])]
+    assert min(gaps) >= explorer.CURVE_SPACING_DECADES and len(kept) == 112
+    assert set(kept) <= set(points) and explorer.log_spaced([]) == []
+
+
+def test_loss_rows_hold_every_validation_loss_and_the_log_spaced_training_curve_from_step_1():
     rows = explorer.loss_rows(RUNS)
     assert rows["preset"] == ["cpu"] * 4 + ["cpu-short"]
     assert rows["train_step"][0].tolist() == [10, 20, 30]  # step 0 cannot sit on a log axis
