@@ -345,8 +345,6 @@ def variant_colour(variant: str) -> str:
 
 # --- loss curves ----------------------------------------------------------------------------------
 
-
-
 # The training curve's points kept on the log step axis: one at least this many decades after the last kept
 # (0.01 decade is under 2 px of the plot's 640), the last always. A 3,001-step run records a point every 10
 # steps, 270 of its 300 from step 10 in the last decade, where neighbours lie 0.3 to 3 px apart; 112 are

@@ -1003,21 +1003,27 @@ class Standing:
     moot: tuple[str, ...] = ()  # the presets where it has nothing to test (e.g. no gain to share)
 
     @property
-    def decided_on(self) -> str:
-        """": holds on `cpu-short`; fails on `cpu`", ": `cpu` and `cpu-short`": the presets that decide it (the
-        others are in :attr:`undecided`, :attr:`single`), or "" where none does."""
+    def _deciding(self) -> str:
+        """"holds on `cpu-short`; fails on `cpu`", "`cpu` and `cpu-short`": the presets that decide the claim,
+        or "" where none does."""
         if self.words == STANDINGS[2]:
-            return f": holds on {presets_named(self.holds)}; fails on {presets_named(self.fails)}"
+            return f"holds on {presets_named(self.holds)}; fails on {presets_named(self.fails)}"
         if self.words in STANDINGS[:2]:
-            return f": {presets_named(self.holds or self.fails)}"
+            return presets_named(self.holds or self.fails)
         return ""
+
+    @property
+    def decided_on(self) -> str:
+        """": holds on `cpu-short`; fails on `cpu`", ": `cpu` and `cpu-short`": the presets that decide it, as a
+        suffix to the standing's words (the others are in :attr:`undecided`, :attr:`single` and :attr:`moot`),
+        or "" where none does."""
+        return f": {self._deciding}" if self._deciding else ""
 
     @property
     def behind(self) -> str:
         """"`cpu-long` and `cpu`; undecided on `cpu-short`; one seed on `paper`": every preset behind the
-        standing, where it is decided (:attr:`decided_on`), then undecided, then where it has one seed, then
-        where it is moot."""
-        parts = [self.decided_on.removeprefix(": ")] if self.decided_on else []
+        standing, where it is decided, then undecided, then where it has one seed, then where it is moot."""
+        parts = [self._deciding] if self._deciding else []
         if self.undecided:
             parts.append(f"undecided on {presets_named(self.undecided)}")
         if self.single:
