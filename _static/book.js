@@ -37,11 +37,13 @@
 // A table with a "verdict" column gets the class "book-stacked" and each cell its column's name as
 // data-label: on a narrow screen _static/book.css stacks it, every verdict on the screen. A table whose
 // first column is "claim" gets the class "book-claims": on a wide screen that column is given the width
-// its sentences need, instead of wrapping each claim over five lines.
+// its sentences need, instead of wrapping each claim over five lines; one whose second column is
+// "standing" (the claims across every preset) also gets "book-standings", set tighter to fit the column.
 (function () {
   function stack(table) {
     const headers = Array.from(table.querySelectorAll("thead th")).map(th => th.textContent.trim());
     if (headers[0] === "claim") table.classList.add("book-claims");
+    if (headers[0] === "claim" && headers[1] === "standing") table.classList.add("book-standings");
     if (!headers.some(header => /^verdict/i.test(header))) return;
     table.classList.add("book-stacked");
     table.querySelectorAll("tbody tr").forEach(row => Array.from(row.cells).forEach(

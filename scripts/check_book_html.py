@@ -19,7 +19,8 @@ Two passes over every ``*.html`` file of the build:
      (``$$``, ``\\(``, ``\\begin{``, ``\\omega``, ``$x^2$`` ... outside code);
    - every image of the article sits in a ``<figure>`` with a non-empty caption and is shown at
      (nearly) its natural width, so the text drawn in it is not shrunk to fit the column;
-   - no table cell's content is wider than the cell (clipped, or spilling into its neighbour);
+   - no table cell's content is wider than the cell (clipped, or spilling into its neighbour), and no
+     claims table is wider than the column at 1280 px (each preset's column in view, none behind a scroll);
    - no path of the machine that built it (``/work/...``, ``/home/...``, ``file://``) appears in
      its text or links.
 
@@ -330,6 +331,15 @@ PAGE_PROBE = r"""
       cramped.push(`${shortText(cell.textContent, 40)} (${cell.scrollWidth} px in ${cell.clientWidth} px)`);
     }
   }
+  // Claims tables (_static/book.js marks them): every column on a wide screen, none behind a scroll.
+  const wideClaims = [];
+  for (const table of article.querySelectorAll("table.book-claims")) {
+    const box = table.parentElement;
+    if (table.offsetParent !== null && table.scrollWidth > box.clientWidth + 1) {
+      const head = Array.from(table.querySelectorAll("thead th")).map(th => th.textContent.trim()).join(" | ");
+      wideClaims.push(`${shortText(head, 60)} (${table.scrollWidth} px in ${box.clientWidth} px)`);
+    }
+  }
 
   // Printed outputs: a line wider than the output block is cut off at the column's edge (or hidden
   // behind a horizontal scroll bar): outputs must wrap.
@@ -362,6 +372,7 @@ PAGE_PROBE = r"""
     uncaptioned: uncaptioned,
     shrunk: shrunk,
     cramped: cramped,
+    wideClaims: wideClaims,
     machinePaths: machinePaths,
     cutOutputs: cutOutputs,
     columnWidth: article.clientWidth,
@@ -633,6 +644,7 @@ def reading_problems(state: dict) -> list[str]:
             + [f"figure without a caption: {name}" for name in state["uncaptioned"]]
             + [f"figure shrunk to fit {column}, its text with it: {name}" for name in state["shrunk"]]
             + [f"table cell wider than its column: {cell}" for cell in state["cramped"]]
+            + [f"claims table wider than the column at {WIDE} px: {table}" for table in state["wideClaims"]]
             + [f"path of the build machine on the page: {path}" for path in state["machinePaths"]]
             + [f"printed output cut off at the column's edge: {line}" for line in state.get("cutOutputs", [])])
 

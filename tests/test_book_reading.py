@@ -330,14 +330,14 @@ def test_the_reproducibility_page_links_the_downloads_built_with_the_book():
     names = sorted(link.rsplit("/", 1)[-1] for link in links)
     from mope.book.chapter_runs import BOOK_PRESETS
 
-    assert set(BOOK_PRESETS) == {"cpu", "cpu-long", "cpu-short", "paper"}
+    assert set(BOOK_PRESETS) == {"cpu", "cpu-long", "cpu-short", "paper", "cpu-bpe"}
     assert names == sorted(["mope-runs.csv", *(downloads.claims_file(p) for p in BOOK_PRESETS)])
     for link in links:
         assert (BUILT / "book" / link).resolve().is_file(), link
     rows = list(csv.DictReader((BUILT / "book" / next(l for l in links if l.endswith(".csv"))).resolve().open()))
     from mope.store import results
 
-    assert len(rows) >= sum(len(results.load_results(p)) for p in ("cpu", "cpu-short", "paper", "cpu-long"))
+    assert len(rows) >= sum(len(results.load_results(p)) for p in BOOK_PRESETS)
 
 
 def test_times_are_read_from_measurements():

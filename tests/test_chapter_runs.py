@@ -187,3 +187,29 @@ def test_the_reproducibility_page_records_every_preset_a_chapter_reads_its_subwo
     assert read <= set(chapter_runs.RECORDED_PRESETS)
     page = (Path(__file__).resolve().parents[1] / "book" / "reproducibility.md").read_text()
     assert "for preset in chapter_runs.RECORDED_PRESETS}" in page
+
+
+def test_a_preset_on_subword_tokens_says_so_and_its_losses_unit():
+    assert chapter_runs.describe("cpu") == "L4 H4 d128 T64, batch 32, 3,001 steps at lr 0.002"
+    assert chapter_runs.describe("cpu-bpe") == ("L4 H4 d128 T64, batch 32, 1,201 steps at lr 0.002, bpe-1024 subword "
+                                                "tokens (losses in nats a token)")
+
+
+def test_the_claims_on_subword_tokens_say_which_verdicts_the_tokens_change(store):
+    from mope.evidence import claims
+
+    def four_models(nope_gap, preset):  # PE-MORLET 0.13 behind BASE-DOT; NOPE nope_gap behind PE-MORLET
+        return [r | {"preset": preset} for s in range(3) for r in (
+            run("BASE-DOT", s, 1.60 + 0.003 * s), run("PE-MORLET", s, 1.73 + 0.001 * s),
+            run("PE-SINCOS", s, 1.90 + 0.002 * s), run("NOPE", s, 1.73 + nope_gap + 0.002 * s))]
+    characters = claims.judge_all("cpu", four_models(0.05, "cpu"))
+    text = chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", four_models(-0.05, "cpu-bpe")))
+    title, *lines = text.splitlines()
+    assert title == (":::{dropdown} The paper's claims on these tokens (`cpu-bpe`, losses in nats a token): 2 of 3 keep "
+                     "their verdict on `cpu`; 1 changes: MoPE carries useful position: PE-MORLET beats NOPE")
+    assert lines[0] == "On `cpu-bpe`:" and lines[-1] == ":::"
+    assert "* MoPE carries useful position: PE-MORLET beats NOPE (§7): **refuted**: the other way round" in text
+    assert "not run" not in text  # only what the tokens' four models decide
+    same = chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", four_models(0.05, "cpu-bpe")))
+    assert same.splitlines()[0].endswith("3 of 3 keep their verdict on `cpu`")
+    assert chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", [])) == ""

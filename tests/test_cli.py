@@ -146,4 +146,4 @@ def test_claims_standing_with_a_preset_is_refused_in_one_line(store, capsys):
     with pytest.raises(SystemExit) as stop:
         main(["claims", "--standing", "--preset", "cpu"])
     assert stop.value.code == 2
-    assert "--standing judges every preset (paper, cpu-long, cpu, cpu-short); leave out --preset cpu" in capsys.readouterr().err
+    assert "--standing judges every preset (paper, cpu-long, cpu, cpu-short, cpu-bpe); leave out --preset cpu" in capsys.readouterr().err

@@ -193,7 +193,7 @@ def test_a_curve_keeps_the_points_a_log_axis_can_tell_apart_and_its_last():
     kept = explorer.log_spaced(points)
     assert kept[:10] == points[:10] and kept[-1] == points[-1]  # steps 10-100 lie far apart on a log axis
     gaps = [math.log10(b) - math.log10(a) for (a, _), (b, _) in zip(kept[:-2], kept[1:-1])]
-    assert min(gaps) >= explorer.CURVE_SPACING_DECADES and len(kept) == 112
+    assert min(gaps) >= explorer.CURVE_SPACING_DECADES and len(kept) == 71
     assert set(kept) <= set(points) and explorer.log_spaced([]) == []
 
 
@@ -306,3 +306,8 @@ def test_the_browser_check_fails_a_page_whose_formula_departs_from_morlet_positi
     out = capsys.readouterr().out
     assert "omega dragged to 90% of its track: the drawn numbers differ from MorletPositions" in out
     assert "does not state its weight" in out
+
+
+def test_the_loss_axis_names_the_unit_of_every_preset_it_can_show():
+    assert explorer.loss_unit({"cpu": [], "paper": []}) == "loss (nats per character)"
+    assert explorer.loss_unit({"cpu": [], "cpu-bpe": []}) == "loss (nats per character; per token on cpu-bpe)"

@@ -118,6 +118,7 @@ def test_the_first_screen_defines_its_words_and_names_each_scale_in_plain_words(
     assert findings.scale("cpu-short", 3) == ("a 4-layer model at half the paper's context, trained 501 steps, "
                                               "3 seeds (`cpu-short`)")
     assert findings.scale("paper", 1) == "the paper's own model and protocol, one seed (`paper`)"
+    assert findings.scale("cpu-bpe", 5) == "a 4-layer model on subword tokens, 5 seeds (`cpu-bpe`)"
     for word in ("*seed*", "*confirmed*", "*refuted*", "*undecided*", "95% interval"):
         assert word in findings.WORDS
     intro = (ROOT / "book" / "intro.md").read_text()
@@ -126,6 +127,24 @@ def test_the_first_screen_defines_its_words_and_names_each_scale_in_plain_words(
     for term in ("BASE-DOT", "NOPE", "EGA-1", "EGA-MORLET", "PE-ROPE", "PE-SINCOS", "PE-MORLET", "**MoPE**", "**EGA**"):
         assert term in prose, term  # defined in the prose above the findings
     assert first_screen.index("findings.WORDS") < first_screen.index("findings.findings_markdown(")
+
+
+def mope_against(nope_gap: float, preset: str):
+    """BASE-DOT, PE-ROPE, PE-MORLET (+0.13 behind BASE-DOT) and NOPE (``nope_gap`` behind PE-MORLET), 3 seeds."""
+    return [r | {"preset": preset} for s in range(3) for r in (
+        run("BASE-DOT", s, 1.60 + 0.003 * s), run("PE-ROPE", s, 1.55 + 0.002 * s), run("PE-MORLET", s, 1.73 + 0.001 * s),
+        run("NOPE", s, 1.73 + nope_gap + 0.002 * s))]
+
+
+def test_mope_alone_names_the_comparison_whose_standing_differs_and_where_it_fails():
+    same = findings.mope_alone(judged({"cpu": mope_against(0.05, "cpu"), "cpu-bpe": mope_against(0.05, "cpu-bpe")}))
+    assert "; each holds at every scale tested (" in same
+    differs = findings.mope_alone(judged({"cpu": mope_against(0.05, "cpu"), "cpu-bpe": mope_against(-0.05, "cpu-bpe")}))
+    assert differs.startswith("**MoPE alone trails the learned table and RoPE.** On a 4-layer model at a quarter "
+                              "of the paper's context, 3 seeds (`cpu`)")
+    assert ("better than no positional encoding at all (NOPE) by +0.051 (3 seeds; *confirmed*); against BASE-DOT "
+            "and PE-ROPE it holds at every scale tested, against NOPE it depends on the scale: holds on `cpu`; "
+            "fails on `cpu-bpe` (") in differs
 
 
 def test_the_tally_counts_every_claims_standing_once():

@@ -23,19 +23,21 @@ from mope.store.presets import CPU_SWEEP, TOKENIZATION_PAIRS, TrainConfig, get_p
 if TYPE_CHECKING:
     from mope.evidence.claims import Standing
 
-BOOK_PRESETS = ("cpu", "cpu-long", "cpu-short", "paper")
-#: Every preset whose runs some page shows: the book's, and the subword twin that chapter 7 reads beside
+BOOK_PRESETS = ("cpu", "cpu-long", "cpu-short", "paper", "cpu-bpe")
+#: Every preset whose runs some page shows: the book's, and any subword twin that chapter 7 reads beside
 #: ``cpu`` (its claims are judged on ``cpu``). The reproducibility page and the measured times list them all.
-RECORDED_PRESETS = (*BOOK_PRESETS, *TOKENIZATION_PAIRS.values())
+RECORDED_PRESETS = tuple(dict.fromkeys((*BOOK_PRESETS, *TOKENIZATION_PAIRS.values())))
 CHAPTER_PRESETS = ("cpu", "cpu-long", "paper")  # beside the main preset, a chapter shows these (cpu-short: the budget page)
 TRAINED_ON_THE_SPOT = "smoke"
 
 
 def describe(preset: str) -> str:
-    """"L4 H4 d128 T64, batch 32, 3,001 steps at lr 0.002": a preset's shape and protocol in one line."""
+    """"L4 H4 d128 T64, batch 32, 3,001 steps at lr 0.002": a preset's shape and protocol in one line (with
+    its tokens and the loss's unit where it trains on subword tokens)."""
     cfg = get_preset(preset)
+    tokens = f", {cfg.tokenizer} subword tokens (losses in nats a token)" if cfg.tokenizer else ""
     return (f"L{cfg.n_layer} H{cfg.n_head} d{cfg.n_embd} T{cfg.block_size}, batch {cfg.batch_size}, "
-            f"{cfg.steps:,} steps at lr {cfg.lr:g}")
+            f"{cfg.steps:,} steps at lr {cfg.lr:g}{tokens}")
 
 
 def presets_shown(main: str, presets: Sequence[str] = BOOK_PRESETS) -> list[str]:
@@ -164,7 +166,8 @@ def code_block(text: str, caption: str = "") -> str:
 def found_lines(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     """A chapter's "what this chapter found": the claims whose evidence lies in the sections ``shown_in``,
     grouped by their standing across every scale trained (:func:`mope.evidence.claims.standings`, one bullet
-    per standing, each claim linked to its section with the presets behind its standing). The standing is
+    per standing, each claim linked to its section with the presets behind its standing, named once where
+    all its claims share them). The standing is
     the introduction's: the chapter's ``findings`` and, for a book preset the chapter does not show
     (``cpu-short``), its stored runs. The verdicts in full stand beside the evidence in each section."""
     from mope.evidence import claims
@@ -173,17 +176,22 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     if set(findings) <= set(BOOK_PRESETS):
         every |= {preset: claims.judge_all(preset) for preset in BOOK_PRESETS if preset not in findings}
     standings = claims.standings(every)
-    grouped: dict[tuple[str, str], list[str]] = {}  # (standing, the presets behind it): its claims
+    grouped: dict[str, dict[str, list[str]]] = {}  # a standing: {the presets behind it: its claims}
     for claim in claims.CLAIMS:
         if claim.shown_in in shown_in:
             standing = standings[claim.key]
-            grouped.setdefault((standing.words, standing.behind), []).append(
+            grouped.setdefault(standing.words, {}).setdefault(standing.behind, []).append(
                 f"{{ref}}`{claim.words} <{claim.shown_in}>`")
-    if {words for words, _ in grouped} <= {"not tested"}:
+    if set(grouped) <= {"not tested"}:
         return "* No claim of these sections has runs yet."
-    order = {words: i for i, words in enumerate(claims.STANDINGS)}
-    return "\n".join(f"* **{words}** ({where}): " + "; ".join(grouped[words, where]) + "."
-                      for words, where in sorted(grouped, key=lambda key: order[key[0]]))
+
+    def bullet(words: str) -> str:
+        if len(grouped[words]) == 1:
+            ((where, named),) = grouped[words].items()
+            return f"* **{words}** ({where}): " + "; ".join(named) + "."
+        return f"* **{words}**: " + "; ".join(f"{claim} ({where})" for where, named in grouped[words].items()
+                                              for claim in named) + "."
+    return "\n".join(bullet(words) for words in claims.STANDINGS if words in grouped)
 
 
 def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
@@ -248,3 +256,21 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
         blocks += [f":::{{tab-item}} {' · '.join(f'`{p}`' for p in presets)}", *shared, ":::"]
     blocks.append("::::")
     return "\n".join(blocks) + ("\n\n" + empty_presets_line(empty) if empty else "")
+
+
+def verdicts_on_tokens(characters: str, character_findings: list, tokens: str, token_findings: list) -> str:
+    """A dropdown of the paper's claims that the subword preset ``tokens`` judges (the comparisons its four
+    models make), each line as :func:`section_verdicts` gives it; its title counts the claims that keep their
+    verdict on ``characters`` and names those that change (None judged: "")."""
+    from mope.evidence import claims
+
+    judged = [(claim, verdict) for claim, verdict in token_findings if verdict.outcome != "not_run"]
+    if not judged:
+        return ""
+    changed = [claim.words for claim, verdict in judged
+               if claims.verdict_of(character_findings, claim.key).outcome != verdict.outcome]
+    title = (f"The paper's claims on these tokens (`{tokens}`, losses in nats a token): {len(judged) - len(changed)} of {len(judged)} keep "
+             f"their verdict on `{characters}`" + (f"; {len(changed)} change{'s' if len(changed) == 1 else ''}: "
+                                                   + "; ".join(changed) if changed else ""))
+    body = section_verdicts({tokens: judged}, [claim.shown_in for claim, _ in judged])
+    return f":::{{dropdown}} {title}\n{body}\n:::"

@@ -56,7 +56,7 @@ from bokeh.resources import Resources
 from mope.book import palette
 from mope.evidence.paper import REPORTED_PAIRS
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND, ENVELOPE_EPS, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
-from mope.store.presets import PRESETS
+from mope.store.presets import PRESETS, get_preset
 from mope.store.results import load_results
 from mope.model.variants import VARIANTS
 
@@ -346,10 +346,11 @@ def variant_colour(variant: str) -> str:
 # --- loss curves ----------------------------------------------------------------------------------
 
 # The training curve's points kept on the log step axis: one at least this many decades after the last kept
-# (0.01 decade is under 2 px of the plot's 640), the last always. A 3,001-step run records a point every 10
-# steps, 270 of its 300 from step 10 in the last decade, where neighbours lie 0.3 to 3 px apart; 112 are
-# kept, so that the page's interactive figures stay within their budget as the store grows.
-CURVE_SPACING_DECADES = 0.01
+# (0.02 decade is under 4 px of the plot's 640, over its 3.5 decades), the last always. A 3,001-step run
+# records a point every 10 steps, 270 of its 300 from step 10 in the last decade, where neighbours lie 0.3
+# to 3 px apart; 71 are kept, so that the page's interactive figures stay within their budget as the store
+# grows (208 runs with 0.01 decade, 112 points each, would take them past it).
+CURVE_SPACING_DECADES = 0.02
 
 
 def log_spaced(points: Sequence[tuple[int, float]], spacing: float = CURVE_SPACING_DECADES) -> list[tuple[int, float]]:
@@ -384,6 +385,12 @@ def loss_rows(runs: Mapping[str, Sequence[dict]]) -> dict[str, list]:
     return rows
 
 
+def loss_unit(runs: Mapping[str, Sequence[dict]]) -> str:
+    """The loss axis's unit: nats per character, and per token for the presets of ``runs`` on subword tokens."""
+    subword = [preset for preset in runs if get_preset(preset).tokenizer]
+    return "loss (nats per character" + (f"; per token on {', '.join(subword)})" if subword else ")")
+
+
 DEFAULT_COMPARISON = ("BASE-DOT", "PE-MORLET")
 WRAP = ".bk-input-group { flex-wrap: wrap; }"  # the models' boxes run on over several lines
 LOG_TICKS = [m * 10**e for e in range(6) for m in (1, 2, 5)]  # labelled steps 1, 2, 5, 10, ... 500,000
@@ -415,7 +422,7 @@ def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
 
     plot = figure(width=FIGURE_WIDTH, height=380, x_axis_type="log", x_axis_label="step (log scale)",
                   x_range=Range1d(1, 10, name="loss_steps"), y_range=Range1d(0, 1, name="loss_values"),
-                  y_axis_label="loss (nats per character)", tools="pan,wheel_zoom,box_zoom,reset",
+                  y_axis_label=loss_unit(runs), tools="pan,wheel_zoom,box_zoom,reset",
                   title="training loss (lines) and validation loss (dots)")
     lines = plot.multi_line("xs", "ys", source=train_shown, color="colour", line_width=1.5, legend_field="variant")
     dots = plot.scatter("step", "loss", source=val_shown, color="colour", size=7, line_color="black")

@@ -830,23 +830,36 @@ NAMED_UNDER_THE_TABLE = {
 
 def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, "Standing"]) -> str:
     """Each claim's standing beside its verdict's word on each preset, with its seeds (MyST Markdown): the
-    claims table across scales, closest to the paper's protocol first. The standing's cell names presets only
-    where it depends on the scale (the columns show the rest); a claim with one seed wherever it ran, or
-    with no run, has no row: a line under the table names it (:data:`NAMED_UNDER_THE_TABLE`)."""
+    claims table across scales, closest to the paper's protocol first. The standing's cell gives its words
+    alone: where it holds and where it fails, the preset columns beside it show. A claim with one seed wherever
+    it ran, or with no run, has no row: a line under the table names it (:data:`NAMED_UNDER_THE_TABLE`); so has
+    a claim that one preset alone judges on several seeds (a row of dashes and single seeds but one): a line per
+    preset names it with its verdict and seeds there, on which its standing rests."""
     presets = sorted(findings, key=_closeness)
     rows, named = [], {words: [] for words in NAMED_UNDER_THE_TABLE}
+    alone: dict[str, list[str]] = {}  # a preset: the claims it alone judges, with their verdict
     for claim in CLAIMS:
         if standings[claim.key].words in named:
             named[standings[claim.key].words].append(claim.words)
             continue
-        cells = []
-        for preset in presets:
-            verdict = verdict_of(findings[preset], claim.key)
-            cells.append(DASH if verdict.outcome == "not_run" else f"{verdict.word} ({verdict.estimate.n})")
-        rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].cell, *cells])
-    lines = [f"{NAMED_UNDER_THE_TABLE[words]}: {'; '.join(claims_named)}."
-             for words, claims_named in named.items() if claims_named]
+        verdicts = {preset: verdict_of(findings[preset], claim.key) for preset in presets}
+        judged = [preset for preset, verdict in verdicts.items() if verdict.estimate.n > 1]
+        if len(judged) == 1 and len(presets) > 1:
+            verdict = verdicts[judged[0]]
+            alone.setdefault(judged[0], []).append(
+                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({verdict.word}, {_seed_count(verdict.estimate.n)})")
+            continue
+        cells = [DASH if v.outcome == "not_run" else f"{v.word} ({v.estimate.n})" for v in verdicts.values()]
+        rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].words, *cells])
+    lines = [f"Judged on `{preset}` alone (elsewhere one seed at most, in each preset's tab): {'; '.join(claims_judged)}."
+             for preset, claims_judged in alone.items()]
+    lines += [f"{NAMED_UNDER_THE_TABLE[words]}: {'; '.join(claims_named)}."
+              for words, claims_named in named.items() if claims_named]
     return "\n\n".join([plain_markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows), *lines])
+
+
+def _seed_count(n: int) -> str:
+    return "1 seed" if n == 1 else f"{n} seeds"
 
 
 def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | None = None,
@@ -1037,12 +1050,6 @@ class Standing:
         """"depends on the scale: holds on `cpu-short`; fails on `cpu`", "holds at every scale tested: `cpu` and
         `cpu-short`": the words and the presets that decide it (:attr:`decided_on`)."""
         return self.words + self.decided_on
-
-    @property
-    def cell(self) -> str:
-        """The standing in the claims table beside each preset's verdict: the words, and where it holds and
-        fails only when that is the point (depends on the scale)."""
-        return self.text if self.words == STANDINGS[2] else self.words
 
 
 def presets_named(presets: Sequence[str]) -> str:

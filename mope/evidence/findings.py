@@ -58,11 +58,14 @@ def _seeds(n: int) -> str:
 
 
 def model_words(preset: str) -> str:
-    """The model of ``preset`` in plain words: "the paper's own model and protocol" or "a 4-layer model at a
-    quarter of the paper's context" (with "trained 501 steps" when it trains fewer steps than ``cpu``)."""
+    """The model of ``preset`` in plain words: "the paper's own model and protocol", "a 4-layer model on subword
+    tokens" or "a 4-layer model at a quarter of the paper's context" (with "trained 501 steps" when it trains
+    fewer steps than ``cpu``)."""
     cfg, published = get_preset(preset), get_preset(PUBLISHED)
     if preset == PUBLISHED:
         return "the paper's own model and protocol"
+    if cfg.tokenizer:  # as many passes over the training split as its character twin, in fewer, longer tokens
+        return f"a {cfg.n_layer}-layer model on subword tokens"
     ratio = Fraction(cfg.block_size, published.block_size)
     context = ("the paper's context" if ratio == 1 else
                f"{FRACTIONS.get(ratio, f'{ratio.numerator}/{ratio.denominator} of')} the paper's context")
@@ -281,9 +284,15 @@ def mope_alone(findings: Mapping[str, Findings]) -> str | None:
     trails = below.outcome == "confirmed" and rope is not None and rope.outcome == "confirmed"
     lead = "**MoPE alone trails the learned table and RoPE.**" if trails else "**MoPE alone, against the others.**"
     standing = claims.standings(findings)
-    across = {standing[key].words for key in ("mope-below-base", "rope-beats-mope", "mope-beats-nope")}
-    return (f"{lead} On {scale(MAIN, below.estimate.n)}, it is " + ", ".join(parts)
-            + (f"; each {SINGULAR[across.pop()]}" if len(across) == 1 else "")
+    against = {"mope-below-base": "BASE-DOT", "rope-beats-mope": "PE-ROPE", "mope-beats-nope": "NOPE"}
+    words: dict[str, list[str]] = {}  # a standing in words: the models whose comparison has it
+    for key, model in sorted(against.items(), key=lambda item: standing[item[0]].words == claims.STANDINGS[2]):
+        held = standing[key]  # (a standing that depends on the scale last: it names its presets)
+        words.setdefault(SINGULAR[held.words] + (f": {held.behind}" if held.words == claims.STANDINGS[2] else ""),
+                         []).append(model)
+    across = ("; each " + next(iter(words)) if len(words) == 1 else
+              "; " + ", ".join(f"against {' and '.join(models)} it {said}" for said, models in words.items()))
+    return (f"{lead} On {scale(MAIN, below.estimate.n)}, it is " + ", ".join(parts) + across
             + " ({ref}`repro-table-2`, {ref}`stress-mope-vs-nope`).")
 
 
