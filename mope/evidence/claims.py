@@ -847,7 +847,7 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
         if len(judged) == 1 and len(presets) > 1:
             verdict = verdicts[judged[0]]
             alone.setdefault(judged[0], []).append(
-                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({verdict.word}, {_seed_count(verdict.estimate.n)})")
+                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({verdict.word}, {verdict.estimate.n} seeds)")
             continue
         cells = [DASH if v.outcome == "not_run" else f"{v.word} ({v.estimate.n})" for v in verdicts.values()]
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].words, *cells])
@@ -856,10 +856,6 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
     lines += [f"{NAMED_UNDER_THE_TABLE[words]}: {'; '.join(claims_named)}."
               for words, claims_named in named.items() if claims_named]
     return "\n\n".join([plain_markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows), *lines])
-
-
-def _seed_count(n: int) -> str:
-    return "1 seed" if n == 1 else f"{n} seeds"
 
 
 def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | None = None,
