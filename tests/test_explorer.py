@@ -12,6 +12,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 from bokeh.models import HoverTool
 
@@ -104,6 +105,19 @@ def test_the_jump_menu_offers_initial_paper_and_learned_pairs_by_group():
     labels = {label: points[int(index)].label for group in menu.options.values() for index, label in group}
     assert all(label == point for label, point in labels.items())
     assert len(labels) == 3 + 3 + 2 * 3
+
+
+def test_the_points_travel_as_float32_with_the_bound_as_the_radio_buttons_index():
+    points = explorer.all_points(RUNS)
+    layout = explorer.explorer(points)
+    data = layout.select_one({"name": "points"}).data
+    for column in ("omega", "sigma", "centre"):
+        assert data[column].dtype == np.float32
+    omega, sigma = initial_morlet_parameters(128)  # float32 tensors, as a trained model's: they travel exactly
+    assert data["omega"][:128].tolist() == omega.tolist() and data["sigma"][:128].tolist() == sigma.tolist()
+    buttons = layout.select_one({"name": "admissibility"}).labels
+    assert [buttons[i] for i in data["admissibility"][-2:]] == ["bound off (FREE)"] * 2
+    assert [buttons[i] for i in data["admissibility"][:1]] == ["ωσ ≥ 5 projected (published)"]
 
 
 # --- the JavaScript: one static file, every name it reads passed in -----------------------------

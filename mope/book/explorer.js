@@ -112,14 +112,14 @@ const index = points.selected.indices[0];
 points.selected.indices = [];
 
 // @section jump
-// args: points, omega_slider, sigma_slider, centre, admissibility, modes
+// args: points, omega_slider, sigma_slider, centre, admissibility
 //
 // Set the sliders to row `index` of the points (each change redraws through the redraw callback).
 const d = points.data;
 omega_slider.value = Math.log10(d.omega[index]);
 sigma_slider.value = Math.log10(d.sigma[index]);
 centre.value = d.centre[index];
-admissibility.active = modes.indexOf(d.admissibility[index]);
+admissibility.active = d.admissibility[index];  // the bound's index in the radio buttons
 
 // @section log_tick
 // args:
