@@ -436,6 +436,23 @@ def test_a_preset_where_the_claim_is_moot_decides_nothing_but_is_named():
     assert found.behind == "`cpu`; moot on `cpu-long`"
 
 
+def test_a_claim_at_subword_tokens_names_the_twin_its_verdict_stands_on_wherever_it_is_named():
+    from mope.book import chapter_runs
+
+    subword, centre = claims.get_claim("subword-deficit-smaller"), claims.get_claim("centre-improves-mope")
+    assert subword.judged_where(["cpu"]) == "`cpu-bpe` beside `cpu`" == subword.read_beside(["cpu"])
+    assert subword.judged_where(["cpu-short"]) == "`cpu-short`" and subword.read_beside(["cpu-short"]) == ""  # no twin
+    assert centre.judged_where(["cpu"]) == "`cpu`" and centre.read_beside(["cpu"]) == ""
+    found = claims.standing({"cpu": verdict_with("confirmed"), "cpu-short": verdict_with("indicative")},
+                            subword.judged_where)
+    assert found.text == "holds at every scale tested: `cpu-bpe` beside `cpu`"
+    assert found.behind == "`cpu-bpe` beside `cpu`; one seed on `cpu-short`"
+    text = chapter_runs.section_verdicts({"cpu": [(subword, verdict_with("confirmed")),
+                                                  (centre, verdict_with("undecided"))]}, ["open-subword", "open-centre"])
+    assert "* MoPE's deficit against the learned table is smaller at subword tokens (§7, §9; on `cpu-bpe` beside `cpu`): " in text
+    assert "* A learned centre b₀ improves MoPE (PE-MORLET-CENTRED beats PE-MORLET) (§3, §7): " in text
+
+
 def test_standing_records_give_each_claim_its_standing_and_its_verdict_where_it_has_runs(store):  # no twin preset read from the repository
     runs = [run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)] + \
            [run("EGA-MORLET", s, 1.60 + 0.001 * s) for s in range(3)]
@@ -557,8 +574,11 @@ def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_g
         several = {preset: found for preset, found in record["by_preset"].items() if found["n"] > 1}
         if len(several) == 1:  # one preset alone judges it on several seeds: named with its verdict under the table
             ((preset, found),) = several.items()
-            line = next(line for line in across.splitlines() if line.startswith(f"Judged on `{preset}` alone"))
-            assert f"`{claim.words} <{claim.shown_in}>` ({found['verdict'].split(':')[0]}, {found['n']} seeds)" in line
+            line = next(line for line in across.splitlines() if line.startswith("Judged on one preset alone"))
+            _, *parts = re.split(r"(?:: |; )on (`[^:]*`): ", line.removesuffix("."))  # "on `cpu`: A; B; on `x`: C"
+            by_where = dict(zip(parts[::2], parts[1::2]))
+            assert (f"`{claim.words} <{claim.shown_in}>` ({found['verdict'].split(':')[0]}, {found['n']} seeds)"
+                    in by_where[claim.judged_where([preset])]), claim.key
             assert not [row for row in across.splitlines() if row.startswith("|") and f"`{claim.words} <" in row]
             continue
         (row,) = [row for row in across.splitlines() if f"`{claim.words} <" in row]
@@ -574,7 +594,7 @@ def test_a_claim_one_preset_alone_judges_on_several_seeds_is_named_under_the_tab
     runs = [run(v, s, loss + 0.002 * s) for s in range(3) for v, loss in (("BASE-DOT", 1.60), ("PE-MORLET", 1.73))]
     findings = {"cpu": claims.judge_all("cpu", runs), "cpu-short": claims.judge_all("cpu-short", [])}
     across = claims.standing_markdown(findings, claims.standings(findings))
-    assert ("Judged on `cpu` alone (elsewhere one seed at most, in each preset's tab): "
+    assert ("Judged on one preset alone (elsewhere one seed at most, in each preset's tab): on `cpu`: "
             "{ref}`PE-MORLET is worse than BASE-DOT <repro-table-2>` (confirmed, 3 seeds).") in across
     assert "| {ref}`PE-MORLET is worse than BASE-DOT" not in across
     findings["cpu-short"] = claims.judge_all("cpu-short", [r | {"preset": "cpu-short"} for r in runs])

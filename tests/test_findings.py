@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from mope.evidence import claims, findings, open_questions, paper
+from mope.evidence.estimates import Estimate
 from synthetic_runs import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -205,6 +206,19 @@ def test_the_open_questions_sentence_names_what_the_runs_decide_and_counts_the_r
     assert (f": 1 stands on one seed of a 4-layer model at a quarter of the paper's context (`cpu`), which shows a "
             f"direction only; {len(judged_here) - 1} have no run yet") in single
     assert findings.open_questions_sentence(judged({"cpu": []})) is None
+    # a claim at subword tokens is named with the model its runs come from, beside cpu's
+    confirmed = claims.verdict_ordering(Estimate({s: 0.07 + 0.001 * s for s in range(5)}))
+    def on_tokens(runs):
+        return {"cpu": [(claim, confirmed if claim.key == "subword-deficit-smaller" else verdict)
+                        for claim, verdict in judged({"cpu": runs})["cpu"]]}
+    deficit = "MoPE's deficit against the learned table is smaller at subword tokens (5 seeds): *confirmed*"
+    assert findings.open_questions_sentence(on_tokens(centred)).startswith(
+        "**What the paper leaves open.** On a 4-layer model at a quarter of the paper's context (`cpu`): A learned "
+        "centre b₀ improves MoPE (PE-MORLET-CENTRED beats PE-MORLET) (5 seeds): *confirmed*; on a 4-layer model on "
+        f"subword tokens (`cpu-bpe`) beside it: {deficit}. ")
+    assert findings.open_questions_sentence(on_tokens([])).startswith(
+        "**What the paper leaves open.** On a 4-layer model on subword tokens (`cpu-bpe`) beside a 4-layer model at a "
+        f"quarter of the paper's context (`cpu`): {deficit}. ")
 
 
 def headline_runs(preset: str, gain: float, seeds: int) -> list[dict]:

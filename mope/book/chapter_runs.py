@@ -238,15 +238,15 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     if not judged:
         return "None of these claims has runs yet."
 
-    def lines(found):
-        return [f"* {claim.words} ({claim.section}): {claims.verdict_markdown(verdict)}; ours "
-                f"{claims.estimate_text(claim, verdict)}" + (f"; {verdict.caveat}" if verdict.caveat else "")
-                for claim, verdict in found]
+    def lines(preset, found):  # a claim read on a twin beside the preset says so: "(§7; on `cpu-bpe` beside `cpu`)"
+        return [f"* {claim.words} ({claim.section}{'; on ' + beside if (beside := claim.read_beside([preset])) else ''}): "
+                f"{claims.verdict_markdown(verdict)}; ours {claims.estimate_text(claim, verdict)}"
+                + (f"; {verdict.caveat}" if verdict.caveat else "") for claim, verdict in found]
 
     empty = [preset for preset in findings if preset not in judged]
     groups: dict[tuple[str, ...], list[str]] = {}  # presets whose lines agree (claims that span presets) share one
     for preset, found in judged.items():
-        groups.setdefault(tuple(lines(found)), []).append(preset)
+        groups.setdefault(tuple(lines(preset, found)), []).append(preset)
     if len(groups) == 1:
         ((shared, presets),) = groups.items()
         elsewhere = f" (none of these runs is stored in {', '.join(f'`{p}`' for p in empty)})" if empty else ""

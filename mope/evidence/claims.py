@@ -44,7 +44,7 @@ from mope.evidence import learned_parameters, paper
 from mope.evidence import open_questions
 from mope.evidence.estimates import (DASH, LEVEL, MOST_SEEDS, RESOLUTION, Estimate, common_seeds, context_values,
                                      final_values, improvement, paired, per_seed, seeds_needed, seeds_range)
-from mope.store.presets import CONTEXT_PAIRS, STANDING_PRESETS, TrainConfig, get_preset
+from mope.store.presets import CONTEXT_PAIRS, STANDING_PRESETS, TOKENIZATION_PAIRS, TrainConfig, get_preset
 
 KINDS = ("ordering", "size", "equivalence", "every", "mechanism")
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_run")
@@ -351,6 +351,7 @@ class Claim:
     side: int = 1  # ... from above (+1) or from below (−1)
     signed: bool = True  # False for a statistic that is a share, not a difference
     across_contexts: bool = False  # measured on the preset and its twin of the other context (CONTEXT_PAIRS)
+    across_tokenizations: bool = False  # measured on the preset's subword twin (TOKENIZATION_PAIRS) beside it
     gain: Callable[[list[dict]], Estimate] | None = None  # a share's claims: the gain, seed by seed, it shares out
 
     def __post_init__(self) -> None:
@@ -358,6 +359,17 @@ class Claim:
             raise ValueError(f"claim kind {self.kind!r} is not one of {KINDS}")
         if self.kind in ("size", "equivalence") and self.paper is None:
             raise ValueError(f"a {self.kind} claim needs the paper's number: {self.words!r}")
+
+    def read_beside(self, presets: Sequence[str]) -> str:
+        """"`cpu-bpe` beside `cpu`": the subword twins a claim at subword tokens reads beside ``presets``, the
+        runs its verdict on them stands on; "" for any other claim (its verdict stands on ``presets`` alone)."""
+        twins = [TOKENIZATION_PAIRS[p] for p in presets if p in TOKENIZATION_PAIRS] if self.across_tokenizations else []
+        return f"{presets_named(twins)} beside {presets_named(presets)}" if twins else ""
+
+    def judged_where(self, presets: Sequence[str]) -> str:
+        """The presets a verdict of this claim on ``presets`` stands on, as a sentence names them: "`cpu`", or
+        for a claim at subword tokens "`cpu-bpe` beside `cpu`" (:meth:`read_beside`)."""
+        return self.read_beside(presets) or presets_named(presets)
 
     def judge(self, runs: list[dict], cfg: TrainConfig, longer: list[dict] | None = None,
               shorter: list[dict] | None = None) -> Verdict:
@@ -646,14 +658,14 @@ CLAIMS: tuple[Claim, ...] = (
           "two words (2 × 5.53 = 11.1 characters, 4.74 tokens at 2.33 characters a token on the validation split) "
           "and lies above where weight decay alone leaves it; above 0.10: a tenth of the pairs at a scale that "
           "no pair of the character runs and no decay-only pair reaches is a broader σ, not a stray pair",
-          loss=None, threshold=open_questions.SHARE_BEYOND, signed=False),
+          loss=None, threshold=open_questions.SHARE_BEYOND, signed=False, across_tokenizations=True),
     Claim("subword-deficit-smaller", "MoPE's deficit against the learned table is smaller at subword tokens",
           "Future work should test MoPE at word-level tokenization and long context", "§7, §9", "ordering", None,
           open_questions.deficit_change, "open-subword",
           "[L(PE-MORLET) − L(BASE-DOT)] on the whole validation split in nats a character: at characters (cpu) "
           "minus at subword tokens (cpu-bpe, nats a token divided by 2.33 characters a token), seed by seed; above 0 "
           "(fixed before the cpu-bpe runs). The 64-token window then spans 2.33 times the characters: the tokens and "
-          "the context in characters change together", loss="val_loss_full"),
+          "the context in characters change together", loss="val_loss_full", across_tokenizations=True),
     Claim("centre-improves-mope", "A learned centre b₀ improves MoPE (PE-MORLET-CENTRED beats PE-MORLET)",
           "the natural generalisation uses a learned center b_{0,i} per dimension", "§3, §7", "ordering", None,
           advantage("PE-MORLET-CENTRED", "PE-MORLET"), "open-centre",
@@ -837,7 +849,7 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
     preset names it with its verdict and seeds there, on which its standing rests."""
     presets = sorted(findings, key=_closeness)
     rows, named = [], {words: [] for words in NAMED_UNDER_THE_TABLE}
-    alone: dict[str, list[str]] = {}  # a preset: the claims it alone judges, with their verdict
+    alone: dict[str, list[str]] = {}  # a preset (and a twin it reads): the claims it alone judges, with their verdict
     for claim in CLAIMS:
         if standings[claim.key].words in named:
             named[standings[claim.key].words].append(claim.words)
@@ -846,13 +858,14 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
         judged = [preset for preset, verdict in verdicts.items() if verdict.estimate.n > 1]
         if len(judged) == 1 and len(presets) > 1:
             verdict = verdicts[judged[0]]
-            alone.setdefault(judged[0], []).append(
+            alone.setdefault(claim.judged_where(judged), []).append(
                 f"{{ref}}`{claim.words} <{claim.shown_in}>` ({verdict.word}, {verdict.estimate.n} seeds)")
             continue
         cells = [DASH if v.outcome == "not_run" else f"{v.word} ({v.estimate.n})" for v in verdicts.values()]
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].words, *cells])
-    lines = [f"Judged on `{preset}` alone (elsewhere one seed at most, in each preset's tab): {'; '.join(claims_judged)}."
-             for preset, claims_judged in alone.items()]
+    lines = [f"Judged on one preset alone (elsewhere one seed at most, in each preset's tab): "
+             + "; ".join(f"on {where}: {'; '.join(claims_judged)}" for where, claims_judged in alone.items()) + "."
+             ] if alone else []
     lines += [f"{NAMED_UNDER_THE_TABLE[words]}: {'; '.join(claims_named)}."
               for words, claims_named in named.items() if claims_named]
     return "\n\n".join([plain_markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows), *lines])
@@ -864,8 +877,7 @@ def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | 
     tab-set; with ``standings``, a first tab "across scales": :func:`standing_markdown`."""
     blocks = ["::::{tab-set}"]
     if standings is not None:
-        blocks += [":::{tab-item} across scales", "Each claim's standing, and its verdict on each preset (with its "
-                   "seeds); a dash: not run.\n", standing_markdown(findings, standings), ":::"]
+        blocks += [":::{tab-item} across scales", standing_markdown(findings, standings), ":::"]
     for preset, preset_findings in findings.items():
         blocks.append(f":::{{tab-item}} `{preset}`")
         if describe is not None:
@@ -1000,6 +1012,12 @@ A size or near-equality holds or fails on a preset other than `paper` by its dir
 tested against the paper's number at the paper's protocol alone."""
 
 
+def presets_named(presets: Sequence[str]) -> str:
+    """"`cpu`", "`cpu-long` and `cpu`", "`a`, `b` and `c`": presets as a sentence names them."""
+    names = [f"`{p}`" for p in presets]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 @dataclass(frozen=True)
 class Standing:
     """One claim's standing across presets, computed from each preset's verdict."""
@@ -1010,15 +1028,16 @@ class Standing:
     undecided: tuple[str, ...] = ()  # the presets where it is undecided (several seeds)
     single: tuple[str, ...] = ()  # the presets where it has one seed
     moot: tuple[str, ...] = ()  # the presets where it has nothing to test (e.g. no gain to share)
+    named: Callable[[Sequence[str]], str] = presets_named  # presets as a sentence names them (Claim.judged_where)
 
     @property
     def _deciding(self) -> str:
         """"holds on `cpu-short`; fails on `cpu`", "`cpu` and `cpu-short`": the presets that decide the claim,
         or "" where none does."""
         if self.words == STANDINGS[2]:
-            return f"holds on {presets_named(self.holds)}; fails on {presets_named(self.fails)}"
+            return f"holds on {self.named(self.holds)}; fails on {self.named(self.fails)}"
         if self.words in STANDINGS[:2]:
-            return presets_named(self.holds or self.fails)
+            return self.named(self.holds or self.fails)
         return ""
 
     @property
@@ -1034,11 +1053,11 @@ class Standing:
         standing, where it is decided, then undecided, then where it has one seed, then where it is moot."""
         parts = [self._deciding] if self._deciding else []
         if self.undecided:
-            parts.append(f"undecided on {presets_named(self.undecided)}")
+            parts.append(f"undecided on {self.named(self.undecided)}")
         if self.single:
-            parts.append(f"one seed on {presets_named(self.single)}")
+            parts.append(f"one seed on {self.named(self.single)}")
         if self.moot:
-            parts.append(f"moot on {presets_named(self.moot)}")
+            parts.append(f"moot on {self.named(self.moot)}")
         return "; ".join(parts) or "no run yet"
 
     @property
@@ -1048,28 +1067,22 @@ class Standing:
         return self.words + self.decided_on
 
 
-def presets_named(presets: Sequence[str]) -> str:
-    """"`cpu`", "`cpu-long` and `cpu`", "`a`, `b` and `c`": presets as a sentence names them."""
-    names = [f"`{p}`" for p in presets]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def standing(verdicts: Mapping[str, Verdict]) -> Standing:
+def standing(verdicts: Mapping[str, Verdict], named: Callable[[Sequence[str]], str] = presets_named) -> Standing:
     """The standing of one claim from its verdict on each preset (``{preset: verdict}``, closest to the
-    paper's protocol first)."""
+    paper's protocol first), naming presets with ``named`` (the claim's :meth:`Claim.judged_where`)."""
     def presets(outcome):
         return tuple(p for p, v in verdicts.items() if v.outcome == outcome)
     holds, fails = presets("confirmed"), presets("refuted")
     rest = {"undecided": presets("undecided"), "single": presets("indicative"), "moot": presets("moot")}
     if holds and fails:
-        return Standing(STANDINGS[2], holds, fails, **rest)
+        return Standing(STANDINGS[2], holds, fails, **rest, named=named)
     if holds or fails:
-        return Standing(STANDINGS[0] if holds else STANDINGS[1], holds, fails, **rest)
+        return Standing(STANDINGS[0] if holds else STANDINGS[1], holds, fails, **rest, named=named)
     if rest["undecided"]:
-        return Standing(STANDINGS[3], **rest)
+        return Standing(STANDINGS[3], **rest, named=named)
     if rest["single"]:
-        return Standing(STANDINGS[4], **rest)
-    return Standing(STANDINGS[5], **rest)
+        return Standing(STANDINGS[4], **rest, named=named)
+    return Standing(STANDINGS[5], **rest, named=named)
 
 
 def judge_presets(presets: Sequence[str] = STANDING_PRESETS) -> dict[str, Findings]:
@@ -1086,8 +1099,8 @@ def standings(findings: Mapping[str, Findings]) -> dict[str, Standing]:
     """{claim key: :func:`standing`} from ``findings`` of several presets, read closest to the paper's
     protocol first (:data:`~mope.store.presets.STANDING_PRESETS`, then any other)."""
     order = sorted(findings, key=_closeness)
-    return {claim.key: standing({preset: verdict_of(findings[preset], claim.key) for preset in order})
-            for claim in CLAIMS}
+    return {claim.key: standing({preset: verdict_of(findings[preset], claim.key) for preset in order},
+                                claim.judged_where) for claim in CLAIMS}
 
 
 def standing_records(findings: Mapping[str, Findings]) -> list[dict]:
