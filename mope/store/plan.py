@@ -33,8 +33,10 @@ class Stage:
 # 3-7 of Table 2 on `cpu` (issue 20) decide the claims three seeds leave open. Issue 29 then trains every
 # claim's models at the paper's context (cpu-long); after it, the paper's open questions (issue 32), whose
 # claims were fixed before their runs: four models on subword tokens (cpu-bpe), then seeds 1-4 of the
-# `cpu` controls that answer the others. The script trains a stage seed by seed, so that every stop leaves
-# its models with the same seeds.
+# `cpu` controls that answer the others. Last, seeds 3-4 of the key controls on `cpu`, the five seeds they have
+# on `cpu-long`: the claims that rest on them (locality against scale, salience, every pair on the bound, MoPE
+# against NOPE) then stand on as many seeds at both contexts. The script trains a stage seed by seed, so that
+# every stop leaves its models with the same seeds.
 CPU_STAGES = (
     Stage("cpu", (*TABLE_2,), (0,)),
     Stage("cpu-short", (*TABLE_2, "NOPE", "EGA-1-CAUSAL", "PE-SINCOS-SCALED"), (0, 1, 2)),
@@ -51,6 +53,7 @@ CPU_STAGES = (
           (3, 4)),
     Stage("cpu-bpe", ("BASE-DOT", "PE-MORLET", "PE-SINCOS", "NOPE"), (0, 1, 2, 3, 4)),
     Stage("cpu", OPEN_QUESTIONS, (1, 2, 3, 4)),
+    Stage("cpu", KEY_CONTROLS, (3, 4)),
 )
 
 # The GPU suite (one H200, 15 minutes a task): the decisive runs first, since a window may end any time.
