@@ -238,10 +238,13 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     if not judged:
         return "None of these claims has runs yet."
 
-    def lines(preset, found):  # a claim read on a twin beside the preset says so: "(§7; on `cpu-bpe` beside `cpu`)"
-        return [f"* {claim.words} ({claim.section}{'; on ' + beside if (beside := claim.read_beside([preset])) else ''}): "
-                f"{claims.verdict_markdown(verdict)}; ours {claims.estimate_text(claim, verdict)}"
-                + (f"; {verdict.caveat}" if verdict.caveat else "") for claim, verdict in found]
+    def lines(preset, found):
+        def where(claim):  # a claim read on a twin beside the preset says so: "(§7; on `cpu-bpe` beside `cpu`)"
+            beside = claim.read_beside([preset])
+            return f"{claim.section}; on {beside}" if beside else claim.section
+        return [f"* {claim.words} ({where(claim)}): {claims.verdict_markdown(verdict)}; ours "
+                f"{claims.estimate_text(claim, verdict)}" + (f"; {verdict.caveat}" if verdict.caveat else "")
+                for claim, verdict in found]
 
     empty = [preset for preset in findings if preset not in judged]
     groups: dict[tuple[str, ...], list[str]] = {}  # presets whose lines agree (claims that span presets) share one

@@ -1073,16 +1073,16 @@ def standing(verdicts: Mapping[str, Verdict], named: Callable[[Sequence[str]], s
     def presets(outcome):
         return tuple(p for p, v in verdicts.items() if v.outcome == outcome)
     holds, fails = presets("confirmed"), presets("refuted")
-    rest = {"undecided": presets("undecided"), "single": presets("indicative"), "moot": presets("moot")}
+    rest = {"undecided": presets("undecided"), "single": presets("indicative"), "moot": presets("moot"), "named": named}
     if holds and fails:
-        return Standing(STANDINGS[2], holds, fails, **rest, named=named)
+        return Standing(STANDINGS[2], holds, fails, **rest)
     if holds or fails:
-        return Standing(STANDINGS[0] if holds else STANDINGS[1], holds, fails, **rest, named=named)
+        return Standing(STANDINGS[0] if holds else STANDINGS[1], holds, fails, **rest)
     if rest["undecided"]:
-        return Standing(STANDINGS[3], **rest, named=named)
+        return Standing(STANDINGS[3], **rest)
     if rest["single"]:
-        return Standing(STANDINGS[4], **rest, named=named)
-    return Standing(STANDINGS[5], **rest, named=named)
+        return Standing(STANDINGS[4], **rest)
+    return Standing(STANDINGS[5], **rest)
 
 
 def judge_presets(presets: Sequence[str] = STANDING_PRESETS) -> dict[str, Findings]:
