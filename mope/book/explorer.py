@@ -224,8 +224,9 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     rope_source = ColumnDataSource({"tau": [], "rope": [], "envelope": [], "minus_envelope": []}, name="rope")
     state_source = ColumnDataSource({k: [] for k in ("omega_raw", "sigma_raw", "omega", "sigma", "colour")},
                                     name="state")
-    # The numbers travel as float32, as torch holds them (a learned pair's raw values exactly; the forward rounds
-    # to float32 anyway), and the bound as its index in ADMISSIBILITY_MODES: ~40% of the bytes of JSON text.
+    # The numbers travel as float32 arrays, as torch holds them (a learned pair's raw values exactly; the forward
+    # rounds to float32 anyway): base64 of 4 bytes a number, not ~19 characters of JSON text; the bound as its
+    # index in ADMISSIBILITY_MODES (the radio buttons' order), not its name.
     points_source = ColumnDataSource({
         "omega": np.array([p.omega for p in points], dtype=np.float32),
         "sigma": np.array([p.sigma for p in points], dtype=np.float32),

@@ -360,10 +360,14 @@ class Claim:
         if self.kind in ("size", "equivalence") and self.paper is None:
             raise ValueError(f"a {self.kind} claim needs the paper's number: {self.words!r}")
 
+    def twins(self, presets: Sequence[str]) -> tuple[str, ...]:
+        """The subword twins a claim at subword tokens reads beside ``presets``; () for any other claim."""
+        return tuple(TOKENIZATION_PAIRS[p] for p in presets if p in TOKENIZATION_PAIRS) if self.across_tokenizations else ()
+
     def read_beside(self, presets: Sequence[str]) -> str:
-        """"`cpu-bpe` beside `cpu`": the subword twins a claim at subword tokens reads beside ``presets``, the
-        runs its verdict on them stands on; "" for any other claim (its verdict stands on ``presets`` alone)."""
-        twins = [TOKENIZATION_PAIRS[p] for p in presets if p in TOKENIZATION_PAIRS] if self.across_tokenizations else []
+        """"`cpu-bpe` beside `cpu`": the :meth:`twins` read beside ``presets``, the runs a verdict on them stands
+        on; "" for any other claim (its verdict stands on ``presets`` alone)."""
+        twins = self.twins(presets)
         return f"{presets_named(twins)} beside {presets_named(presets)}" if twins else ""
 
     def judged_where(self, presets: Sequence[str]) -> str:

@@ -21,7 +21,7 @@ from fractions import Fraction
 from mope.evidence import claims, learned_parameters, open_questions, paper
 from mope.evidence.claims import Findings, Verdict
 from mope.evidence.estimates import LEVEL, distance_to_paper, final_values, paired
-from mope.store.presets import STANDING_PRESETS, TOKENIZATION_PAIRS, get_preset
+from mope.store.presets import STANDING_PRESETS, get_preset
 
 MAIN, PUBLISHED, LONG, SHORT = "cpu", "paper", "cpu-long", "cpu-short"
 FRACTIONS = {Fraction(1, 2): "half", Fraction(1, 4): "a quarter of", Fraction(1, 8): "an eighth of"}
@@ -325,13 +325,15 @@ def open_questions_sentence(findings: Mapping[str, Findings]) -> str | None:
     if decided:
         def listed(found):
             return "; ".join(f"{claim.words} ({_seeds(verdict.estimate.n)}): *{verdict.text}*" for claim, verdict in found)
-        own = [(claim, verdict) for claim, verdict in decided if not claim.read_beside([MAIN])]
-        beside = [(claim, verdict) for claim, verdict in decided if claim.read_beside([MAIN])]  # on the subword twin
-        main, twin = f"{model_words(MAIN)} (`{MAIN}`)", TOKENIZATION_PAIRS.get(MAIN)
+        by_twins: dict[tuple[str, ...], list] = {}  # the twins a claim reads beside MAIN (none: MAIN's runs alone)
+        for claim, verdict in decided:
+            by_twins.setdefault(claim.twins([MAIN]), []).append((claim, verdict))
+        main = f"{model_words(MAIN)} (`{MAIN}`)"
+        own = by_twins.pop((), [])
         segments = [f"On {main}: {listed(own)}"] if own else []
-        if beside:
-            where = f"{model_words(twin)} (`{twin}`) beside {'it' if own else main}"
-            segments.append(f"{'on' if own else 'On'} {where}: {listed(beside)}")
+        for twins, found in by_twins.items():
+            where = f"{' and '.join(f'{model_words(t)} (`{t}`)' for t in twins)} beside {'it' if own else main}"
+            segments.append(f"{'on' if segments else 'On'} {where}: {listed(found)}")
         text = "**What the paper leaves open.** " + "; ".join(segments)
         rest = len(judged) - len(decided)
         text += f". {rest} of the {len(judged)} claims on these questions are not decided yet" if rest else ""
