@@ -141,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "every scale tested, fails at every scale tested, depends on the scale, undecided at "
                              "every scale tested, indicative only, not tested) beside its verdict on each; with "
                              "--json a list of {key, claim, standing, holds_on, fails_on, by_preset}")
+    claims.add_argument("--confirmed", nargs="+", metavar="KEY",
+                        help="exit 0 if any of these claims is confirmed on the preset, else 1 (what the CPU suite "
+                             "asks before a conditional stage); prints each claim's verdict")
     _add_common(claims)
     claims.set_defaults(preset=None)  # cpu, unless --standing, which reads every preset
 
@@ -218,6 +221,19 @@ def _print_claims(preset, results_dir, as_json: bool) -> None:
     _print_notices(found)
 
 
+def _any_confirmed(preset, keys: list[str]) -> bool:
+    """Print the verdict of each claim ``keys`` on ``preset``; True if one is confirmed."""
+    from mope.evidence.claims import CLAIMS_BY_KEY, judge_all
+
+    unknown = [key for key in keys if key not in CLAIMS_BY_KEY]
+    if unknown:
+        raise ConfigError(f"unknown claim {', '.join(unknown)}; valid claims: {', '.join(CLAIMS_BY_KEY)}")
+    verdicts = {claim.key: verdict for claim, verdict in judge_all(preset) if claim.key in keys}
+    for key in keys:
+        print(f"{preset.name} {key}: {verdicts[key].text}")
+    return any(verdicts[key].outcome == "confirmed" for key in keys)
+
+
 def _print_standing(results_dir, as_json: bool) -> None:
     """Every claim's standing across the presets (mope.evidence.claims.standing_report)."""
     from mope.evidence.claims import standing_report
@@ -274,6 +290,12 @@ def run(args, parser: argparse.ArgumentParser) -> None:
         ensure_results(preset, args.variants, args.seeds, jobs=args.jobs, root=args.results_dir,
                        data_path=args.data, progress=not args.no_progress)
         _print_table(preset, args.results_dir)
+    elif args.command == "claims" and args.confirmed:
+        _check_store(args.results_dir)
+        if args.results_dir:
+            os.environ[ENV_RESULTS_DIR] = str(args.results_dir)  # claims read the store through its default root
+        if not _any_confirmed(preset, args.confirmed):
+            sys.exit(1)
     elif args.command == "claims":
         _check_store(args.results_dir)
         _print_claims(preset, args.results_dir, args.json)

@@ -19,7 +19,8 @@ JOBS="${JOBS:-2}"
 FIRST_STAGE="${FIRST_STAGE:-1}"
 
 # The stages, in order of importance, are those of mope/store/plan.py (CPU_STAGES, with the reasons for
-# their order), a line each: preset|variants|seeds. "sweep" comes last: it re-runs whatever is missing or
+# their order), a line each: preset|variants|seeds|only_if (a stage trained only once one of those claims is
+# confirmed on its preset). "sweep" comes last: it re-runs whatever is missing or
 # stale of the stored sweep that chose `cpu` (scripts/sweep_cpu_preset.py), on which no verdict rests.
 plan=$("$PYTHON" -m mope.store.plan cpu)
 mapfile -t STAGES <<< "$plan"
@@ -27,13 +28,22 @@ STAGES+=("sweep||")
 
 for index in "${!STAGES[@]}"; do
     (( index + 1 >= FIRST_STAGE )) || continue
-    IFS="|" read -r preset variants seeds <<< "${STAGES[$index]}"
+    IFS="|" read -r preset variants seeds only_if <<< "${STAGES[$index]}"
     if [[ "$preset" == "sweep" ]]; then
         echo "== stage $((index + 1)): the sweep behind the cpu preset"
         [[ "${1:-}" == "--list" ]] || "$PYTHON" scripts/sweep_cpu_preset.py --jobs "$JOBS"
         continue
     fi
     echo "== stage $((index + 1)): preset $preset, seeds $seeds: $variants"
+    if [[ -n "${only_if:-}" ]]; then
+        echo "   only if one of these is confirmed on $preset: $only_if"
+        if [[ "${1:-}" == "--list" ]]; then continue; fi
+        # shellcheck disable=SC2086  # word splitting of the list is intended
+        if ! "$PYTHON" -m mope claims --preset "$preset" --confirmed $only_if; then
+            echo "   not called for: skipped"
+            continue
+        fi
+    fi
     if [[ "${1:-}" == "--list" ]]; then continue; fi
     for seed in $seeds; do  # seed by seed: every model gets a seed before any model gets the next
         # shellcheck disable=SC2086  # word splitting of the list is intended

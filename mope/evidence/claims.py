@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -42,9 +43,9 @@ import numpy as np
 from mope.store import results
 from mope.evidence import learned_parameters, paper
 from mope.evidence import open_questions
-from mope.evidence.estimates import (DASH, LEVEL, MOST_SEEDS, RESOLUTION, Estimate, common_seeds, context_values,
+from mope.evidence.estimates import (DASH, LEVEL, MOST_SEEDS, RESOLUTION, Estimate, UnpairedDifference, common_seeds, context_values,
                                      final_values, improvement, paired, per_seed, seeds_needed, seeds_range)
-from mope.store.presets import CONTEXT_PAIRS, STANDING_PRESETS, TOKENIZATION_PAIRS, TrainConfig, get_preset
+from mope.store.presets import BUDGET_PAIRS, CONTEXT_PAIRS, STANDING_PRESETS, TOKENIZATION_PAIRS, TrainConfig, get_preset
 
 KINDS = ("ordering", "size", "equivalence", "every", "mechanism")
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_run")
@@ -123,8 +124,8 @@ def p_value(estimate: Estimate, boundary: float) -> float:
     intervals use: below 0.05 exactly when the 95% interval excludes ``boundary``."""
     from scipy import stats
 
-    t = (estimate.mean - boundary) / (estimate.spread / math.sqrt(estimate.n))
-    return float(2 * stats.t.sf(abs(t), estimate.n - 1))
+    t = (estimate.mean - boundary) / estimate.standard_error
+    return float(2 * stats.t.sf(abs(t), estimate.degrees_of_freedom))
 
 
 def band_p_value(estimate: Estimate, low: float, high: float) -> float:
@@ -132,9 +133,8 @@ def band_p_value(estimate: Estimate, low: float, high: float) -> float:
     two one-sided p-values, below 0.05 exactly when the 90% interval lies inside."""
     from scipy import stats
 
-    error = estimate.spread / math.sqrt(estimate.n)
-    return float(max(stats.t.sf((estimate.mean - low) / error, estimate.n - 1),
-                     stats.t.sf((high - estimate.mean) / error, estimate.n - 1)))
+    error, df = estimate.standard_error, estimate.degrees_of_freedom
+    return float(max(stats.t.sf((estimate.mean - low) / error, df), stats.t.sf((high - estimate.mean) / error, df)))
 
 
 def size_ratio(ours: float, claimed: float, interval: tuple[float, float] | None = None) -> str:
@@ -351,6 +351,7 @@ class Claim:
     side: int = 1  # ... from above (+1) or from below (−1)
     signed: bool = True  # False for a statistic that is a share, not a difference
     across_contexts: bool = False  # measured on the preset and its twin of the other context (CONTEXT_PAIRS)
+    across_budgets: bool = False  # measured on the preset and its twin of the other token budget (BUDGET_PAIRS)
     across_tokenizations: bool = False  # measured on the preset's subword twin (TOKENIZATION_PAIRS) beside it
     gain: Callable[[list[dict]], Estimate] | None = None  # a share's claims: the gain, seed by seed, it shares out
 
@@ -376,13 +377,17 @@ class Claim:
         return self.read_beside(presets) or presets_named(presets)
 
     def judge(self, runs: list[dict], cfg: TrainConfig, longer: list[dict] | None = None,
-              shorter: list[dict] | None = None) -> Verdict:
+              shorter: list[dict] | None = None, more: list[dict] | None = None,
+              fewer: list[dict] | None = None) -> Verdict:
         """The verdict on ``runs`` of preset ``cfg``. A claim across contexts reads ``runs`` with ``longer``,
         the runs of the preset's longer-context twin, or ``shorter`` with ``runs``, those of its
-        shorter-context twin (neither: there is none, and the claim is not run). A size or near-equality
-        is tested against the paper's number only on :data:`PAPER_PROTOCOL`, elsewhere on its direction."""
-        if self.across_contexts:
-            pair = (runs, longer) if longer is not None else (shorter, runs) if shorter is not None else None
+        shorter-context twin (neither: there is none, and the claim is not run); a claim across token
+        budgets likewise reads ``runs`` with ``more`` (its twin trained on more tokens) or ``fewer`` with
+        ``runs``. A size or near-equality is tested against the paper's number only on
+        :data:`PAPER_PROTOCOL`, elsewhere on its direction."""
+        if self.across_contexts or self.across_budgets:
+            after, before = (longer, shorter) if self.across_contexts else (more, fewer)
+            pair = (runs, after) if after is not None else (before, runs) if before is not None else None
             estimate, caveat = self.measure(*pair) if pair else (Estimate(), None)
         else:
             estimate, caveat = self.measure(runs, cfg)
@@ -409,11 +414,13 @@ class Claim:
 
 def _finite_seeds(estimate: Estimate) -> tuple[Estimate, str | None]:
     """``estimate`` without the seeds whose value is not a finite number, and which those were (or None)."""
-    finite = {seed: value for seed, value in estimate.values.items() if math.isfinite(value)}
-    if len(finite) == estimate.n:
+    groups = {name: getattr(estimate, name) for name in ("values", "other") if hasattr(estimate, name)}
+    finite = {name: {seed: value for seed, value in group.items() if math.isfinite(value)}
+              for name, group in groups.items()}
+    dropped = sorted({seed for name, group in groups.items() for seed in set(group) - set(finite[name])})
+    if not dropped:
         return estimate, None
-    dropped = sorted(set(estimate.values) - set(finite))
-    return (Estimate(finite, resolution=estimate.resolution),
+    return (replace(estimate, **finite),
             f"seed{'s' if len(dropped) > 1 else ''} {', '.join(map(str, dropped))} left out: not a finite number")
 
 
@@ -546,6 +553,24 @@ def _extrapolation(runs, cfg):
     nope = per_seed(lambda long, short: long - short, context_values(runs, "NOPE", "4x"),
                     context_values(runs, "NOPE", "1x"))
     return growth, (f"NOPE, with no position at all, rises {_signed(nope.mean)}" if nope.n else None)
+
+
+def _budget_gap_change(worse: str, better: str, grows: bool) -> Callable:
+    """Unpaired across the two budgets (their seeds share no batches): [L(worse) − L(better)] on the whole
+    validation split with more tokens minus with fewer (``grows``), or with fewer minus with more; Welch."""
+    def measure(fewer, more):
+        at_fewer, at_more = (paired(runs, worse, better, "val_loss_full").values for runs in (fewer, more))
+        first, second = (at_more, at_fewer) if grows else (at_fewer, at_more)
+        caveat = (f"{worse} − {better}: {_signed(statistics.fmean(at_fewer.values()))} with fewer tokens (n = "
+                  f"{len(at_fewer)}), {_signed(statistics.fmean(at_more.values()))} with more (n = {len(at_more)})"
+                  if at_fewer and at_more else None)
+        return UnpairedDifference(first, other=second), caveat
+    return measure
+
+
+def _with_more_tokens(measure: Measure) -> Callable:
+    """A measure of one preset, read on the budget twin with more tokens."""
+    return lambda fewer, more: measure(more, None)
 
 
 def _gap_change(worse: str, better: str) -> Measure:
@@ -689,6 +714,26 @@ CLAIMS: tuple[Claim, ...] = (
           "Adding locality (σ_i<∞) would improve RoPE in the same way that MoPE improves sin/cos", "§7",
           "ordering", None, advantage("MORLET-ROPE-REL", "ROPE-ONLY"), "open-rope",
           "L(ROPE-ONLY) − L(MORLET-ROPE-REL) > 0 (fixed before seeds 1-4)"),
+    # The token budget (issue 43): cpu-long against cpu-long-4x, the same model at four times the tokens. Rules
+    # fixed before the first cpu-long-4x run, judged at seeds 0-2 (a later seed is a further look). All three read
+    # the whole validation split, the same 111,540 characters on both presets, whose random-batch evaluations
+    # differ (16 batches of 8 sequences against 16 of 32).
+    Claim("ega-mope-deficit-shrinks-with-tokens", "EGA-MORLET's deficit against BASE-DOT is smaller at four times the tokens",
+          "(ours: at the paper's protocol EGA-MORLET trails BASE-DOT at step 1,000 and leads from 3,000 on)",
+          "§6.2", "ordering", None, _budget_gap_change("EGA-MORLET", "BASE-DOT", grows=False), "stress-token-budget",
+          "[L(EGA-MORLET) − L(BASE-DOT)] on the whole validation split on cpu-long minus on cpu-long-4x, unpaired "
+          "(Welch: the two presets' seeds share no batches); above 0 (fixed before the cpu-long-4x runs)",
+          loss="val_loss_full", across_budgets=True),
+    Claim("ega-mope-beats-base-more-tokens", "EGA-MORLET beats BASE-DOT at four times the tokens",
+          "MoPE achieves +0.119 improvement over standard attention", "§1, §6.2", "ordering", None,
+          _with_more_tokens(advantage("EGA-MORLET", "BASE-DOT", "val_loss_full")), "stress-token-budget",
+          "L(BASE-DOT) − L(EGA-MORLET) on the whole validation split on cpu-long-4x, seed by seed; above 0 (fixed "
+          "before the cpu-long-4x runs)", loss="val_loss_full", across_budgets=True),
+    Claim("ega-gain-grows-with-tokens", "EGA-1's gain over BASE-DOT is larger at four times the tokens",
+          "(ours: the paper's Δ = +0.092 is measured at 82M tokens)", "Table 2", "ordering", None,
+          _budget_gap_change("BASE-DOT", "EGA-1", grows=True), "stress-token-budget",
+          "[L(BASE-DOT) − L(EGA-1)] on the whole validation split on cpu-long-4x minus on cpu-long, unpaired "
+          "(Welch); above 0 (fixed before the cpu-long-4x runs)", loss="val_loss_full", across_budgets=True),
 )
 
 CLAIMS_BY_KEY: dict[str, Claim] = {claim.key: claim for claim in CLAIMS}
@@ -707,10 +752,12 @@ Findings = list[tuple[Claim, Verdict]]
 
 
 def judge_all(preset: str | TrainConfig, runs: list[dict] | None = None,
-              longer: list[dict] | None = None, shorter: list[dict] | None = None) -> Findings:
+              longer: list[dict] | None = None, shorter: list[dict] | None = None,
+              more: list[dict] | None = None, fewer: list[dict] | None = None) -> Findings:
     """Every claim judged on ``runs`` (default: the current stored runs of ``preset``); the claims across
     contexts also on ``longer`` (default: the stored runs of the preset's longer-context twin, if it has
-    one) or on ``shorter`` (default: those of its shorter-context twin, if it is one's longer twin)."""
+    one) or on ``shorter`` (default: those of its shorter-context twin, if it is one's longer twin); the
+    claims across token budgets likewise on ``more`` or ``fewer`` (:data:`BUDGET_PAIRS`)."""
     cfg = get_preset(preset) if isinstance(preset, str) else preset
     runs = results.load_results(cfg.name) if runs is None else runs
     if longer is None and cfg.name in CONTEXT_PAIRS:
@@ -718,7 +765,12 @@ def judge_all(preset: str | TrainConfig, runs: list[dict] | None = None,
     twin = next((short for short, long in CONTEXT_PAIRS.items() if long == cfg.name), None)
     if shorter is None and longer is None and twin is not None:
         shorter = results.load_results(twin)
-    return [(claim, claim.judge(runs, cfg, longer, shorter)) for claim in CLAIMS]
+    if more is None and cfg.name in BUDGET_PAIRS:
+        more = results.load_results(BUDGET_PAIRS[cfg.name])
+    fewer_twin = next((few for few, many in BUDGET_PAIRS.items() if many == cfg.name), None)
+    if fewer is None and more is None and fewer_twin is not None:
+        fewer = results.load_results(fewer_twin)
+    return [(claim, claim.judge(runs, cfg, longer, shorter, more, fewer)) for claim in CLAIMS]
 
 
 def verdict_of(findings: Findings, key: str) -> Verdict:

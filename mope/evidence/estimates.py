@@ -37,8 +37,9 @@ DASH = "—"
 LEVEL = 0.95  # the confidence level of every interval the book shows
 
 
-def t_quantile(degrees_of_freedom: int, level: float = LEVEL) -> float:
-    """The two-sided ``level`` quantile of Student's t (scipy.stats) for ``degrees_of_freedom`` >= 1."""
+def t_quantile(degrees_of_freedom: float, level: float = LEVEL) -> float:
+    """The two-sided ``level`` quantile of Student's t (scipy.stats) for ``degrees_of_freedom`` >= 1 (Welch's
+    are not whole numbers)."""
     if degrees_of_freedom < 1:
         raise ValueError(f"a t interval needs at least 1 degree of freedom, got {degrees_of_freedom}")
     from scipy import stats
@@ -128,11 +129,20 @@ class Estimate:
         """95% confidence interval of the mean over seeds (None below two seeds)."""
         return self.interval_at(LEVEL)
 
+    @property
+    def standard_error(self) -> float | None:
+        """The standard error of the mean, spread / √n (None below two seeds)."""
+        return None if self.n < 2 else self.spread / math.sqrt(self.n)
+
+    @property
+    def degrees_of_freedom(self) -> float:
+        return self.n - 1
+
     def interval_at(self, level: float) -> tuple[float, float] | None:
-        """Two-sided ``level`` confidence interval of the mean (t with n − 1 degrees of freedom)."""
+        """Two-sided ``level`` confidence interval of the mean (t with :attr:`degrees_of_freedom`)."""
         if self.n < 2:
             return None
-        half = t_quantile(self.n - 1, level) * self.spread / math.sqrt(self.n)
+        half = t_quantile(self.degrees_of_freedom, level) * self.standard_error
         return self.mean - half, self.mean + half
 
     def format(self, decimals: int = 3, signed: bool = False) -> str:
@@ -143,6 +153,53 @@ class Estimate:
         sign = "+" if signed else ""
         spread = f" ± {self.spread:.{decimals}f}" if self.n > 1 else ""
         return f"{self.mean:{sign}.{decimals}f}{spread} (n={self.n})"
+
+
+@dataclass(frozen=True)
+class UnpairedDifference(Estimate):
+    r"""mean(``values``) − mean(``other``) of two independent groups of seeds (runs of two presets, whose
+    seeds share nothing), with Welch's interval: standard error $\sqrt{s_1^2/n_1 + s_2^2/n_2}$ (each sd at
+    least ``resolution``), degrees of freedom by Welch–Satterthwaite. :attr:`n` is the smaller group, and
+    :attr:`spread` the sd of a difference of two seeds, $\sqrt{n}$ times the standard error, so that
+    :func:`seeds_needed` counts the seeds each group would need."""
+
+    other: Mapping[int, float] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return min(len(self.values), len(self.other))
+
+    @property
+    def mean(self) -> float | None:
+        return statistics.fmean(self.values.values()) - statistics.fmean(self.other.values()) if self.n else None
+
+    @property
+    def sd(self) -> float | None:
+        return None if self.n < 2 else self.standard_error * math.sqrt(self.n)
+
+    def _group_variances(self) -> tuple[float, float]:
+        return tuple(max(statistics.stdev(group.values()), self.resolution) ** 2 / len(group)
+                     for group in (self.values, self.other))
+
+    @property
+    def spread(self) -> float | None:
+        return self.sd
+
+    @property
+    def standard_error(self) -> float | None:
+        return None if self.n < 2 else math.sqrt(sum(self._group_variances()))
+
+    @property
+    def degrees_of_freedom(self) -> float:
+        first, second = self._group_variances()
+        return (first + second) ** 2 / (first ** 2 / (len(self.values) - 1) + second ** 2 / (len(self.other) - 1))
+
+    def format(self, decimals: int = 3, signed: bool = False) -> str:
+        """"+0.016 ± 0.006 (n=5+3)": the ± is :attr:`spread`, n the seeds of each group."""
+        if not self.n:
+            return DASH
+        spread = f" ± {self.spread:.{decimals}f}" if self.n > 1 else ""
+        return f"{self.mean:{'+' if signed else ''}.{decimals}f}{spread} (n={len(self.values)}+{len(self.other)})"
 
 
 POWER = 0.80  # the power at which seeds_needed decides a claim

@@ -5,7 +5,7 @@ their stages from here, and the chapters count a preset's runs against what it p
 (:func:`planned_seeds`), so that a run nobody intends to train is never reported as missing. A stage
 trains every variant it names at every seed it names; both scripts skip what is stored.
 
-    python -m mope.store.plan cpu    # a line a stage: preset|variants|seeds
+    python -m mope.store.plan cpu    # a line a stage: preset|variants|seeds|only_if (claims; may be empty)
     python -m mope.store.plan gpu    # a line a stage: name|seeds|variants
 """
 from __future__ import annotations
@@ -27,6 +27,12 @@ class Stage:
     variants: tuple[str, ...]
     seeds: tuple[int, ...]
     name: str = ""  # the GPU script's log names its stages
+    # trained only once one of these claims is confirmed on the preset (the script asks `python -m mope
+    # claims --preset P --confirmed KEY ...`); () = always
+    only_if: tuple[str, ...] = ()
+    # the claims this stage's seeds look at again after a verdict on earlier seeds: a further look, judged
+    # at the sequential threshold (mope.evidence.claims)
+    further_look: tuple[str, ...] = ()
 
 
 # The CPU suite, in order of importance. cpu-short comes early because it is cheap (~4 min a run). Seeds
@@ -54,6 +60,14 @@ CPU_STAGES = (
     Stage("cpu-bpe", ("BASE-DOT", "PE-MORLET", "PE-SINCOS", "NOPE"), (0, 1, 2, 3, 4)),
     Stage("cpu", OPEN_QUESTIONS, (1, 2, 3, 4)),
     Stage("cpu", KEY_CONTROLS, (3, 4)),
+    # Issue 43: cpu-long at four times the tokens, its three rules (claims across budgets) committed before
+    # its first run. The headline first (BASE-DOT, EGA-MORLET), then EGA-1 and PE-MORLET, seeds 0-2; the
+    # causal gates only if EGA-1's gain grows with the tokens or EGA-MORLET beats BASE-DOT there (is a gain
+    # that appears with tokens salience or the future?).
+    Stage("cpu-long-4x", ("BASE-DOT", "EGA-MORLET"), (0, 1, 2)),
+    Stage("cpu-long-4x", ("EGA-1", "PE-MORLET"), (0, 1, 2)),
+    Stage("cpu-long-4x", ("EGA-1-CAUSAL", "EGA-MORLET-CAUSAL"), (0, 1, 2),
+          only_if=("ega-gain-grows-with-tokens", "ega-mope-beats-base-more-tokens")),
 )
 
 # The GPU suite (one H200, 15 minutes a task): the decisive runs first, since a window may end any time.
@@ -71,7 +85,7 @@ def planned_seeds(preset: str) -> dict[str, tuple[int, ...]] | None:
     (e.g. ``smoke``, which a reader trains at will)."""
     seeds: dict[str, set[int]] = {}
     for stage in (*CPU_STAGES, *GPU_STAGES):
-        if stage.preset == preset:
+        if stage.preset == preset and not stage.only_if:  # a conditional stage is planned once it is called for
             for variant in stage.variants:
                 seeds.setdefault(variant, set()).update(stage.seeds)
     return {variant: tuple(sorted(s)) for variant, s in seeds.items()} if seeds else None
@@ -80,7 +94,8 @@ def planned_seeds(preset: str) -> dict[str, tuple[int, ...]] | None:
 def stage_lines(which: str) -> list[str]:
     """The stages of one script, a line each, as the script reads them."""
     if which == "cpu":
-        return [f"{s.preset}|{' '.join(s.variants)}|{' '.join(map(str, s.seeds))}" for s in CPU_STAGES]
+        return [f"{s.preset}|{' '.join(s.variants)}|{' '.join(map(str, s.seeds))}|{' '.join(s.only_if)}"
+                for s in CPU_STAGES]
     if which == "gpu":
         return [f"{s.name}|{' '.join(map(str, s.seeds))}|{' '.join(s.variants)}" for s in GPU_STAGES]
     raise ValueError(f"unknown suite {which!r}: choose cpu or gpu")
