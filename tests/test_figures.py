@@ -172,3 +172,29 @@ def test_figure_without_the_bound_draws_the_products_the_bound_and_decay_alone()
     assert {"the bound ωσ = 5", "PE-MORLET-FREE, decay alone: 3.29", "PE-MORLET (n=1)", "PE-MORLET-FREE (n=1)"} <= set(labels)
     empty = figures.plot_without_bound(runs[1:], "PE-MORLET-FREE", "PE-MORLET", 3.29)
     assert any("no runs stored for PE-MORLET-FREE" in t.get_text() for t in empty.findobj(matplotlib.text.Text))
+
+
+def test_token_budget_figure_puts_every_seeds_gap_at_the_tokens_it_had_seen():
+    def budget_run(variant, seed, losses, batch, preset):
+        return run(variant, seed, losses[-1], history=history(losses), preset=preset,
+                   changes={"config": {"model": {}, "train": {"batch_size": batch, "block_size": 256}}})
+    fewer = [budget_run("BASE-DOT", s, [4.0, 2.0, 1.9], 8, "cpu-long") for s in (0, 1)] + \
+            [budget_run("EGA-MORLET", s, [4.0, 2.1, 2.0 + 0.01 * s], 8, "cpu-long") for s in (0, 1)]
+    paper_seed = [budget_run("BASE-DOT", 0, [4.0, 1.6, 1.5], 64, "paper"),
+                  budget_run("EGA-MORLET", 0, [4.0, 1.7, 1.4], 64, "paper")]
+    fig = figures.plot_gap_against_tokens({"paper": paper_seed, "cpu-long-4x": [], "cpu-long": fewer},
+                                          paper_delta=0.119, training_tokens=1_003_854)
+    check_fits_the_column(fig, max_columns=1)
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    mean = lines["cpu-long (2 seeds, 0.0M tokens)"]
+    assert list(mean.get_xdata()) == pytest.approx([10 * 8 * 256 / 1e6, 20 * 8 * 256 / 1e6])  # step 0 left out
+    assert list(mean.get_ydata()) == pytest.approx([-0.1, -0.105])  # the mean of the seeds' gaps
+    one = lines["paper (1 seed, 0.3M tokens)"]  # one seed: its own line, no thin copies
+    assert list(one.get_ydata()) == pytest.approx([-0.1, 0.1])
+    thin = [list(line.get_ydata()) for line in fig.axes[0].get_lines() if line.get_linewidth() < 0.8]  # 0.8: the zero line
+    assert thin == [pytest.approx([-0.1, -0.1]), pytest.approx([-0.1, -0.11])]  # a line a seed of cpu-long
+    star = lines["the paper's Δ (+0.119)"]
+    assert list(star.get_xdata()) == pytest.approx([20 * 64 * 256 / 1e6]) and list(star.get_ydata()) == [0.119]
+    assert not any("cpu-long-4x" in label for label in lines)  # no runs: not drawn
+    empty = figures.plot_gap_against_tokens({"cpu-long-4x": []})
+    assert "no runs stored" in empty.axes[0].texts[0].get_text()

@@ -23,11 +23,11 @@ from mope.store.presets import CPU_SWEEP, TOKENIZATION_PAIRS, TrainConfig, get_p
 if TYPE_CHECKING:
     from mope.evidence.claims import Standing
 
-BOOK_PRESETS = ("cpu", "cpu-long", "cpu-short", "paper", "cpu-bpe")
+BOOK_PRESETS = ("cpu", "cpu-long", "cpu-long-4x", "cpu-short", "paper", "cpu-bpe")
 #: Every preset whose runs some page shows: the book's, and any subword twin that chapter 7 reads beside
 #: ``cpu`` (its claims are judged on ``cpu``). The reproducibility page and the measured times list them all.
 RECORDED_PRESETS = tuple(dict.fromkeys((*BOOK_PRESETS, *TOKENIZATION_PAIRS.values())))
-CHAPTER_PRESETS = ("cpu", "cpu-long", "paper")  # beside the main preset, a chapter shows these (cpu-short: the budget page)
+CHAPTER_PRESETS = ("cpu", "cpu-long", "cpu-long-4x", "paper")  # beside the main preset, a chapter shows these (cpu-short: the budget page)
 TRAINED_ON_THE_SPOT = "smoke"
 
 

@@ -430,6 +430,70 @@ def plot_context_gaps(short: list[dict], long: list[dict], contexts: tuple[int, 
     return fig
 
 
+def tokens_per_step(run: dict) -> int:
+    """The tokens one optimizer step of ``run`` reads: its stored batch size times its context."""
+    train = run["config"]["train"]
+    return int(train["batch_size"]) * int(train["block_size"])
+
+
+def plot_gap_against_tokens(by_preset: Mapping[str, list[dict]], variant: str = "EGA-MORLET",
+                            baseline: str = "BASE-DOT", paper_delta: float | None = None,
+                            training_tokens: int | None = None):
+    """L(``baseline``) − L(``variant``) at every stored evaluation of every seed (random-batch validation),
+    against the tokens seen so far (step × batch × context, from each run's stored configuration, on a log
+    axis), one colour a preset: a thin line a seed, a thick line the mean over the seeds at each evaluation
+    (a preset with one seed: that seed, thick). ``paper_delta``: the paper's Δ after its training, a star at
+    its last evaluation's token count; ``training_tokens``: the training split's size, for a second axis in
+    passes over the data."""
+    import matplotlib.pyplot as plt
+
+    with book_style():
+        fig, axes = panels(1, height=3.2)
+        ax = axes[0]
+        drawn = []
+        for index, (preset, runs) in enumerate(by_preset.items()):
+            tokens = {r["seed"]: tokens_per_step(r) for r in runs if r["variant"] == baseline}
+            base, other = history(runs, baseline), history(runs, variant)
+            seeds = sorted(set(base) & set(other) & set(tokens))
+            if not seeds:
+                continue
+            colour_of = PRESET_SHADES[index % len(PRESET_SHADES)]
+            per_step: dict[int, list[float]] = {}
+            for seed in seeds:
+                steps = sorted(set(base[seed]) & set(other[seed]) - {0})
+                gaps = [base[seed][s] - other[seed][s] for s in steps]
+                for step, gap in zip(steps, gaps):
+                    per_step.setdefault(step * tokens[seed], []).append(gap)
+                if len(seeds) > 1:
+                    ax.plot([s * tokens[seed] / 1e6 for s in steps], gaps, color=colour_of, lw=0.7, alpha=0.45)
+            xs = sorted(per_step)
+            label = f"{preset} ({len(seeds)} seed{'s' if len(seeds) > 1 else ''}, {xs[-1] / 1e6:.1f}M tokens)"
+            ax.plot([x / 1e6 for x in xs], [np.mean(per_step[x]) for x in xs], color=colour_of, lw=2.2,
+                    marker="o", ms=3, label=label)
+            drawn.append(xs[-1])
+        if not drawn:
+            _empty(ax, f"{variant} and {baseline}")
+            plt.close(fig)
+            return fig
+        if paper_delta is not None:
+            ax.plot([max(drawn) / 1e6], [paper_delta], marker="*", ms=9, color=colour(variant), ls="none",
+                    label=f"the paper's Δ ({paper_delta:+.3f})", zorder=5)
+        ax.axhline(0, color="k", lw=0.8)
+        ax.set_xscale("log")
+        plain_log_ticks(ax, candidates=(0.5, 1, 2, 5, 10, 20, 50, 100), axes="x")
+        ax.set(xlabel="tokens seen (millions, log scale)", ylabel=f"L({baseline}) − L({variant}), nats")
+        ax.text(0.01, 0.97, f"above 0: {variant} better", transform=ax.transAxes, va="top")
+        ax.grid(alpha=0.3)
+        if training_tokens:
+            passes = ax.secondary_xaxis("top", functions=(lambda m: m * 1e6 / training_tokens,
+                                                         lambda p: p * training_tokens / 1e6))
+            passes.set_xlabel("passes over the training split")
+            passes.set_xticks([1, 2, 5, 10, 20, 50, 100], ["1", "2", "5", "10", "20", "50", "100"])
+        legend_below(fig, axes)
+    plt.close(fig)
+    return fig
+
+
 # --- the paper's open questions -----------------------------------------------------------------------
 
 def plot_sigma_in_characters(tokenizations: Mapping[str, tuple[list[dict], float, np.ndarray]], variant: str,

@@ -720,18 +720,18 @@ CLAIMS: tuple[Claim, ...] = (
     # differ (16 batches of 8 sequences against 16 of 32).
     Claim("ega-mope-deficit-shrinks-with-tokens", "EGA-MORLET's deficit against BASE-DOT is smaller at four times the tokens",
           "(ours: at the paper's protocol EGA-MORLET trails BASE-DOT at step 1,000 and leads from 3,000 on)",
-          "§6.2", "ordering", None, _budget_gap_change("EGA-MORLET", "BASE-DOT", grows=False), "stress-token-budget",
+          "§6.2", "ordering", None, _budget_gap_change("EGA-MORLET", "BASE-DOT", grows=False), "repro-token-budget",
           "[L(EGA-MORLET) − L(BASE-DOT)] on the whole validation split on cpu-long minus on cpu-long-4x, unpaired "
           "(Welch: the two presets' seeds share no batches); above 0 (fixed before the cpu-long-4x runs)",
           loss="val_loss_full", across_budgets=True),
     Claim("ega-mope-beats-base-more-tokens", "EGA-MORLET beats BASE-DOT at four times the tokens",
           "MoPE achieves +0.119 improvement over standard attention", "§1, §6.2", "ordering", None,
-          _with_more_tokens(advantage("EGA-MORLET", "BASE-DOT", "val_loss_full")), "stress-token-budget",
+          _with_more_tokens(advantage("EGA-MORLET", "BASE-DOT", "val_loss_full")), "repro-token-budget",
           "L(BASE-DOT) − L(EGA-MORLET) on the whole validation split on cpu-long-4x, seed by seed; above 0 (fixed "
           "before the cpu-long-4x runs)", loss="val_loss_full", across_budgets=True),
     Claim("ega-gain-grows-with-tokens", "EGA-1's gain over BASE-DOT is larger at four times the tokens",
           "(ours: the paper's Δ = +0.092 is measured at 82M tokens)", "Table 2", "ordering", None,
-          _budget_gap_change("BASE-DOT", "EGA-1", grows=True), "stress-token-budget",
+          _budget_gap_change("BASE-DOT", "EGA-1", grows=True), "repro-token-budget",
           "[L(BASE-DOT) − L(EGA-1)] on the whole validation split on cpu-long-4x minus on cpu-long, unpaired "
           "(Welch); above 0 (fixed before the cpu-long-4x runs)", loss="val_loss_full", across_budgets=True),
 )
