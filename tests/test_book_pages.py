@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from mope.train import loop as training
-from mope.evidence import claims
+from mope.evidence import claims, standings
 from mope.book import chapter_runs, explorer
 from mope.model.energy_gate import CausalEnergyGate, EnergyGate
 from mope.model.positional.morlet import MorletPositions, project_admissible
@@ -83,7 +83,7 @@ def test_source_lines_quotes_a_passage_of_the_package_and_fails_when_it_moved():
 
 def test_the_claims_table_and_the_verdict_rule_are_not_in_the_stress_tests():
     source = (NOTEBOOKS / "06_stress_tests.md").read_text()
-    for gone in ("claims.claims_tabs(", "claims.VOCABULARY", "claims.RULE", "single_seed_contrasts", "(stress-verdicts)="):
+    for gone in ("claims.claims_tabs(", "claims_tables.claims_tabs(", "claims.VOCABULARY", "verdicts.VOCABULARY", "claims.RULE", "single_seed_contrasts", "(stress-verdicts)="):
         assert gone not in source, gone
     assert "{ref}`intro-claims`" in source and "{ref}`intro-vocabulary`" in source
 
@@ -140,13 +140,13 @@ def test_found_lines_group_the_claims_of_a_section_by_their_standing_across_scal
               for name, value in (("BASE-DOT", 1.50), ("PE-MORLET", 1.60), ("PE-ROPE", 1.58))]
     findings = {"cpu": claims.judge_all("cpu", runs, longer=longer), "cpu-long": claims.judge_all("cpu-long", longer, shorter=runs)}
     text = chapter_runs.found_lines(findings, ["repro-table-2"])
-    standings = claims.standings(findings)
+    found = standings.standings(findings)
     shown = [c for c in claims.CLAIMS if c.shown_in == "repro-table-2"]
     for claim in shown:
         line = next(row for row in text.splitlines() if f"`{claim.words} <repro-table-2>`" in row)
-        assert line.startswith(f"* **{standings[claim.key].words}** (") or line.startswith(
-            f"* **{standings[claim.key].words}**: ")  # one bullet a standing: the presets named once, or per claim
-        assert text.count(f"* **{standings[claim.key].words}**") == 1
+        assert line.startswith(f"* **{found[claim.key].words}** (") or line.startswith(
+            f"* **{found[claim.key].words}**: ")  # one bullet a standing: the presets named once, or per claim
+        assert text.count(f"* **{found[claim.key].words}**") == 1
     assert len(shown) == text.count("<repro-table-2>`")
     lines = text.splitlines()
     beats = next(c for c in shown if c.key == "rope-beats-mope")
@@ -163,16 +163,16 @@ def test_found_lines_group_the_claims_of_a_section_by_their_standing_across_scal
 
 
 def test_the_presets_behind_a_standing_say_where_it_is_decided_then_undecided_then_one_seed_then_moot():
-    Standing = claims.Standing
-    assert Standing(claims.STANDINGS[0], holds=("cpu-long", "cpu"), undecided=("cpu-short",),
+    Standing = standings.Standing
+    assert Standing(standings.STANDINGS[0], holds=("cpu-long", "cpu"), undecided=("cpu-short",),
                     single=("paper",)).behind == (
         "`cpu-long` and `cpu`; undecided on `cpu-short`; one seed on `paper`")
-    assert Standing(claims.STANDINGS[2], holds=("cpu",), fails=("cpu-long", "cpu-short")).behind == (
+    assert Standing(standings.STANDINGS[2], holds=("cpu",), fails=("cpu-long", "cpu-short")).behind == (
         "holds on `cpu`; fails on `cpu-long` and `cpu-short`")
-    assert Standing(claims.STANDINGS[4], single=("cpu",)).behind == "one seed on `cpu`"
-    assert Standing(claims.STANDINGS[2], holds=("cpu-short",), fails=("cpu",), moot=("cpu-long",)).behind == (
+    assert Standing(standings.STANDINGS[4], single=("cpu",)).behind == "one seed on `cpu`"
+    assert Standing(standings.STANDINGS[2], holds=("cpu-short",), fails=("cpu",), moot=("cpu-long",)).behind == (
         "holds on `cpu-short`; fails on `cpu`; moot on `cpu-long`")
-    assert Standing(claims.STANDINGS[5]).behind == "no run yet"
+    assert Standing(standings.STANDINGS[5]).behind == "no run yet"
 
 
 def test_preset_tabs_put_each_preset_in_a_tab_and_one_preset_plainly():

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from mope.evidence import claims, findings, open_questions, paper
+from mope.evidence import claims, findings, open_questions, paper, standings, verdicts
 from mope.evidence.estimates import Estimate
 from synthetic_runs import run
 
@@ -152,7 +152,7 @@ def test_the_tally_counts_every_claims_standing_once():
     runs = {"cpu": gate_runs(0.0), "cpu-short": gate_runs(0.9)}
     found = judged(runs)
     text = findings.tally(found)
-    counts = claims.standing_tally(claims.standings(found))
+    counts = standings.standing_tally(standings.standings(found))
     assert sum(counts.values()) == len(claims.CLAIMS)
     assert f"of the {len(claims.CLAIMS)} claims the book tests " in text
     assert "1 depends on the scale" in text and f"{counts['not tested']} are not tested" in text
@@ -207,7 +207,7 @@ def test_the_open_questions_sentence_names_what_the_runs_decide_and_counts_the_r
             f"direction only; {len(judged_here) - 1} have no run yet") in single
     assert findings.open_questions_sentence(judged({"cpu": []})) is None
     # a claim at subword tokens is named with the model its runs come from, beside cpu's
-    confirmed = claims.verdict_ordering(Estimate({s: 0.07 + 0.001 * s for s in range(5)}))
+    confirmed = verdicts.verdict_ordering(Estimate({s: 0.07 + 0.001 * s for s in range(5)}))
     def on_tokens(runs):
         return {"cpu": [(claim, confirmed if claim.key == "subword-deficit-smaller" else verdict)
                         for claim, verdict in judged({"cpu": runs})["cpu"]]}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mope.evidence import claims
+from mope.evidence import claims, verdicts
 from mope.evidence.estimates import UnpairedDifference
 from mope.store.plan import CPU_STAGES, planned_seeds, stage_lines
 from mope.store.presets import BUDGET_PAIRS, EVIDENCE_PRESETS, PRESETS, STANDING_PRESETS
@@ -49,7 +49,7 @@ def test_the_unpaired_difference_is_welchs_test():
     difference = UnpairedDifference(dict(enumerate(first)), other=dict(enumerate(second)))
     welch = stats.ttest_ind(first, second, equal_var=False)
     assert difference.mean == pytest.approx(sum(first) / 5 - sum(second) / 3)
-    assert claims.p_value(difference, 0.0) == pytest.approx(welch.pvalue)
+    assert verdicts.p_value(difference, 0.0) == pytest.approx(welch.pvalue)
     low, high = difference.interval
     half = stats.t.ppf(0.975, difference.degrees_of_freedom) * difference.standard_error
     assert (low, high) == pytest.approx((difference.mean - half, difference.mean + half))

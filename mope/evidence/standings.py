@@ -68,7 +68,8 @@ class Standing:
     fails: tuple[str, ...] = ()  # the presets that refute it
     undecided: tuple[str, ...] = ()  # the presets where it is undecided (several seeds; after the correction too)
     single: tuple[str, ...] = ()  # the presets where it has one seed
-    against: tuple[str, ...] = ()  # among ``single``, those whose one seed points against the claim
+    toward: tuple[str, ...] = ()  # among ``single``, those whose one seed points the claim's way ...
+    against: tuple[str, ...] = ()  # ... and those whose one seed points against it (neither: not known)
     moot: tuple[str, ...] = ()  # the presets where it has nothing to test (e.g. no gain to share)
     not_judged: tuple[str, ...] = ()  # the presets where it is not judged at that scale (a near-equality)
     named: Callable[[Sequence[str]], str] = presets_named  # presets as a sentence names them (Claim.judged_where)
@@ -93,8 +94,9 @@ class Standing:
             parts.append(f"not judged on {self.named(self.not_judged)}")
         if self.moot:
             parts.append(f"moot on {self.named(self.moot)}")
-        parts += [f"`{preset}`: one seed, {'against the claim' if preset in self.against else 'the claim' + chr(39) + 's way'}"
-                  for preset in self.single]
+        ways = {**{preset: ", the claim's way" for preset in self.toward},
+                **{preset: ", against the claim" for preset in self.against}}
+        parts += [f"`{preset}`: one seed{ways.get(preset, '')}" for preset in self.single]
         return "; ".join(parts) or "no run yet"
 
     @property
@@ -113,8 +115,10 @@ def standing(verdicts: Mapping[str, Verdict], named: Callable[[Sequence[str]], s
         return tuple(p for p, v in verdicts.items() if v.outcome == outcome)
     holds, fails = presets("confirmed"), presets("refuted")
     single = presets("indicative")
-    against = tuple(p for p in single if claim is not None and not points_the_claims_way(claim, verdicts[p]))
-    rest = {"undecided": presets("undecided"), "single": single, "against": against, "moot": presets("moot"),
+    toward = tuple(p for p in single if claim is not None and points_the_claims_way(claim, verdicts[p]))
+    against = tuple(p for p in single if claim is not None and p not in toward)
+    rest = {"undecided": presets("undecided"), "single": single, "toward": toward, "against": against,
+            "moot": presets("moot"),
             "not_judged": presets("not_judged"), "named": named}
     every = not rest["undecided"] and len(holds) + len(fails) >= EVERY_SCALE
     if holds and fails:
