@@ -77,8 +77,8 @@ def test_the_sincos_sentence_names_the_scale_when_scaled_sincos_beats_mope():
     locality = findings.sincos_scale(judged({"cpu": sincos(+0.05)}), {"cpu": sincos(+0.05)})
     assert locality.startswith("**MoPE beats sin/cos through locality.**") and "still trails MoPE by 0.051" in locality
     # and where else it holds: its standing over every preset judged, the one of the claims table
-    assert "*refuted: below 0*; it fails at every scale tested: `cpu`; {ref}`repro-sincos-scale`)." in scale
-    assert "*confirmed*; it holds at every scale tested: `cpu`; {ref}`repro-sincos-scale`)." in locality
+    assert "*refuted: below 0*; it fails where decided: `cpu`; {ref}`repro-sincos-scale`)." in scale  # one preset
+    assert "*confirmed*; it holds where decided: `cpu`; {ref}`repro-sincos-scale`)." in locality
 
 
 def test_the_reproduction_sentence_measures_the_distance_to_table_2_and_where_one_seed_points():
@@ -139,12 +139,12 @@ def mope_against(nope_gap: float, preset: str):
 
 def test_mope_alone_names_the_comparison_whose_standing_differs_and_where_it_fails():
     same = findings.mope_alone(judged({"cpu": mope_against(0.05, "cpu"), "cpu-bpe": mope_against(0.05, "cpu-bpe")}))
-    assert "; each holds at every scale tested (" in same
+    assert "; each holds at every scale tested: `cpu` and `cpu-bpe` (" in same
     differs = findings.mope_alone(judged({"cpu": mope_against(0.05, "cpu"), "cpu-bpe": mope_against(-0.05, "cpu-bpe")}))
     assert differs.startswith("**MoPE alone trails the learned table and RoPE.** On a 4-layer model at a quarter "
                               "of the paper's context, 3 seeds (`cpu`)")
     assert ("better than no positional encoding at all (NOPE) by +0.051 (3 seeds; *confirmed*); against BASE-DOT "
-            "and PE-ROPE it holds at every scale tested, against NOPE it depends on the scale: holds on `cpu`; "
+            "and PE-ROPE it holds at every scale tested: `cpu` and `cpu-bpe`, against NOPE it depends on the scale: holds on `cpu`; "
             "fails on `cpu-bpe` (") in differs
 
 
@@ -236,12 +236,17 @@ def test_the_headline_gives_its_standing_then_its_verdict_at_every_scale_the_pap
             "paper": headline_runs("paper", 0.11, 1)}
     found = judged(runs)
     text = findings.headline(found)
-    assert text.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it depends on the scale.**")
+    assert text.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it depends on the scale** (holds "
+                           "on `cpu`; fails on `cpu-long`; `paper`: one seed, the claim's way), and the scales differ in "
+                           "context and in token budget: `paper` a context of 256 characters and 82 passes over the "
+                           "training data; `cpu-long` a context of 256 characters and 6.1 passes over the training data; "
+                           "`cpu` a context of 64 characters and 6.1 passes over the training data.")
     places = [text.index(f"(`{preset}`): ") for preset in ("paper", "cpu-long", "cpu")]
     assert places == sorted(places) and "cpu-short" not in text  # closest to the paper's protocol first; no runs: no word
     for preset in runs:
         assert f"*{claims.verdict_of(found[preset], 'ega-mope-gain').text}*" in text
-    assert "That EGA-MORLET is the best overall (it beats EGA-1) fails at every scale tested: `cpu-long` and `cpu`" in text
+    assert ("That EGA-MORLET is the best overall (it beats EGA-1) fails at every scale tested: `cpu-long` and `cpu`; "
+            "`paper`: one seed, against the claim") in text
     undecided = findings.headline(judged({"paper": headline_runs("paper", 0.11, 1)}))
     assert undecided.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it is indicative only")
     assert findings.headline(judged({"cpu": gate_runs(0.0)})) is None

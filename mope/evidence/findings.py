@@ -292,15 +292,15 @@ def mope_alone(findings: Mapping[str, Findings]) -> str | None:
 
 
 def budget_words(preset: str) -> str:
-    """"a context of 256 characters, 6.1 passes over the training data": the context a preset trains at and
+    """"a context of 256 characters and 6.1 passes over the training data": the context a preset trains at and
     its token budget, as the passes its training steps make over the training split (the tokens it sees,
     steps × batch × context, over the split's 1,003,854 characters; a preset on subword tokens: its context in
     tokens, and no passes, its split counted in tokens)."""
     cfg = get_preset(preset)
     if cfg.tokenizer:
-        return f"a context of {cfg.block_size} subword tokens, {cfg.steps:,} steps"
+        return f"a context of {cfg.block_size} subword tokens and {cfg.steps:,} steps"
     passes = cfg.steps * cfg.batch_size * cfg.block_size / int(TRAIN_FRACTION * NUM_CHARS)
-    return f"a context of {cfg.block_size} characters, {passes:.2g} passes over the training data"
+    return f"a context of {cfg.block_size} characters and {passes:.2g} passes over the training data"
 
 
 def headline(findings: Mapping[str, Findings]) -> str | None:
@@ -313,8 +313,8 @@ def headline(findings: Mapping[str, Findings]) -> str | None:
     claimed = claims.get_claim("ega-mope-gain").paper
     standing = across.standings(findings)
     held = standing["ega-mope-gain"]
-    sentences = [f"**The headline, EGA-MORLET improves on BASE-DOT by +{claimed:.3f}: it {SINGULAR[held.words]}**, "
-                 f"{held.behind}; where it is measured, the context and the token budget differ: "
+    sentences = [f"**The headline, EGA-MORLET improves on BASE-DOT by +{claimed:.3f}: it {SINGULAR[held.words]}** "
+                 f"({held.behind}), and the scales differ in context and in token budget: "
                  + "; ".join(f"`{preset}` {budget_words(preset)}" for preset, _ in measured) + "."]
     sentences += [f"On {scale(preset, verdict.estimate.n)}: {verdict.estimate.format(signed=True)}, *{verdict.text}*."
                   for preset, verdict in measured]
