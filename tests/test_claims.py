@@ -155,6 +155,22 @@ def test_every_claim_has_a_kind_a_unique_key_a_quote_and_a_place_in_the_book():
         assert claim.shown_in in labels, f"{claim.words!r} links to {claim.shown_in}, which no page defines"
 
 
+def test_every_claim_says_whether_it_is_the_papers_or_ours_and_a_claim_of_ours_has_no_section_tag():
+    """Issue 46: "PE-MORLET beats NOPE" was tagged "(§7)" and counted among the paper's comparisons."""
+    ours = {claim.key for claim in claims.CLAIMS if claim.source == "ours"}
+    assert ours == {"mope-beats-nope", "subword-deficit-smaller", "ega-mope-deficit-shrinks-with-tokens",
+                    "ega-mope-beats-base-more-tokens", "ega-gain-grows-with-tokens"}
+    for claim in claims.CLAIMS:
+        assert claim.tag == (claim.section if claim.source == "paper" else "ours")
+    rows = claims_tables.claim_rows(claims.judge_all("cpu", [], longer=[]))
+    nope = next(row[0] for row in rows if "PE-MORLET beats NOPE" in row[0])
+    assert nope.endswith("(ours)") and "§" not in nope
+    records = {r["key"]: r for r in claims.claim_records("cpu", [], longer=[])}
+    assert records["mope-beats-nope"]["source"] == "ours" and records["mope-below-base"]["source"] == "paper"
+    with pytest.raises(ValueError, match="claim source 'theirs' is not one of"):
+        replace(claims.get_claim("mope-below-base"), source="theirs")
+
+
 def test_the_papers_gaps_are_derived_from_its_table():
     assert claims.get_claim("mope-below-base").paper == pytest.approx(1.5060 - 1.4742)
     assert claims.get_claim("rope-matches-base").paper == pytest.approx(0.0105)
