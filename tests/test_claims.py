@@ -636,8 +636,9 @@ def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(pre
             assert f": {cell[claim.key]}; ours" in line, claim.key
     if preset == "cpu":  # the intro's findings quote the verdicts of the main preset
         text = book_findings.findings_markdown(findings, {preset: runs})
-        for quoted in re.findall(r"\*([a-z]+(?:: [^*]+)?)\*", text):
-            if quoted.split(":")[0] in verdicts.OUTCOME_WORDS.values():
+        words = {*verdicts.OUTCOME_WORDS.values(), "direction confirmed", "direction refuted", verdicts.CORRECTED_WORDS}
+        for quoted in re.findall(r"\*([a-z][a-z ]*(?:: [^*]+)?)\*", text):
+            if quoted.split(":")[0] in words:
                 assert quoted in {r["verdict"] for r in records.values()} | {r["verdict"].split(":")[0]
                                                                               for r in records.values()}, quoted
 
