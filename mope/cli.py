@@ -235,8 +235,8 @@ def _any_confirmed(preset, keys: list[str]) -> bool:
 
 
 def _print_standing(results_dir, as_json: bool) -> None:
-    """Every claim's standing across the presets (mope.evidence.claims.standing_report)."""
-    from mope.evidence.claims import standing_report
+    """Every claim's standing across the presets (mope.evidence.standings.standing_report)."""
+    from mope.evidence.standings import standing_report
 
     if results_dir:
         os.environ[ENV_RESULTS_DIR] = str(results_dir)  # claims read the store through its default root

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import yaml
 
-from mope.book import downloads, run_times, tables
+from mope.book import downloads, markdown_tables, run_times, tables
 from mope.evidence import claims
 from synthetic_runs import run
 
@@ -412,8 +412,8 @@ def test_a_table_leaves_out_the_columns_that_say_nothing_and_names_them():
     assert "In every row: preset: `cpu`." in text
     one_row = tables.markdown_table(["model", "cpu"], [["A", "1.2"]])
     assert one_row.splitlines()[0] == "| model | cpu |" and "In every row" not in one_row
-    assert tables.says_nothing("| model | paper |\n|---|---|\n| A | — |\n| B | not run |\n")
-    assert not tables.says_nothing("| model | paper |\n|---|---|\n| A | 1.2 |\n") and not tables.says_nothing("text")
+    assert markdown_tables.says_nothing("| model | paper |\n|---|---|\n| A | — |\n| B | not run |\n")
+    assert not markdown_tables.says_nothing("| model | paper |\n|---|---|\n| A | 1.2 |\n") and not markdown_tables.says_nothing("text")
 
 
 def test_a_section_states_each_verdict_in_one_line_and_only_where_judged():

@@ -208,7 +208,7 @@ def test_the_claims_on_subword_tokens_say_which_verdicts_the_tokens_change(store
     assert title == (":::{dropdown} The paper's claims on these tokens (`cpu-bpe`, losses in nats a token): 2 of 3 keep "
                      "their verdict on `cpu`; 1 changes: MoPE carries useful position: PE-MORLET beats NOPE")
     assert lines[0] == "On `cpu-bpe`:" and lines[-1] == ":::"
-    assert "* MoPE carries useful position: PE-MORLET beats NOPE (§7): **refuted**: the other way round" in text
+    assert "* MoPE carries useful position: PE-MORLET beats NOPE (ours): **refuted**: the other way round" in text
     assert "not run" not in text  # only what the tokens' four models decide
     same = chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", four_models(0.05, "cpu-bpe")))
     assert same.splitlines()[0].endswith("3 of 3 keep their verdict on `cpu`")

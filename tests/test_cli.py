@@ -102,7 +102,8 @@ def test_claims_json_on_a_small_store_gives_the_verdicts_worked_out_by_hand(stor
     gain = claims["ega-mope-gain"]  # EGA-MORLET improves on BASE-DOT by 0.119: mean 0.11833, sd 0.00115
     assert (gain["n"], gain["ours"], gain["sd"]) == (3, pytest.approx(0.118333, abs=1e-6), pytest.approx(0.001155, abs=1e-6))
     assert gain["outcome"] == "confirmed" and gain["judged_on"] == "direction"  # smoke is not the paper's protocol
-    assert gain["verdict"] == "confirmed: the paper's direction; 0.99× the paper's size on `smoke` (95%: 0.97 to 1×)"
+    assert gain["verdict"] == ("direction confirmed: 0.99× the paper's size on `smoke` (95%: 0.97 to 1×), a size not "
+                               "judged at this scale")
     assert claims["ega-gain"]["n"] == 0 and claims["ega-gain"]["verdict"] == "not run"  # EGA-1's only run is stale
     assert claims["ega-mope-best"]["verdict"] == "not run"
 
@@ -121,7 +122,7 @@ def test_table_on_a_small_store_prints_the_means_sds_and_gaps_worked_out_by_hand
 
 
 def test_claims_standing_gives_every_claim_its_standing_and_its_verdict_on_each_preset_with_runs(store, capsys):
-    from mope.evidence.claims import STANDINGS, standing_records, judge_presets
+    from mope.evidence.standings import STANDINGS, standing_records, judge_presets
 
     for seed, (base, ega_morlet) in enumerate([(1.500, 1.381), (1.501, 1.384), (1.502, 1.383)]):
         write_result(run("BASE-DOT", seed, base, preset=get_preset("cpu")))
@@ -129,21 +130,22 @@ def test_claims_standing_gives_every_claim_its_standing_and_its_verdict_on_each_
     main(["claims", "--standing", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert report == json.loads(json.dumps(standing_records(judge_presets())))
-    assert all(set(r) == {"key", "claim", "standing", "holds_on", "fails_on", "by_preset"} and r["standing"] in STANDINGS
+    assert all(set(r) == {"key", "claim", "source", "standing", "text", "holds_on", "fails_on", "undecided_on", "by_preset"}
+               and r["standing"] in STANDINGS and "every scale" not in r["text"]  # one preset decides: never "every scale"
                for r in report)
     gain = next(r for r in report if r["key"] == "ega-mope-gain")
-    assert gain["standing"] == "holds at every scale tested" and list(gain["by_preset"]) == ["cpu"]
+    assert gain["standing"] == "holds where decided" and list(gain["by_preset"]) == ["cpu"]
     assert gain["by_preset"]["cpu"]["n"] == 3 and gain["by_preset"]["cpu"]["outcome"] == "confirmed"
     main(["claims", "--standing"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1].split()[:5] == ["claim", "paper", "cpu-long", "cpu", "cpu-short"]
+    assert lines[1].split()[:6] == ["claim", "paper", "cpu-long-4x", "cpu-long", "cpu", "cpu-short"]
     row = next(line for line in lines if line.startswith("EGA-MORLET improves on BASE-DOT by 0.119"))
-    assert "confirmed (n=3)" in row and row.endswith("holds at every scale tested: cpu")
-    assert lines[-1].startswith("Tally: holds at every scale tested: 1; not tested: ")
+    assert "direction confirmed (n=3)" in row and row.endswith("holds where decided: cpu")
+    assert lines[-1].startswith("Tally: holds where decided: 1; not tested: ")
 
 
 def test_claims_standing_with_a_preset_is_refused_in_one_line(store, capsys):
     with pytest.raises(SystemExit) as stop:
         main(["claims", "--standing", "--preset", "cpu"])
     assert stop.value.code == 2
-    assert "--standing judges every preset (paper, cpu-long, cpu, cpu-short, cpu-bpe); leave out --preset cpu" in capsys.readouterr().err
+    assert "--standing judges every preset (paper, cpu-long-4x, cpu-long, cpu, cpu-short, cpu-bpe); leave out --preset cpu" in capsys.readouterr().err

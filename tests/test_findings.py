@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from mope.evidence import claims, findings, open_questions, paper
+from mope.evidence import claims, findings, open_questions, paper, standings, verdicts
 from mope.evidence.estimates import Estimate
 from synthetic_runs import run
 
@@ -77,8 +77,8 @@ def test_the_sincos_sentence_names_the_scale_when_scaled_sincos_beats_mope():
     locality = findings.sincos_scale(judged({"cpu": sincos(+0.05)}), {"cpu": sincos(+0.05)})
     assert locality.startswith("**MoPE beats sin/cos through locality.**") and "still trails MoPE by 0.051" in locality
     # and where else it holds: its standing over every preset judged, the one of the claims table
-    assert "*refuted: below 0*; it fails at every scale tested: `cpu`; {ref}`repro-sincos-scale`)." in scale
-    assert "*confirmed*; it holds at every scale tested: `cpu`; {ref}`repro-sincos-scale`)." in locality
+    assert "*refuted: below 0*; it fails where decided: `cpu`; {ref}`repro-sincos-scale`)." in scale  # one preset
+    assert "*confirmed*; it holds where decided: `cpu`; {ref}`repro-sincos-scale`)." in locality
 
 
 def test_the_reproduction_sentence_measures_the_distance_to_table_2_and_where_one_seed_points():
@@ -89,6 +89,11 @@ def test_the_reproduction_sentence_measures_the_distance_to_table_2_and_where_on
                            "and protocol, one seed (`paper`), all six models of the paper's Table 2 land within 0.015 "
                            "nats (the loss's unit) of its losses, 5 of them within its own run-to-run noise of 0.011")
     assert "of the 9 comparisons between models the paper makes, 9 point its way" in text  # those whose models ran
+    # a comparison of ours (MoPE against no positions) is no comparison the paper makes (issue 46)
+    with_nope = near + [run("NOPE", 0, 1.70, preset="paper")]
+    assert "of the 9 comparisons between models the paper makes" in findings.reproduction(
+        judged({"paper": with_nope}), {"paper": with_nope})
+    assert claims.verdict_of(judged({"paper": with_nope})["paper"], "mope-beats-nope").estimate.n == 1
     far = [dict(r, final={**r["final"], "val_loss": r["final"]["val_loss"] + 0.3}) for r in near[:4]]
     assert "4 of the six models of the paper's Table 2 land within 0.315" in findings.reproduction({}, {"paper": far})
     assert findings.reproduction({}, {}).startswith("Our code has not yet been run at the paper's own protocol")
@@ -139,12 +144,12 @@ def mope_against(nope_gap: float, preset: str):
 
 def test_mope_alone_names_the_comparison_whose_standing_differs_and_where_it_fails():
     same = findings.mope_alone(judged({"cpu": mope_against(0.05, "cpu"), "cpu-bpe": mope_against(0.05, "cpu-bpe")}))
-    assert "; each holds at every scale tested (" in same
+    assert "; each holds at every scale tested: `cpu` and `cpu-bpe` (" in same
     differs = findings.mope_alone(judged({"cpu": mope_against(0.05, "cpu"), "cpu-bpe": mope_against(-0.05, "cpu-bpe")}))
     assert differs.startswith("**MoPE alone trails the learned table and RoPE.** On a 4-layer model at a quarter "
                               "of the paper's context, 3 seeds (`cpu`)")
     assert ("better than no positional encoding at all (NOPE) by +0.051 (3 seeds; *confirmed*); against BASE-DOT "
-            "and PE-ROPE it holds at every scale tested, against NOPE it depends on the scale: holds on `cpu`; "
+            "and PE-ROPE it holds at every scale tested: `cpu` and `cpu-bpe`, against NOPE it depends on the scale: holds on `cpu`; "
             "fails on `cpu-bpe` (") in differs
 
 
@@ -152,7 +157,7 @@ def test_the_tally_counts_every_claims_standing_once():
     runs = {"cpu": gate_runs(0.0), "cpu-short": gate_runs(0.9)}
     found = judged(runs)
     text = findings.tally(found)
-    counts = claims.standing_tally(claims.standings(found))
+    counts = standings.standing_tally(standings.standings(found))
     assert sum(counts.values()) == len(claims.CLAIMS)
     assert f"of the {len(claims.CLAIMS)} claims the book tests " in text
     assert "1 depends on the scale" in text and f"{counts['not tested']} are not tested" in text
@@ -207,7 +212,7 @@ def test_the_open_questions_sentence_names_what_the_runs_decide_and_counts_the_r
             f"direction only; {len(judged_here) - 1} have no run yet") in single
     assert findings.open_questions_sentence(judged({"cpu": []})) is None
     # a claim at subword tokens is named with the model its runs come from, beside cpu's
-    confirmed = claims.verdict_ordering(Estimate({s: 0.07 + 0.001 * s for s in range(5)}))
+    confirmed = verdicts.verdict_ordering(Estimate({s: 0.07 + 0.001 * s for s in range(5)}))
     def on_tokens(runs):
         return {"cpu": [(claim, confirmed if claim.key == "subword-deficit-smaller" else verdict)
                         for claim, verdict in judged({"cpu": runs})["cpu"]]}
@@ -236,12 +241,17 @@ def test_the_headline_gives_its_standing_then_its_verdict_at_every_scale_the_pap
             "paper": headline_runs("paper", 0.11, 1)}
     found = judged(runs)
     text = findings.headline(found)
-    assert text.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it depends on the scale.**")
+    assert text.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it depends on the scale** (holds "
+                           "on `cpu`; fails on `cpu-long`; `paper`: one seed, the claim's way), and the scales differ in "
+                           "context and in token budget: `paper` a context of 256 characters and 82 passes over the "
+                           "training data; `cpu-long` a context of 256 characters and 6.1 passes over the training data; "
+                           "`cpu` a context of 64 characters and 6.1 passes over the training data.")
     places = [text.index(f"(`{preset}`): ") for preset in ("paper", "cpu-long", "cpu")]
     assert places == sorted(places) and "cpu-short" not in text  # closest to the paper's protocol first; no runs: no word
     for preset in runs:
         assert f"*{claims.verdict_of(found[preset], 'ega-mope-gain').text}*" in text
-    assert "That EGA-MORLET is the best overall (it beats EGA-1) fails at every scale tested: `cpu-long` and `cpu`" in text
+    assert ("That EGA-MORLET is the best overall (it beats EGA-1) fails at every scale tested: `cpu-long` and `cpu`; "
+            "`paper`: one seed, against the claim") in text
     undecided = findings.headline(judged({"paper": headline_runs("paper", 0.11, 1)}))
     assert undecided.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it is indicative only")
     assert findings.headline(judged({"cpu": gate_runs(0.0)})) is None

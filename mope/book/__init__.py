@@ -1,6 +1,7 @@
 """The book layer: what the chapters show.
 
-Tables (:mod:`mope.book.tables`), figures of runs (:mod:`mope.book.figures`) and figures that need
+Tables (:mod:`mope.book.tables`; the claims tables, :mod:`mope.book.claims_tables`; Markdown tables in
+general, :mod:`mope.book.markdown_tables`), figures of runs (:mod:`mope.book.figures`) and figures that need
 no run (:mod:`mope.book.plots`), one colour per model (:mod:`mope.book.palette`), the interactive
 figures (:mod:`mope.book.explorer`), which runs a chapter shows (:mod:`mope.book.chapter_runs`) and
 where each number comes from (:mod:`mope.book.run_records`). Only the command line sits above it.

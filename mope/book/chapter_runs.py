@@ -21,7 +21,7 @@ from mope.store import plan, results
 from mope.store.presets import CPU_SWEEP, TOKENIZATION_PAIRS, TrainConfig, get_preset
 
 if TYPE_CHECKING:
-    from mope.evidence.claims import Standing
+    from mope.evidence.standings import Standing
 
 BOOK_PRESETS = ("cpu", "cpu-long", "cpu-long-4x", "cpu-short", "paper", "cpu-bpe")
 #: Every preset whose runs some page shows: the book's, and any subword twin that chapter 7 reads beside
@@ -165,17 +165,17 @@ def code_block(text: str, caption: str = "") -> str:
 
 def found_lines(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     """A chapter's "what this chapter found": the claims whose evidence lies in the sections ``shown_in``,
-    grouped by their standing across every scale trained (:func:`mope.evidence.claims.standings`, one bullet
+    grouped by their standing across every scale trained (:func:`mope.evidence.standings.standings`, one bullet
     per standing, each claim linked to its section with the presets behind its standing, named once where
     all its claims share them). The standing is
     the introduction's: the chapter's ``findings`` and, for a book preset the chapter does not show
     (``cpu-short``), its stored runs. The verdicts in full stand beside the evidence in each section."""
-    from mope.evidence import claims
+    from mope.evidence import claims, standings as across
 
     every = dict(findings)
     if set(findings) <= set(BOOK_PRESETS):
         every |= {preset: claims.judge_all(preset) for preset in BOOK_PRESETS if preset not in findings}
-    standings = claims.standings(every)
+    standings = across.standings(every)
     grouped: dict[str, dict[str, list[str]]] = {}  # a standing: {the presets behind it: its claims}
     for claim in claims.CLAIMS:
         if claim.shown_in in shown_in:
@@ -191,7 +191,7 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str]) -> str:
             return f"* **{words}** ({where}): " + "; ".join(named) + "."
         return f"* **{words}**: " + "; ".join(f"{claim} ({where})" for where, named in grouped[words].items()
                                               for claim in named) + "."
-    return "\n".join(bullet(words) for words in claims.STANDINGS if words in grouped)
+    return "\n".join(bullet(words) for words in across.STANDINGS if words in grouped)
 
 
 def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
@@ -199,7 +199,7 @@ def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
     Markdown; the first preset's tab open): a table of several presets, read one preset at a time. The
     first preset always shows; another whose runs change nothing in the table (it renders as it would with
     no runs, or as nothing but dashes) gets no tab, and a line under the tabs names it."""
-    from mope.book.tables import says_nothing
+    from mope.book.markdown_tables import says_nothing
 
     first, *others = runs
     rendered = {preset: render({preset: runs[preset]}) for preset in runs}
@@ -230,6 +230,7 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     of :mod:`mope.evidence.claims`, as the introduction's claims table gives them with the paper's number and
     what a control says. Presets whose lines agree, as those of a claim that compares two presets do, share
     one tab. The chapter links the verdicts' words once, not each section."""
+    from mope.book.claims_tables import verdict_markdown
     from mope.evidence import claims
 
     judged = {preset: [(claim, verdict) for claim, verdict in preset_findings if claim.shown_in in shown_in]
@@ -241,8 +242,8 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     def lines(preset, found):
         def where(claim):  # a claim read on a twin beside the preset says so: "(§7; on `cpu-bpe` beside `cpu`)"
             beside = claim.read_beside([preset])
-            return f"{claim.section}; on {beside}" if beside else claim.section
-        return [f"* {claim.words} ({where(claim)}): {claims.verdict_markdown(verdict)}; ours "
+            return f"{claim.tag}; on {beside}" if beside else claim.tag
+        return [f"* {claim.words} ({where(claim)}): {verdict_markdown(verdict)}; ours "
                 f"{claims.estimate_text(claim, verdict)}" + (f"; {verdict.caveat}" if verdict.caveat else "")
                 for claim, verdict in found]
 

@@ -6,7 +6,7 @@ no difference is read), a dash where there is nothing ("—": not run, or not re
 presets side by side (the chapter's main preset first), and no provenance (that is the reproducibility
 page, :mod:`mope.book.run_records`). The numbers come from :mod:`mope.evidence.estimates` and :mod:`mope.evidence.learned_parameters`, the
 paper's from :mod:`mope.evidence.paper`. A cell that shows a claim's verdict shows the one :mod:`mope.evidence.claims`
-gives that claim (:func:`~mope.evidence.claims.verdict_markdown`); no table judges a claim itself.
+gives that claim (:func:`~mope.book.claims_tables.verdict_markdown`); no table judges a claim itself.
 
 A chapter displays a table with ``display(Markdown(...))`` in a notebook whose outputs are rendered as
 MyST (``mystnb: render_markdown_format: myst``), so that links and line breaks in cells work.
@@ -14,7 +14,6 @@ MyST (``mystnb: render_markdown_format: myst``), so that links and line breaks i
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 
@@ -22,7 +21,10 @@ import numpy as np
 
 from mope.evidence import claims, learned_parameters, paper
 from mope.book.chapter_runs import step_shape
-from mope.evidence.claims import Verdict, interaction_excess, verdict_markdown, verdict_ordering
+from mope.book.claims_tables import verdict_markdown
+from mope.book.markdown_tables import markdown_table
+from mope.evidence.measures import causal_share, interaction_excess
+from mope.evidence.verdicts import Verdict, verdict_ordering
 from mope.evidence.estimates import (DASH, Estimate, by_variant, common_seeds, context_values, distance_to_paper, final_values, gap_curve,
                              improvement, loss, paired, per_seed)
 from mope.model.variants import TABLE_2, VARIANTS
@@ -35,54 +37,6 @@ TABLE_2_CLAIMS = {"PE-ROPE": "rope-matches-base", "PE-MORLET": "mope-below-base"
 TABLE_4_CLAIMS = {"EGA-1 only": "ega-gain", "MoPE only": "mope-below-base", "EGA-MORLET (actual)": "ega-mope-gain",
                   "Interaction benefit excess": "interaction"}
 CONTEXTS = ("1x", "2x", "4x")
-
-
-# --- Markdown -----------------------------------------------------------------------------------------
-
-#: Cells that hold nothing: a column of only these is left out of a table.
-EMPTY_CELLS = {DASH, "", "not run"}
-
-
-def informative(header: Sequence[str], rows: Sequence[Sequence[str]]) -> tuple[list[str], list[list[str]], str]:
-    """``header`` and ``rows`` without the columns (the first, which names the rows, always kept) that say
-    nothing: every cell empty (:data:`EMPTY_CELLS`), or, over two rows or more, every cell the same; and
-    a sentence that says what was left out ("" when nothing was)."""
-    rows = [[str(cell) for cell in row] for row in rows]
-    keep, empty, constant = [0], [], []
-    for index in range(1, len(header)):
-        cells = {row[index] for row in rows if index < len(row)}
-        if rows and cells <= EMPTY_CELLS:
-            empty.append(header[index])
-        elif len(rows) > 1 and len(cells) == 1:
-            constant.append(f"{header[index]}: {cells.pop()}")
-        else:
-            keep.append(index)
-    said = []
-    if empty:
-        said.append(f"Left out, as nothing is there (not run, or not reported by the paper): {', '.join(empty)}.")
-    if constant:
-        said.append(f"In every row: {'; '.join(constant)}.")
-    return [header[i] for i in keep], [[row[i] for i in keep if i < len(row)] for row in rows], " ".join(said)
-
-
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], note: str = "") -> str:
-    """A MyST table of the columns that say something (:func:`informative`, which names the others under
-    the table); ``note`` goes under it too."""
-    header, rows, left_out = informative(header, rows)
-    notes = " ".join(part for part in (left_out, note) if part)
-    return claims.plain_markdown_table(header, rows) + (f"\n\n{notes}" if notes else "")
-
-
-def _cells(line: str) -> list[str]:
-    return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-
-
-def says_nothing(markdown: str) -> bool:
-    """Whether every table of ``markdown`` (and there is one) has nothing but empty cells beyond its first
-    column: a tab that holds only dashes."""
-    tables = re.findall(r"(?m)^\|.*\|\n\|(?:\s*:?-+:?\s*\|)+\n((?:\|.*\|\n?)*)", markdown)
-    return bool(tables) and all(cell in EMPTY_CELLS for body in tables for line in body.splitlines() if line
-                                for cell in _cells(line)[1:])
 
 
 def number(value: float | None, decimals: int = 3, signed: bool = False) -> str:
@@ -366,7 +320,7 @@ def causal_gate_table(runs: Runs, gates: Sequence[tuple[str, str, str]] = (
             same_weights = per_seed(lambda b, g: b - g, final_values(preset_runs, base, "val_loss_full"),
                                     final_values(preset_runs, gate, "val_loss_full_causal_stats"))
             retrained = improvement(preset_runs, causal, base, "val_loss_full")
-            share = claims.causal_share(preset_runs, gate, causal, base)
+            share = causal_share(preset_runs, gate, causal, base)
             share_cell = f"{share.mean:.0%}" + (f" ± {share.spread:.0%}" if share.n > 1 else "") if share.n else DASH
             if gate == "EGA-1" and share.n:
                 verdict = _claim_verdicts(preset, preset_runs)["gain-survives-causal-gate"]

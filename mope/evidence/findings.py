@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from mope.evidence import claims, learned_parameters, open_questions, paper
-from mope.evidence.claims import Findings, Verdict
+from mope.evidence import claims, learned_parameters, open_questions, paper, standings as across
+from mope.evidence.claims import Findings
+from mope.evidence.verdicts import DECIDED, Verdict
+from mope.train.data import NUM_CHARS, TRAIN_FRACTION
 from mope.evidence.estimates import LEVEL, distance_to_paper, final_values, paired
 from mope.store.presets import STANDING_PRESETS, get_preset
 
@@ -32,15 +34,15 @@ def _verdict(findings: Mapping[str, Findings], preset: str, key: str) -> Verdict
 
 
 def _standing(findings: Mapping[str, Findings], key: str) -> str:
-    """"holds at every scale tested: `cpu-long` and `cpu`": a claim's standing across the presets of
+    """"holds where decided: `cpu`; undecided on `cpu-long`": a claim's standing across the presets of
     ``findings``, as a predicate (:func:`_predicate`)."""
-    return _predicate(claims.standings(findings)[key])
+    return _predicate(across.standings(findings)[key])
 
 
-def _predicate(standing: claims.Standing) -> str:
-    """"holds at every scale tested: `cpu-long` and `cpu`", "is undecided at every scale tested": a standing as
-    what its claim does."""
-    return SINGULAR[standing.words] + standing.decided_on
+def _predicate(standing: across.Standing) -> str:
+    """"holds where decided: `cpu`; undecided on `cpu-long`", "is undecided wherever tested: ...": a standing as
+    what its claim does, with every preset behind it."""
+    return SINGULAR[standing.words] + (f": {standing.behind}" if standing.behind != "no run yet" else "")
 
 
 def _percent(share: float) -> str:
@@ -81,19 +83,13 @@ def scale(preset: str, seeds: int) -> str:
 
 #: The words the findings use, defined before them.
 WORDS = (f"A *seed* is one training run from one random initialisation; over several seeds a claim gets a "
-         f"{LEVEL:.0%} interval, and is *confirmed* or *refuted* where that interval decides it, *undecided* where "
-         "it does not; one seed shows a direction only.")
+         f"{LEVEL:.0%} interval, and is *confirmed* or *refuted* where that interval decides it and the decision "
+         "survives Holm's correction over the scale's many tests, *undecided* where it does not (*after the "
+         "correction* where only the correction leaves it so); off the paper's protocol a size is judged on its "
+         "direction alone (*direction confirmed*), and a near-equality not at all; one seed shows a direction only.")
 
 
 # --- the paper's own protocol ---------------------------------------------------------------------------
-
-def _points_the_papers_way(claim: claims.Claim, verdict: Verdict) -> bool:
-    """A comparison of Table 2 measured on one seed: its sign is the paper's (a near-equality: its gap
-    inside the paper's precision)."""
-    if claim.kind == "equivalence":
-        return abs(verdict.estimate.mean) <= claims.MARGIN
-    return verdict.estimate.mean * (claim.paper if claim.kind == "size" else 1) > 0
-
 
 def reproduction(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]) -> str:
     """How far our runs of the published protocol lie from Table 2, and where their comparisons point."""
@@ -110,9 +106,10 @@ def reproduction(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
             f"{models} of the paper's Table 2 land within {abs(gaps[furthest]):.3f} nats (the loss's unit) of its losses, {within} of them "
             f"within its own run-to-run noise of {paper.RUN_TO_RUN}")
     compared = [(claim, verdict) for claim, verdict in findings.get(PUBLISHED, [])
-                if claim.kind in ("ordering", "size", "equivalence") and verdict.estimate.n == 1]
+                if claim.source == "paper" and claim.kind in ("ordering", "size", "equivalence")
+                and verdict.estimate.n == 1]
     if compared:
-        agree = sum(_points_the_papers_way(claim, verdict) for claim, verdict in compared)
+        agree = sum(across.points_the_claims_way(claim, verdict) for claim, verdict in compared)
         text += (f"; of the {len(compared)} comparisons between models the paper makes, {agree} point its way. One "
                  "seed gives a direction, not a verdict: its spread is unknown")
     return text + " ({ref}`repro-against-paper`)."
@@ -169,13 +166,13 @@ def context(findings: Mapping[str, Findings]) -> str | None:
     if LONG not in findings or MAIN not in findings:
         return None
     long, main = findings[LONG], dict((claim.key, verdict) for claim, verdict in findings[MAIN])
-    decided = [(claim, verdict) for claim, verdict in long if verdict.outcome in claims.DECIDED]
+    decided = [(claim, verdict) for claim, verdict in long if verdict.outcome in DECIDED]
     if not decided:
         return None
     seeds = max(verdict.estimate.n for _, verdict in decided)
     changed = [claim.words for claim, verdict in decided
-               if main[claim.key].outcome in claims.DECIDED and main[claim.key].outcome != verdict.outcome]
-    both = sum(main[claim.key].outcome in claims.DECIDED for claim, _ in decided)
+               if main[claim.key].outcome in DECIDED and main[claim.key].outcome != verdict.outcome]
+    both = sum(main[claim.key].outcome in DECIDED for claim, _ in decided)
     text = (f"**At the paper's context on CPU.** On {scale(LONG, seeds)}, {len(decided)} of the "
             f"{len(claims.CLAIMS)} claims are decided so far; of the {both} that the quarter context decides too, "
             + ("the longer context changes none" if not changed else
@@ -204,8 +201,8 @@ def causal_gate(findings: Mapping[str, Findings]) -> str | None:
             else f"it keeps {share} of that gain (")
     kept += (f" ± {_percent(survives.estimate.spread)}" if survives.estimate.n > 1 else "") + ")"
     short = _verdict(findings, SHORT, "gain-survives-causal-gate")
-    budget = short is not None and short.estimate.n and short.outcome in claims.DECIDED
-    depends = budget and survives.outcome in claims.DECIDED and short.outcome != survives.outcome
+    budget = short is not None and short.estimate.n and short.outcome in DECIDED
+    depends = budget and survives.outcome in DECIDED and short.outcome != survives.outcome
     lead = ("**Whether EGA's gain needs the future depends on the training budget.**" if depends else
             {"refuted": "**EGA's gain needs the future.**",
              "confirmed": "**EGA's gain survives a causal gate.**"}.get(survives.outcome,
@@ -283,17 +280,27 @@ def mope_alone(findings: Mapping[str, Findings]) -> str | None:
                      f"({_seeds(nope.estimate.n)}; *{nope.text}*)")
     trails = below.outcome == "confirmed" and rope is not None and rope.outcome == "confirmed"
     lead = "**MoPE alone trails the learned table and RoPE.**" if trails else "**MoPE alone, against the others.**"
-    standing = claims.standings(findings)
+    standing = across.standings(findings)
     against = {"mope-below-base": "BASE-DOT", "rope-beats-mope": "PE-ROPE", "mope-beats-nope": "NOPE"}
-    words: dict[str, list[str]] = {}  # a standing in words: the models whose comparison has it
-    for key, model in sorted(against.items(), key=lambda item: standing[item[0]].words == claims.STANDINGS[2]):
-        held = standing[key]  # (a standing that depends on the scale last: it names its presets)
-        words.setdefault(SINGULAR[held.words] + (f": {held.behind}" if held.words == claims.STANDINGS[2] else ""),
-                         []).append(model)
-    across = ("; each " + next(iter(words)) if len(words) == 1 else
-              "; " + ", ".join(f"against {' and '.join(models)} it {said}" for said, models in words.items()))
-    return (f"{lead} On {scale(MAIN, below.estimate.n)}, it is " + ", ".join(parts) + across
+    words: dict[str, list[str]] = {}  # a standing in words, with the presets behind it: the models whose comparison has it
+    for key, model in against.items():
+        words.setdefault(_predicate(standing[key]), []).append(model)
+    standings_said = ("; each " + next(iter(words)) if len(words) == 1 else
+                      "; " + ", ".join(f"against {' and '.join(models)} it {said}" for said, models in words.items()))
+    return (f"{lead} On {scale(MAIN, below.estimate.n)}, it is " + ", ".join(parts) + standings_said
             + " ({ref}`repro-table-2`, {ref}`stress-mope-vs-nope`).")
+
+
+def budget_words(preset: str) -> str:
+    """"a context of 256 characters and 6.1 passes over the training data": the context a preset trains at and
+    its token budget, as the passes its training steps make over the training split (the tokens it sees,
+    steps × batch × context, over the split's 1,003,854 characters; a preset on subword tokens: its context in
+    tokens, and no passes, its split counted in tokens)."""
+    cfg = get_preset(preset)
+    if cfg.tokenizer:
+        return f"a context of {cfg.block_size} subword tokens and {cfg.steps:,} steps"
+    passes = cfg.steps * cfg.batch_size * cfg.block_size / int(TRAIN_FRACTION * NUM_CHARS)
+    return f"a context of {cfg.block_size} characters and {passes:.2g} passes over the training data"
 
 
 def headline(findings: Mapping[str, Findings]) -> str | None:
@@ -304,9 +311,11 @@ def headline(findings: Mapping[str, Findings]) -> str | None:
     if not measured:
         return None
     claimed = claims.get_claim("ega-mope-gain").paper
-    standing = claims.standings(findings)
-    sentences = [f"**The headline, EGA-MORLET improves on BASE-DOT by +{claimed:.3f}: it "
-                 f"{SINGULAR[standing['ega-mope-gain'].words]}.**"]
+    standing = across.standings(findings)
+    held = standing["ega-mope-gain"]
+    sentences = [f"**The headline, EGA-MORLET improves on BASE-DOT by +{claimed:.3f}: it {SINGULAR[held.words]}** "
+                 f"({held.behind}), and the scales differ in context and in token budget: "
+                 + "; ".join(f"`{preset}` {budget_words(preset)}" for preset, _ in measured) + "."]
     sentences += [f"On {scale(preset, verdict.estimate.n)}: {verdict.estimate.format(signed=True)}, *{verdict.text}*."
                   for preset, verdict in measured]
     if standing["ega-mope-best"].words != "not tested":
@@ -319,7 +328,7 @@ def open_questions_sentence(findings: Mapping[str, Findings]) -> str | None:
     judged = [(claim, verdict) for claim, verdict in findings.get(MAIN, []) if claim.shown_in in open_questions.SECTIONS]
     if not any(verdict.estimate.n for _, verdict in judged):
         return None
-    decided = [(claim, verdict) for claim, verdict in judged if verdict.outcome in claims.DECIDED]
+    decided = [(claim, verdict) for claim, verdict in judged if verdict.outcome in DECIDED]
     single = sum(verdict.estimate.n == 1 for _, verdict in judged)
     unrun = sum(verdict.estimate.n == 0 for _, verdict in judged)
     if decided:
@@ -352,25 +361,29 @@ def open_questions_sentence(findings: Mapping[str, Findings]) -> str | None:
 # --- across every scale -------------------------------------------------------------------------------
 
 #: How many claims have a standing, as a sentence says it when the count is not 1.
-PLURAL = {"holds at every scale tested": "hold at every scale tested",
-          "fails at every scale tested": "fail at every scale tested",
-          "depends on the scale": "depend on the scale",
-          "undecided at every scale tested": "are undecided at every scale tested",
-          "indicative only": "are indicative only (one seed wherever run)",
-          "not tested": "are not tested"}
-SINGULAR = {**{words: words for words in PLURAL}, "undecided at every scale tested": "is undecided at every scale tested",
-            "indicative only": "is indicative only (one seed wherever run)", "not tested": "is not tested"}
+PLURAL = {across.HOLDS_EVERYWHERE: "hold at every scale tested", across.HOLDS_WHERE_DECIDED: "hold where decided",
+          across.FAILS_EVERYWHERE: "fail at every scale tested", across.FAILS_WHERE_DECIDED: "fail where decided",
+          across.DEPENDS: "depend on the scale", across.UNDECIDED: "are undecided wherever tested",
+          across.INDICATIVE: "are indicative only (one seed wherever run)",
+          across.NOT_JUDGED: "are not judged at these scales (a near-equality off the paper's protocol)",
+          across.NOT_TESTED: "are not tested"}
+SINGULAR = {**{words: words for words in PLURAL}, across.UNDECIDED: "is undecided wherever tested",
+            across.INDICATIVE: "is indicative only (one seed wherever run)",
+            across.NOT_JUDGED: "is not judged at these scales (a near-equality off the paper's protocol)",
+            across.NOT_TESTED: "is not tested"}
 
 
 def tally(findings: Mapping[str, Findings]) -> str:
-    """How many claims have each standing across the presets (:func:`mope.evidence.claims.standing`)."""
-    counts = claims.standing_tally(claims.standings(findings))
+    """How many claims have each standing across the presets (:func:`mope.evidence.standings.standing`)."""
+    counts = across.standing_tally(across.standings(findings))
     presets = [p for p in STANDING_PRESETS if p in findings]
     parts = [f"{count} {(SINGULAR if count == 1 else PLURAL)[words]}" for words, count in counts.items() if count]
     return (f"**Across every scale we trained** ({', '.join(f'`{p}`' for p in presets)}), of the "
             f"{len(claims.CLAIMS)} claims the book tests " + ", ".join(parts)
-            + ". A claim holds or fails at a scale when that scale decides it; a size is tested against the paper's "
-            "number only at the paper's protocol, elsewhere its direction ({ref}`intro-claims`).")
+            + ". A claim holds or fails at a scale when that scale decides it, after Holm's correction over the "
+            "scale's tests; \"every scale\" needs two scales that decide it and none that leaves it undecided; a size "
+            "is tested against the paper's number only at the paper's protocol, elsewhere its direction, and a "
+            "near-equality only there ({ref}`intro-claims`).")
 
 
 def findings_sentences(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]) -> list[str]:

@@ -11,6 +11,7 @@ trains every variant it names at every seed it names; both scripts skip what is 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mope.model.variants import TABLE_2
@@ -31,9 +32,20 @@ class Stage:
     # claims --preset P --confirmed KEY ...`); () = always
     only_if: tuple[str, ...] = ()
     # the claims this stage's seeds look at again after a verdict on earlier seeds: a further look, judged
-    # at the sequential threshold (mope.evidence.claims)
+    # at the sequential threshold (mope.evidence.corrections)
     further_look: tuple[str, ...] = ()
 
+
+# The claims each stage looks at again, its seeds added after a verdict on the preset's earlier seeds had been
+# shown (every claim then judged on the variants it trains: a verdict at n = 3 was on the page, whatever
+# claim the seeds were added for). Seeds 3-7 of Table 2 on `cpu`: its claims and Table 3's σ, and the growth of
+# PE-MORLET's loss with the context; seeds 3-4 of the key controls: the claims that rest on them.
+TABLE_2_LOOK = ("mope-below-base", "mope-beats-sincos", "rope-matches-base", "rope-beats-mope", "rope-beats-sincos",
+                "ega-gain", "ega-mope-gain", "ega-mope-best", "interaction", "sigma-set-by-data", "extrapolates")
+KEY_CONTROLS_LOOK = ("locality-not-scale", "gain-survives-causal-gate", "every-pair-pushed", "mope-beats-nope")
+# Seeds 3-4 on cpu-long were added after "MoPE's deficit shrinks with context" came out undecided at n = 3: a
+# second look at it and at every claim those models decide there, both claims across contexts included.
+CONTEXT_LOOK = ("deficit-shrinks-with-context", "sincos-gap-grows-with-context")
 
 # The CPU suite, in order of importance. cpu-short comes early because it is cheap (~4 min a run). Seeds
 # 3-7 of Table 2 on `cpu` (issue 20) decide the claims three seeds leave open. Issue 29 then trains every
@@ -51,15 +63,15 @@ CPU_STAGES = (
     Stage("cpu", (*TABLE_2,), (1, 2)),
     Stage("cpu", KEY_CONTROLS, (1, 2)),
     Stage("cpu", OTHER_CONTROLS, (0,)),
-    Stage("cpu", (*TABLE_2,), (3, 4, 5, 6, 7)),
+    Stage("cpu", (*TABLE_2,), (3, 4, 5, 6, 7), further_look=TABLE_2_LOOK),
     Stage("cpu-long", ("BASE-DOT", "PE-MORLET", "PE-SINCOS", "NOPE"), (0, 1, 2)),
     Stage("cpu-long", ("PE-ROPE", "EGA-1", "EGA-MORLET", "EGA-1-CAUSAL", "EGA-MORLET-CAUSAL", "PE-SINCOS-SCALED",
                        "PE-MORLET-NODECAY"), (0, 1, 2)),
     Stage("cpu-long", (*TABLE_2, "NOPE", "EGA-1-CAUSAL", "EGA-MORLET-CAUSAL", "PE-SINCOS-SCALED", "PE-MORLET-NODECAY"),
-          (3, 4)),
+          (3, 4), further_look=(*CONTEXT_LOOK, *TABLE_2_LOOK, *KEY_CONTROLS_LOOK)),
     Stage("cpu-bpe", ("BASE-DOT", "PE-MORLET", "PE-SINCOS", "NOPE"), (0, 1, 2, 3, 4)),
     Stage("cpu", OPEN_QUESTIONS, (1, 2, 3, 4)),
-    Stage("cpu", KEY_CONTROLS, (3, 4)),
+    Stage("cpu", KEY_CONTROLS, (3, 4), further_look=KEY_CONTROLS_LOOK),
     # Issue 43: cpu-long at four times the tokens, its three rules (claims across budgets) committed before
     # its first run. The headline first (BASE-DOT, EGA-MORLET), then EGA-1 and PE-MORLET, seeds 0-2; the
     # causal gates only if EGA-1's gain grows with the tokens or EGA-MORLET beats BASE-DOT there (is a gain
@@ -89,6 +101,12 @@ def planned_seeds(preset: str) -> dict[str, tuple[int, ...]] | None:
             for variant in stage.variants:
                 seeds.setdefault(variant, set()).update(stage.seeds)
     return {variant: tuple(sorted(s)) for variant, s in seeds.items()} if seeds else None
+
+
+def looks(presets: Sequence[str], claim: str) -> int:
+    """How many looks the plan makes at ``claim`` on ``presets`` (a claim across contexts or budgets: both
+    presets it reads): its first verdict, and one more for every stage that records it as a further look."""
+    return 1 + sum(stage.preset in presets and claim in stage.further_look for stage in (*CPU_STAGES, *GPU_STAGES))
 
 
 def stage_lines(which: str) -> list[str]:

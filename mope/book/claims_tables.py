@@ -1,0 +1,214 @@
+"""The claims tables of the book, as MyST Markdown: each preset's claims table and the table across scales
+(in tabs), the verdicts that change with the training budget or where one seed of the published protocol
+points away, the verdicts Holm's correction leaves undecided, and the rules' history.
+
+The verdicts are :mod:`mope.evidence.claims`' (corrections applied), the standings
+:mod:`mope.evidence.standings`'; this module lays them out and judges nothing.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from mope.book.markdown_tables import plain_markdown_table
+from mope.evidence import claims, paper
+from mope.evidence.claims import CLAIMS, Findings, estimate_text, paper_text, verdict_of
+from mope.evidence.standings import INDICATIVE, NOT_JUDGED, NOT_TESTED, Standing, closeness
+from mope.evidence.verdicts import DECIDED, RULES, Verdict
+from mope.evidence.estimates import DASH
+
+
+def verdict_markdown(verdict: Verdict) -> str:
+    """A verdict in a table cell of the book: the word in bold, then what qualifies it."""
+    if verdict.outcome == "not_run":
+        return "not run"
+    return f"**{verdict.word}**" + (f": {verdict.detail}" if verdict.detail else "")
+
+
+def claim_rows(findings: Findings, keys: Sequence[str] | None = None) -> list[list[str]]:
+    """Rows claim (linked) | paper | ours | verdict, the caveat under the verdict."""
+    rows = []
+    for claim, verdict in findings:
+        if keys is not None and claim.key not in keys:
+            continue
+        caveat = f"<br><small>{verdict.caveat}</small>" if verdict.caveat else ""
+        ours = estimate_text(claim, verdict).replace(" ± ", "\u00a0±\u00a0").replace(" (n=", "<br>(n=")
+        rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>` ({claim.tag})", paper_text(claim),
+                     ours, verdict_markdown(verdict) + caveat])
+    return rows
+
+
+def claims_markdown(findings: Findings, keys: Sequence[str] | None = None) -> str:
+    """The claims table of one preset (MyST Markdown): claim, the paper's number, ours, the verdict;
+    ``keys``: only these claims."""
+    return plain_markdown_table(["claim", "paper", "ours", "verdict"], claim_rows(findings, keys))
+
+
+#: The standings whose claims the table across scales names in a line under it instead of a row: a row
+#: of dashes and single seeds says nothing a line does not (each preset's tab gives the single seeds).
+NAMED_UNDER_THE_TABLE = {
+    INDICATIVE: "Indicative only (one seed wherever run: a direction, no verdict; each preset's tab gives it)",
+    NOT_JUDGED: "Not judged at these scales (a near-equality, judged at the paper's protocol alone)",
+    NOT_TESTED: "Not tested yet (no preset holds their runs)",
+}
+
+
+def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, Standing]) -> str:
+    """Each claim's standing beside its verdict's word on each preset, with its seeds (MyST Markdown): the
+    claims table across scales, closest to the paper's protocol first. The standing's cell gives its words
+    alone: where it holds and where it fails, the preset columns beside it show. A claim with one seed wherever
+    it ran, or with no run, has no row: a line under the table names it (:data:`NAMED_UNDER_THE_TABLE`); so has
+    a claim that one preset alone judges on several seeds (a row of dashes and single seeds but one): a line per
+    preset names it with its verdict and seeds there, on which its standing rests."""
+    presets = sorted(findings, key=closeness)
+    rows, named = [], {words: [] for words in NAMED_UNDER_THE_TABLE}
+    alone: dict[str, list[str]] = {}  # a preset (and a twin it reads): the claims it alone judges, with their verdict
+    for claim in CLAIMS:
+        if standings[claim.key].words in named:
+            named[standings[claim.key].words].append(claim.words)
+            continue
+        verdicts = {preset: verdict_of(findings[preset], claim.key) for preset in presets}
+        judged = [preset for preset, verdict in verdicts.items() if verdict.estimate.n > 1]
+        if len(judged) == 1 and len(presets) > 1:
+            verdict = verdicts[judged[0]]
+            alone.setdefault(claim.judged_where(judged), []).append(
+                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({verdict.word}, {verdict.estimate.n} seeds)")
+            continue
+        cells = [DASH if v.outcome == "not_run" else f"{v.word} ({v.estimate.n})" for v in verdicts.values()]
+        rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].words, *cells])
+    lines = [f"Judged on one preset alone (elsewhere one seed at most, in each preset's tab): "
+             + "; ".join(f"on {where}: {'; '.join(claims_judged)}" for where, claims_judged in alone.items()) + "."
+             ] if alone else []
+    lines += [f"{NAMED_UNDER_THE_TABLE[words]}: {'; '.join(claims_named)}."
+              for words, claims_named in named.items() if claims_named]
+    return "\n\n".join([plain_markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows), *lines])
+
+
+def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | None = None,
+                keys: Sequence[str] | None = None, standings: Mapping[str, Standing] | None = None) -> str:
+    """The claims table once per preset, each in a tab (the first tab open): MyST with sphinx-design's
+    tab-set; with ``standings``, a first tab "across scales": :func:`standing_markdown`."""
+    blocks = ["::::{tab-set}"]
+    if standings is not None:
+        blocks += [":::{tab-item} across scales", standing_markdown(findings, standings), ":::"]
+    for preset, preset_findings in findings.items():
+        blocks.append(f":::{{tab-item}} `{preset}`")
+        if describe is not None:
+            blocks.append(describe(preset) + "\n")
+        blocks.append(claims_markdown(preset_findings, keys))
+        blocks.append(":::")
+    blocks.append("::::")
+    return "\n".join(blocks)
+
+
+def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long: str = "cpu") -> str:
+    """Which verdicts change between a shorter and a longer training budget (MyST Markdown): the claims
+    judged under both (confirmed, refuted or undecided), and among them those whose outcome (not merely
+    its wording) differs, each
+    with both estimates (and a warning when the numbers of seeds differ); "" when either preset is
+    missing."""
+    if short not in findings or long not in findings:
+        return ""
+    judged, changed = 0, []
+    for (claim, before), (_, after) in zip(findings[short], findings[long]):
+        if {before.outcome, after.outcome} & {"indicative", "not_judged", "not_run"}:
+            continue
+        judged += 1
+        if before.outcome != after.outcome:
+            seeds = "" if before.estimate.n == after.estimate.n else " (†)"
+            changed.append(f"* {claim.words} ({claim.tag}): **{before.text}** under `{short}` "
+                           f"({estimate_text(claim, before)}), **{after.text}** under `{long}` "
+                           f"({estimate_text(claim, after)}){seeds}")
+    waiting = len(CLAIMS) - judged
+    head = (f"Of the {len(CLAIMS)} claims, {judged} have a verdict under both `{short}` and `{long}`"
+            + (f" ({waiting} still lack one: a single seed gives an indication only, or the runs are missing)"
+               if waiting else ""))
+    if not judged:
+        return head + "."
+    if not changed:
+        return head + "; none of these verdicts changes with the training budget."
+    dagger = ("\n\n(†) Not on the same number of seeds under both budgets: the interval of fewer seeds is the "
+              "wider one, which alone can change a verdict." if any(line.endswith(" (†)") for line in changed) else "")
+    return (head + f"; {len(changed)} of them change{'s' if len(changed) == 1 else ''} with the budget:\n\n"
+            + "\n".join(changed) + dagger)
+
+
+def single_seed_contrasts(findings: dict[str, Findings], judged: str = "cpu", single: str = "paper",
+                          noise: float = paper.RUN_TO_RUN) -> str:
+    """Where a single seed of ``single`` (the published protocol) points away from ``judged``'s verdict
+    (MyST Markdown), among the claims decided under ``judged`` (confirmed or refuted) and with exactly one
+    seed under ``single``: an effect of the other sign larger than ``noise`` (an ordering, or a size or
+    near-equality, which ``judged`` decides on its direction); for a mechanism or every claim, a statistic on
+    the other side of what decides it. "" when nothing points away."""
+    if judged not in findings or single not in findings:
+        return ""
+    lines = []
+    for (claim, verdict), (_, one) in zip(findings[judged], findings[single]):
+        if verdict.outcome not in ("confirmed", "refuted") or one.estimate.n != 1:
+            continue
+        ours, theirs = verdict.estimate.mean, one.estimate.mean
+        confirmed = verdict.outcome == "confirmed"
+        if claim.kind == "mechanism":
+            if (claim.side * (theirs - claim.threshold) > 0) == confirmed:
+                continue
+            why = (f"on the paper's side of its threshold {claim.threshold:g}" if not confirmed
+                   else f"across its threshold {claim.threshold:g}, against the paper")
+        elif claim.kind == "every":
+            if (theirs == 1) == confirmed:
+                continue
+            why = "every pair" if theirs == 1 else f"{theirs:.0%} of pairs"
+        elif ours * theirs < 0 and abs(theirs) > noise:  # an ordering, or a size judged on its direction
+            why = "the other sign"
+        else:
+            continue
+        lines.append(f"* {claim.words} ({claim.tag}): **{verdict.text}** under `{judged}` "
+                     f"({estimate_text(claim, verdict)}); one seed of `{single}` gives "
+                     f"{estimate_text(claim, one)}, {why}")
+    return "\n".join(lines)
+
+
+def multiple_comparisons(findings: Mapping[str, Findings]) -> str:
+    """How many tests each preset's family holds, and the verdicts decided at 95% alone that Holm's correction
+    (and, for a claim looked at again, its sequential level) leaves undecided (MyST Markdown, one bullet per
+    preset with a test), each with its raw and adjusted p-value."""
+    lines = []
+    for preset, preset_findings in findings.items():
+        tested = [(claim, verdict) for claim, verdict in preset_findings if verdict.p_adjusted is not None]
+        if not tested:
+            continue
+        decided = sum(verdict.outcome in DECIDED for _, verdict in tested)
+        fall = [f"{claim.words} (p = {verdict.p_value:.3g}, {verdict.p_adjusted:.3g} after correction"
+                + (f"; look {verdict.looks} of {verdict.looks}" if verdict.looks > 1 else "") + ")"
+                for claim, verdict in tested if verdict.corrected]
+        counted = sum(verdict.outcome in DECIDED and verdict.p_value is None for _, verdict in preset_findings)
+        line = (f"* `{preset}`: {len(tested)} test{'s' if len(tested) != 1 else ''}, {decided} decided after the "
+                f"correction" + (f" (and {counted} decided by a count of pairs)" if counted else ""))
+        line += (f"; {len(fall)} decided at 95% alone, undecided after it: " + "; ".join(fall) + "." if fall
+                 else "; none decided at 95% alone falls to it.")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def rule_history(findings_by_rule: Mapping[str, Mapping[str, Findings]]) -> str:
+    """The rules' history (MyST Markdown): each rule with its date and what it changed, then, for every claim
+    and preset whose verdict a change of rule moved, its verdict under each rule, a column a rule
+    (``findings_by_rule``: {rule name: {preset: findings under it}}, in the order of
+    :data:`~mope.evidence.verdicts.RULES`; :func:`findings_under_every_rule`)."""
+    rules = [rule for rule in RULES if rule.name in findings_by_rule]
+    lines = [f"* **{rule.since}**, *{rule.name}*: {rule.change}." for rule in rules]
+    rows = []
+    current = findings_by_rule[rules[-1].name]
+    for preset in sorted(current, key=closeness):
+        for claim, _ in current[preset]:
+            verdicts = [verdict_of(findings_by_rule[rule.name][preset], claim.key) for rule in rules]
+            if len({verdict.word for verdict in verdicts}) > 1:
+                rows.append([claim.words, f"`{preset}`", *(f"{v.word} (n={v.estimate.n})" for v in verdicts)])
+    moved = (f"{len(rows)} verdicts moved with a change of rule:\n\n"
+             + plain_markdown_table(["claim", "preset", *(f"{rule.since}" for rule in rules)], rows)
+             if rows else "No verdict moved with a change of rule.")
+    return "\n".join(lines) + "\n\n" + moved
+
+
+def findings_under_every_rule(runs: Mapping[str, list[dict]]) -> dict[str, dict[str, Findings]]:
+    """{rule name: {preset: every claim judged on ``runs[preset]`` under that rule}}, for :func:`rule_history`."""
+    return {rule.name: {preset: claims.judge_all(preset, preset_runs, rule=rule.name)
+                        for preset, preset_runs in runs.items()} for rule in RULES}
