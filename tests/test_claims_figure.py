@@ -1,6 +1,7 @@
 """The introduction's figure of the claims (mope.book.claims_figure): every point, interval and mark it draws
 is read back from the matplotlib artists and compared with the claim records it was given; every claim and
 every preset has its place; each verdict is told apart by colour and by shape, an unknown one drawn neutral."""
+import itertools
 import math
 
 import matplotlib
@@ -11,7 +12,7 @@ import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
 from mope.book import claims_figure  # noqa: E402
-from mope.evidence import claims  # noqa: E402
+from mope.evidence import claims, claims_json  # noqa: E402
 from mope.store.presets import STANDING_PRESETS  # noqa: E402
 
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_run",
@@ -123,19 +124,22 @@ def test_each_verdict_has_its_own_colour_and_shape_and_an_unknown_one_is_neutral
     assert "undecided after correction" in legend and "confirmed" in legend and "the paper's number" in legend
 
 
-def test_the_stored_records_are_drawn_as_the_cli_gives_them():
-    """The records the introduction draws: every standing preset's, from the stored runs."""
-    records = {preset: claims.claim_records(preset) for preset in STANDING_PRESETS}
+def test_the_stored_records_are_the_clis_and_are_drawn_as_it_gives_them():
+    """What the introduction draws: every standing preset's records, from the verdicts the page has judged
+    (here `cpu`'s) or judged on the stored runs, equal to the JSON of `python -m mope claims --preset P`."""
+    records = claims_figure.cli_records({"cpu": claims.judge_all("cpu")})
+    assert list(records) == list(STANDING_PRESETS)
+    for preset in STANDING_PRESETS:
+        assert records[preset] == claims_json.claims_document(preset)["claims"], preset
     fig = claims_figure.plot_claims(records)
     cells = {ax.get_label(): ax for ax in fig.axes}
     for preset, preset_records in records.items():
         for record in preset_records:
             ax = cells[f"{record['key']} @ {preset}"]
             points = [list(line.get_xdata()) for line in lines(ax, "estimate")]
-            assert points == ([] if record["outcome"] == "not_run" else [[record["ours"]]])
+            assert points == ([] if record["outcome"] == "not_run" or record["ours"] is None else [[record["ours"]]])
             intervals = [list(line.get_xdata()) for line in lines(ax, "interval")]
-            assert intervals == ([] if record["interval"] is None or record["outcome"] == "not_run"
-                                 else [record["interval"]])
+            assert intervals == ([] if record["interval"] is None or not points else [record["interval"]])
 
 
 def test_no_presets_is_a_clear_error():
@@ -143,3 +147,23 @@ def test_no_presets_is_a_clear_error():
         claims_figure.plot_claims({})
     with pytest.raises(ValueError, match="no claim records for the presets cpu"):
         claims_figure.plot_claims({"cpu": []})
+
+
+def test_the_introduction_opens_with_the_figure_drawn_from_the_clis_records():
+    """After its title, the first thing the introduction shows is this figure, drawn from every standing
+    preset's CLI records: the code cells before it show no code (the Colab set-up, the cell that draws it),
+    and the one that draws it is not removed (myst-nb runs a removed cell only when a later cell's output is
+    asked for: the figure's directive would find no figure)."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "book" / "intro.md").read_text()
+    body = page.split("\n# MoPE, executed\n", 1)[1]
+    blocks = re.findall(r"```\{([\w:-]+)\}([^\n]*)\n(.*?)\n```", body, flags=re.S)
+    before = list(itertools.takewhile(lambda block: block[0] == "code-cell", blocks))
+    assert blocks[len(before)][:2] == ("eval:figure", " FIG_CLAIMS")
+    assert all(re.search(r":tags: \[remove-(cell|input)\]", text) for _, _, text in before)
+    assert body.index("```{eval:figure} FIG_CLAIMS") < body.index("We retrained the models")  # above the prose
+    drawing = next(text for _, _, text in before if "FIG_CLAIMS =" in text)
+    assert "claims_figure.plot_claims(claims_figure.cli_records(FINDINGS))" in drawing
+    assert ":tags: [remove-input]" in drawing

@@ -23,7 +23,9 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from mope.book.figures import COLUMN_WIDTH, book_style
-from mope.evidence.claims import CLAIMS_BY_KEY
+from mope.evidence import claims, claims_json
+from mope.evidence.claims import CLAIMS_BY_KEY, Findings
+from mope.store.presets import STANDING_PRESETS
 
 
 class VerdictStyle(NamedTuple):
@@ -57,6 +59,16 @@ CELL_HEIGHT = 0.16  # inches of the band the cells take
 HEADER_HEIGHT = 0.75  # inches above the grid: the legend and the presets' names
 FONT = 8  # points: the claims, the presets, the legend
 SMALL = 7  # points: the rows' scales
+
+
+def cli_records(findings: Mapping[str, Findings], presets: Sequence[str] = STANDING_PRESETS) -> dict[str, list[dict]]:
+    """{preset: the claim records ``python -m mope claims --preset P --json`` prints} for each of ``presets``, in
+    their order: made from its verdicts in ``findings`` where those hold them (a page that has judged them
+    already), else judged on the preset's stored runs (a preset without runs: every claim not run)."""
+    return {preset: claims_json.strict_claim_records(
+                [claims.record(claim, verdict) for claim, verdict in findings[preset]] if preset in findings
+                else claims.claim_records(preset))
+            for preset in presets}
 
 
 def verdict_style(outcome: str) -> VerdictStyle:
