@@ -10,7 +10,8 @@
 Results go to ``results/`` (or ``--results-dir`` / ``$MOPE_RESULTS_DIR``), checkpoints to the
 gitignored ``checkpoints/`` (or ``$MOPE_CHECKPOINT_DIR``): both in the source checkout, or in the
 current directory for a package installed without one (:func:`mope.store.results.default_home`). ``suite`` skips what is stored with the
-current configuration. Under ``torchrun --nproc_per_node=N -m mope train ...`` a run is data-parallel.
+current configuration; two suites on one store train each run once (a run holds a lock beside its
+checkpoint while it trains, and a suite that meets it waits, then takes the stored result). Under ``torchrun --nproc_per_node=N -m mope train ...`` a run is data-parallel.
 
 A mistake a user can make (a bad name or number, missing data, an unwritable folder, a device that is
 not there, a full disk, a diverging run, Ctrl-C, a closed pipe) ends in one line on stderr and a

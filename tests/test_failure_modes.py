@@ -577,7 +577,7 @@ def test_a_full_disk_during_a_checkpoint_save_is_one_message(store):
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.startswith(f"mope: error: cannot write checkpoint {path} (") and "is the disk full?" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
-    assert list(path.parent.iterdir()) == []  # no temporary file left behind
+    assert [p.name for p in path.parent.iterdir()] == [path.name + ".lock"]  # the run's lock, no temporary file
 
 
 # --- issue 23, cases 8 and 9: bad arguments exit 2 --------------------------------------------------
