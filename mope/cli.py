@@ -10,7 +10,8 @@
 Results go to ``results/`` (or ``--results-dir`` / ``$MOPE_RESULTS_DIR``), checkpoints to the
 gitignored ``checkpoints/`` (or ``$MOPE_CHECKPOINT_DIR``): both in the source checkout, or in the
 current directory for a package installed without one (:func:`mope.store.results.default_home`). ``suite`` skips what is stored with the
-current configuration. Under ``torchrun --nproc_per_node=N -m mope train ...`` a run is data-parallel.
+current configuration; two suites on one store train each run once (a run holds a lock beside its
+checkpoint while it trains, and a suite that meets it waits, then takes the stored result). Under ``torchrun --nproc_per_node=N -m mope train ...`` a run is data-parallel.
 
 A mistake a user can make (a bad name or number, missing data, an unwritable folder, a device that is
 not there, a full disk, a diverging run, Ctrl-C, a closed pipe) ends in one line on stderr and a
@@ -117,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a shortened run (rehearsals, timing): this many iterations, warm-up and "
                             "evaluation scaled to fit, filed under its own name PRESET-stepsN so that it "
                             "never touches the preset's checkpoints or results")
+    train.add_argument("--unless-stored", action="store_true",
+                       help="return a current stored result of this run instead of training it again (what suite's runs do)")
     _add_common(train)
     _add_training(train)
 
@@ -279,7 +282,7 @@ def run(args, parser: argparse.ArgumentParser) -> None:
         if args.threads:
             torch.set_num_threads(args.threads)
         result = train(args.variant, preset, args.seed, results_root=args.results_dir, data_path=args.data,
-                       device=args.device, progress=not args.no_progress)
+                       device=args.device, progress=not args.no_progress, unless_stored=args.unless_stored)
         final = result["final"]
         if os.environ.get("RANK", "0") == "0":  # under torchrun every rank returns the result
             print(f"{args.variant} seed {args.seed}: val {final['val_loss']:.4f}, whole val {final['val_loss_full']:.4f}"

@@ -311,7 +311,7 @@ def test_the_introduction_ends_with_the_citation_block():
 def test_the_downloads_hold_every_run_and_the_claims_of_each_preset(tmp_path, monkeypatch):
     runs = {"cpu": [run("BASE-DOT", 0, 1.6, by_context={"1x": 1.61, "2x": None, "4x": None}), run("EGA-1", 1, 1.5)],
             "paper": [run("PE-ROPE", 0, 1.46, preset="paper")]}
-    table = list(csv.DictReader(io.StringIO(downloads.runs_csv(r for preset in runs.values() for r in preset))))
+    table = list(csv.DictReader(io.StringIO(downloads.runs_csv(runs))))
     assert [(row["preset"], row["variant"], row["seed"]) for row in table] == [
         ("cpu", "BASE-DOT", "0"), ("cpu", "EGA-1", "1"), ("paper", "PE-ROPE", "0")]
     assert table[0]["final.val_loss"] == "1.6" and table[0]["final.val_loss_full_by_context.1x"] == "1.61"
@@ -321,6 +321,82 @@ def test_the_downloads_hold_every_run_and_the_claims_of_each_preset(tmp_path, mo
     written = downloads.write_downloads(tmp_path, runs, ["cpu", "paper"])
     assert [path.name for path in written] == ["mope-runs.csv", "mope-claims-cpu.json", "mope-claims-paper.json"]
     assert json.loads(written[2].read_text())["preset"] == "paper"
+
+
+def test_the_runs_csv_files_each_stored_run_under_its_preset_today_once():
+    """Four cpu-short runs carry their preset's former name, cpu, in their files (FORMER_NAMES): the CSV
+    labelled them cpu (103 cpu and 31 cpu-short rows, and keys such as (cpu, BASE-DOT, 1) twice)."""
+    from mope.book.chapter_runs import RECORDED_PRESETS
+    from mope.store import results
+
+    runs = {preset: results.load_results(preset) for preset in RECORDED_PRESETS}
+    table = list(csv.DictReader(io.StringIO(downloads.runs_csv(runs))))
+    for preset, preset_runs in runs.items():
+        assert sum(row["preset"] == preset for row in table) == len(preset_runs), preset
+    keys = [(row["preset"], row["variant"], row["seed"]) for row in table]
+    assert len(keys) == len(set(keys))
+    former = [run for run in runs["cpu-short"] if run["preset"] == "cpu"]  # what the store holds today
+    assert len(former) == 4 and (len(runs["cpu"]), len(runs["cpu-short"])) == (99, 35)
+
+
+def test_every_column_of_the_runs_csv_is_described_beside_the_download():
+    from mope.book.chapter_runs import RECORDED_PRESETS
+    from mope.store import results
+
+    text = downloads.runs_csv({preset: results.load_results(preset) for preset in RECORDED_PRESETS})
+    columns = downloads.csv_columns(text)
+    dictionary = downloads.column_dictionary(columns)
+    assert len(columns) >= 20 and all(f"| `{column}` | " in dictionary for column in columns)
+    assert "nats per character" in downloads.column_meaning("final.val_loss_full_by_context.4x")
+    assert "empty cell" in dictionary and "random batches" in downloads.column_meaning("final.val_loss")
+    with pytest.raises(KeyError):
+        downloads.column_meaning("final.something_new")  # a new column must be described before it ships
+    page = (ROOT / "book" / "reproducibility.md").read_text()
+    assert page.index("downloads.column_dictionary(") > page.index("downloads.write_downloads(")
+
+
+INJECTED = ['=HYPERLINK("http://x","y")', "<img src=x onerror=alert(1)>", "first line\nsecond line", "-2+3",
+            "@SUM(A1)", "\tcell", "cpu\rAMD"]
+
+
+def test_no_stored_string_becomes_a_formula_a_second_row_or_markup(store):
+    """A stored device or folder name that reads as a formula, a tag or two lines stays text in the runs
+    CSV, the explorer and the list of files not shown."""
+    from mope.book import explorer, run_records
+    from mope.store import results
+    from mope.store.presets import get_preset
+
+    smoke = get_preset("smoke")
+    for seed, device in enumerate(INJECTED):
+        stored = run("NOPE", seed, 2.0, preset=smoke)
+        stored["provenance"]["device"] = device
+        path = results.result_path(smoke, "NOPE", seed)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(stored))
+    for folder in ('=HYPERLINK("x","y")', *INJECTED[1:3]):  # a folder's name holds no "/"
+        path = store[0] / "smoke" / folder / "seed0.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(run("NOPE", 0, 2.0, preset=smoke)))
+
+    found = results.scan("smoke")
+    assert sorted(run_["provenance"]["device"] for run_ in found.current) == sorted(
+        device for device in INJECTED if device.isprintable())  # the three with a control character: invalid
+    for table in (downloads.runs_csv({"smoke": found.current}),
+                  downloads.runs_csv({"smoke": [run("NOPE", seed, 2.0, preset=smoke) | {"provenance": {"device": device}}
+                                                for seed, device in enumerate(INJECTED)]})):  # not through the store
+        rows = list(csv.reader(io.StringIO(table)))
+        assert len(rows) == 1 + len(found.current) or len(rows) == 1 + len(INJECTED)
+        assert {len(row) for row in rows} == {len(rows[0])}
+        cells = [cell for row in rows[1:] for cell in row]
+        assert not [cell for cell in cells if cell[:1] in ("=", "+", "-", "@", "\t", "\r")]
+        assert not [cell for cell in cells if "\n" in cell or "\r" in cell]
+        assert '\'=HYPERLINK("http://x","y")' in cells and "'-2+3" in cells
+    not_shown = run_records.not_shown_table(["smoke"])
+    assert len([row for row in not_shown.splitlines() if row.startswith("| `smoke` |")]) == 3 + 3
+    assert not re.search(r"(?<!\\)<img", not_shown) and "\\<img src=x onerror=alert(1)\\>" in not_shown  # Markdown text
+    runs = {"smoke": found.current}
+    for html in (explorer.embed(explorer.explorer(explorer.all_points(runs))), explorer.embed(explorer.loss_curves(runs, "smoke"))):
+        assert "<img" not in html and "HYPERLINK" not in html
 
 
 @needs_build

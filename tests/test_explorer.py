@@ -85,16 +85,29 @@ def test_an_empty_store_gives_no_runs_and_both_figures_still_build(store):
     assert 'data-root-id' in explorer.embed(explorer.explorer(explorer.all_points(runs)))
 
 
-def test_sliders_span_every_point_on_a_log_scale():
-    points = explorer.all_points(RUNS) + [explorer.ParameterPoint("far", "far", 1e-5, 3e6)]
-    layout = explorer.explorer(points)
-    omega, sigma = layout.select_one({"name": "omega"}), layout.select_one({"name": "sigma"})
-    for slider, values, span in ((omega, [p.omega for p in points], explorer.OMEGA_SPAN),
-                                 (sigma, [p.sigma for p in points], explorer.SIGMA_SPAN)):
-        assert slider.start <= math.log10(min(values)) and math.log10(max(values)) <= slider.end
-        assert slider.start <= math.log10(span[0]) and math.log10(span[1]) <= slider.end
-    assert (omega.start, sigma.end) == (-5.0, 6.5)  # widened to the far point, to a tenth of a decade
-    assert omega.value == 0.0 and sigma.value == pytest.approx(math.log10(5))  # starts at initial pair 0
+def test_the_sliders_span_what_the_model_draws_whatever_values_are_stored():
+    """A stored value far out (a σ of 3e6, a centre of 1e5: the schema lets both through) used to stretch a
+    slider for every reader; the spans are the model's, and a point beyond them sets its slider to the end."""
+    far = explorer.ParameterPoint("far", "far", 1e-5, 3e6, centre=1e5)
+    for points in (explorer.all_points(RUNS), explorer.all_points(RUNS) + [far], [far]):
+        layout = explorer.explorer(points)
+        omega, sigma = layout.select_one({"name": "omega"}), layout.select_one({"name": "sigma"})
+        centre = layout.select_one({"name": "centre"})
+        assert (omega.start, omega.end) == (-3.0, 0.7)  # 1e-3 and 4, rounded out to a tenth of a decade
+        assert (sigma.start, sigma.end) == (-0.4, 4.0)  # 0.5 and 1e4
+        assert (centre.start, centre.end) == (-255.0, 255.0)  # the paper's window T = 256, on either side
+    assert (omega.value, sigma.value, centre.value) == (-3.0, 4.0, 255.0)  # the far point: each at its span's end
+    layout = explorer.explorer(explorer.all_points(RUNS))
+    assert layout.select_one({"name": "omega"}).value == 0.0  # starts at initial pair 0
+    assert layout.select_one({"name": "sigma"}).value == pytest.approx(math.log10(5))
+
+
+@pytest.mark.parametrize("mode", ["published", "straight_through", "none"])
+def test_every_admissibility_mode_the_model_accepts_is_drawn_by_its_forward(mode):
+    """A stored straight_through run stopped explorer() with ValueError (only two modes were known)."""
+    (point, *_) = explorer.learned_points(stored_run("PE-MORLET", admissibility=mode))
+    assert point.admissibility == ("none" if mode == "none" else "published")
+    assert 'data-root-id' in explorer.embed(explorer.explorer([point]))
 
 
 def test_the_jump_menu_offers_initial_paper_and_learned_pairs_by_group():

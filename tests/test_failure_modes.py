@@ -1,5 +1,7 @@
 """Runs and results that survive mistakes: a rehearsal never touches real work, a damaged file is named
 and handled, and every error a user can cause is one clear message."""
+import csv
+import io
 import json
 import os
 import re
@@ -19,6 +21,7 @@ import mope.train.suite
 from interruptions import Interrupted, stop_at
 from mope.cli import main
 from mope.errors import ConfigError, UserError
+from mope.store import results as results_module
 from mope.store.presets import get_preset
 from mope.store.results import load_result, result_path, scan, write_result
 from mope.train.suite import ensure_results
@@ -574,7 +577,7 @@ def test_a_full_disk_during_a_checkpoint_save_is_one_message(store):
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.startswith(f"mope: error: cannot write checkpoint {path} (") and "is the disk full?" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
-    assert list(path.parent.iterdir()) == []  # no temporary file left behind
+    assert [p.name for p in path.parent.iterdir()] == [path.name + ".lock"]  # the run's lock, no temporary file
 
 
 # --- issue 23, cases 8 and 9: bad arguments exit 2 --------------------------------------------------
@@ -863,3 +866,126 @@ def test_a_folder_name_with_a_newline_cannot_forge_a_notice(store, capsys):
         main(["table", "--preset", "smoke", "--results-dir", str(results / "gone\nnotice: all is well")])
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("mope: error: --results-dir ") and "gone\\nnotice" in lines[0]
+
+
+# --- issue 47: a stored field a page trusts is whole, or the file is named and left out ------------------
+
+STORE = Path(mope.__file__).resolve().parents[1] / "results"
+
+#: Edits of stored cpu-bpe runs that the schema lets through, and the reason the store gives for each.
+PAGE_BREAKING_EDITS = {
+    "PE-MORLET/seed0.json": (lambda d: d["config"]["model"].update(admissibility="straight_through"),
+                             "config.model.admissibility is 'straight_through', PE-MORLET's is 'published'"),
+    "PE-MORLET/seed1.json": (lambda d: d["config"]["model"].update(admissibility="sideways"),
+                             "unknown admissibility mode 'sideways'; valid choices: published, straight_through, none"),
+    "BASE-DOT/seed0.json": (lambda d: d["config"]["train"].update(lr=0.5), "(edited after the run was stored?)"),
+    "BASE-DOT/seed1.json": (lambda d: d["provenance"].update(started="yesterday"),
+                            "provenance.started: 'yesterday' is not an ISO 8601 time stamp"),
+    "BASE-DOT/seed2.json": (lambda d: d["provenance"].update(finished="2026-11-30 06:10:00 UTC"),
+                            "provenance.finished: '2026-11-30 06:10:00 UTC' is not an ISO 8601 time stamp"),
+    "NOPE/seed0.json": (lambda d: d["provenance"].update(device="cpu\rAMD EPYC"),
+                        'provenance.device: "cpu\\rAMD EPYC" holds the control character \\r'),
+    "NOPE/seed1.json": (lambda d: d["config"]["model"].update(vocab_size=2048),
+                        "config.model.vocab_size is 2048, NOPE's is 1024"),
+    "PE-SINCOS/seed0.json": (lambda d: d["config"]["train"].update(tokenizer_sha256="0" * 64),
+                             "(edited after the run was stored?)"),
+}
+
+
+def edit_stored(path: Path, change) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=1))
+
+
+def test_a_stored_field_no_page_can_take_is_named_and_left_out_by_the_cli_and_the_pages(store, capsys):
+    """Each edit passed the schema and counted as current: the explorer stopped with ValueError on
+    straight_through, the how-to-run and reproducibility pages on "yesterday", the runs CSV split a row
+    on the carriage return, and an edited vocab_size or tokenizer hash still counted."""
+    results, _ = store
+    shutil.copytree(STORE, results)
+    stored = len(list((results / "cpu-bpe").glob("*/seed*.json")))
+    for name, (change, _) in PAGE_BREAKING_EDITS.items():
+        edit_stored(results / "cpu-bpe" / name, change)
+
+    main(["claims", "--preset", "cpu-bpe"])
+    out, err = capsys.readouterr()
+    assert f"({stored - len(PAGE_BREAKING_EDITS)} current runs)" in out
+    assert len(err.splitlines()) == len(PAGE_BREAKING_EDITS)
+    for name, (_, reason) in PAGE_BREAKING_EDITS.items():
+        (line,) = [line for line in err.splitlines() if f" cpu-bpe/{name}: " in line]
+        assert line.startswith("notice: invalid (not shown): ") and reason in line, line
+
+    from mope.book import downloads, explorer, run_records, run_times
+    from mope.book.chapter_runs import BOOK_PRESETS
+
+    table = run_records.not_shown_table(["cpu-bpe"])
+    rows = [row for row in table.splitlines() if row.startswith("| `cpu-bpe` |")]
+    assert len(rows) == len(PAGE_BREAKING_EDITS)
+    for name, (_, reason) in PAGE_BREAKING_EDITS.items():
+        variant, seed = name.removesuffix(".json").split("/seed")
+        (row,) = [row for row in rows if f"| {variant} | {seed} |" in row]
+        assert run_records.stored_text(reason) in row, row
+    runs = {preset: results_module.load_results(preset) for preset in BOOK_PRESETS}  # what every page reads
+    assert len(runs["cpu-bpe"]) == stored - len(PAGE_BREAKING_EDITS)
+    run_records.preset_summary(runs)
+    run_times.time_table([], runs, 2)
+    explorer.embed(explorer.explorer(explorer.all_points(runs)))
+    table = list(csv.reader(io.StringIO(downloads.runs_csv(runs))))
+    assert len(table) == 1 + sum(map(len, runs.values()))
+
+
+def test_a_fifo_at_the_vocabulary_path_is_named_never_waited_on(store, tmp_path, monkeypatch, capsys):
+    """A FIFO in place of the vocabulary file hung `train` and `claims --preset cpu` for good."""
+    from mope.train import subword
+    from mope.train.data import DataError
+
+    results, _ = store
+    for preset in ("cpu", "cpu-bpe"):
+        shutil.copytree(STORE / preset, results / preset)
+    vocabularies = tmp_path / "vocabularies"
+    vocabularies.mkdir()
+    fifo = vocabularies / "bpe-1024.json"
+    os.mkfifo(fifo)
+    monkeypatch.setattr(subword, "VOCABULARY_DIR", vocabularies)
+
+    def hung(signum, frame):
+        raise Interrupted("hung on the vocabulary's FIFO")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(120)  # a hang becomes a failure
+    subword.load_tokenizer.cache_clear()
+    subword._load.cache_clear()
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            main(["claims", "--preset", "cpu"])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 1 and "Traceback" not in err
+        assert f"cannot read the tokenizer file {fifo} (not a regular file (a FIFO))" in err
+        with pytest.raises(DataError, match=r"not a regular file \(a FIFO\)"):
+            train("NOPE", get_preset("cpu-bpe").shortened(3), 0, progress=False)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        subword.load_tokenizer.cache_clear()
+        subword._load.cache_clear()
+
+
+def test_two_suites_started_a_second_apart_train_each_run_once(store):
+    """Without a lock each of two suites on one store trained every run (the results agreed, the time
+    was spent twice). A run trained shows its own progress bar ("NOPE seed 0: 40%|..."); a suite that
+    waited for the other's run says so and takes its result."""
+    variants = ["NOPE", "PE-SINCOS"]
+    command = [sys.executable, "-m", "mope", "suite", "--preset", "smoke", "--variants", *variants]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(1)
+    second = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    outputs = [process.communicate(timeout=300) for process in (first, second)]
+    assert [process.returncode for process in (first, second)] == [0, 0], outputs
+    trained = {variant: [bool(re.search(rf"(?:^|[\r\n]){variant} seed 0: +\d+%", err)) for _, err in outputs]
+               for variant in variants}
+    assert {variant: sum(suites) for variant, suites in trained.items()} == {variant: 1 for variant in variants}, trained
+    waited = sum(err.count("is stored and current; not trained again") for _, err in outputs)
+    assert waited <= len(variants)
+    assert len(scan("smoke").current) == len(variants)

@@ -90,7 +90,7 @@ def test_current_results_are_reused_and_stale_ones_retrained(store, monkeypatch,
     smoke = get_preset("smoke")
     trained = []
 
-    def fake_train(variant, preset, seed, results_root=None, data_path=None, progress=True):
+    def fake_train(variant, preset, seed, results_root=None, data_path=None, progress=True, unless_stored=False):
         trained.append((variant, seed))
         write_result(run(variant, seed, 1.5, preset=preset), results_root)
 
@@ -112,7 +112,7 @@ def test_a_run_of_uncommitted_code_is_stale_and_retrained(store, monkeypatch, ca
     evidence = get_preset("cpu-short")  # one of the book's presets; a smoke run counts either way
     trained = []
 
-    def fake_train(variant, preset, seed, results_root=None, data_path=None, progress=True):
+    def fake_train(variant, preset, seed, results_root=None, data_path=None, progress=True, unless_stored=False):
         trained.append((variant, seed))
         write_result(run(variant, seed, 1.5, preset=preset), results_root)
 

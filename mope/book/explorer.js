@@ -114,11 +114,12 @@ points.selected.indices = [];
 // @section jump
 // args: points, omega_slider, sigma_slider, centre, admissibility
 //
-// Set the sliders to row `index` of the points (each change redraws through the redraw callback).
+// Set the sliders to row `index` of the points (each change redraws through the redraw callback); a value
+// beyond a slider's span sets it to the span's end.
 const d = points.data;
-omega_slider.value = Math.log10(d.omega[index]);
-sigma_slider.value = Math.log10(d.sigma[index]);
-centre.value = d.centre[index];
+omega_slider.value = Math.min(Math.max(Math.log10(d.omega[index]), omega_slider.start), omega_slider.end);
+sigma_slider.value = Math.min(Math.max(Math.log10(d.sigma[index]), sigma_slider.start), sigma_slider.end);
+centre.value = Math.min(Math.max(d.centre[index], centre.start), centre.end);
 admissibility.active = d.admissibility[index];  // the bound's index in the radio buttons
 
 // @section log_tick

@@ -55,6 +55,7 @@ from bokeh.resources import Resources
 
 from mope.book import palette
 from mope.evidence.paper import REPORTED_PAIRS
+from mope.model.config import check_admissibility, forward_modes
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND, ENVELOPE_EPS, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
 from mope.store.presets import PRESETS, get_preset
 from mope.store.results import load_results
@@ -63,13 +64,18 @@ from mope.model.variants import VARIANTS
 CONTEXT = PRESETS["paper"].block_size  # positions b = 0..T-1 of the paper's window
 PAPER_PAIRS = PRESETS["paper"].n_embd // 2  # the initial points are those of the paper's 128 pairs
 MENU_PAIRS = (0, 64, 127)  # the pairs of the paper's Figure 1, offered in the jump menu
-ADMISSIBILITY_MODES = ("published", "none")  # the forward's two behaviours ("straight_through" = "published")
-# Slider spans (raw values, log scale), widened to every point offered. Over T = 256 positions a pair with
-# omega < 1e-3 turns by less than 0.26 rad and one with sigma > 1e4 keeps G(b) > 0.9997: the spans'
-# ends already draw what the smaller omega and larger sigma of the paper's stated dyadic initialisation
-# (omega down to 1.07e-4, sigma up to 46,720; Section 6.3) would. Above: pi, the clamp 0.95 pi, and 4.
+ADMISSIBILITY_MODES = forward_modes()  # the radio buttons: one per forward ("straight_through" draws as "published")
+# Slider spans (raw values, log scale), fixed by what the model draws differently, never by the points
+# offered (a stored value far out would stretch the sliders for every reader); a point beyond a span is
+# drawn in the (sigma, omega) plane where it lies and sets its slider to the span's end. Over T = 256
+# positions a pair with omega < 1e-3 turns by less than 0.26 rad and one with sigma > 1e4 keeps
+# G(b) > 0.9997: the spans' ends already draw what the smaller omega and larger sigma of the paper's
+# stated dyadic initialisation (omega down to 1.07e-4, sigma up to 46,720; Section 6.3) would. Above:
+# pi, the clamp 0.95 pi (every larger omega draws as the clamp does), and 4. Below sigma = 0.5 the
+# envelope has fallen to e^-2 one position from its centre.
 OMEGA_SPAN = (1e-3, 4.0)
 SIGMA_SPAN = (0.5, 1e4)
+CENTRE_SPAN = (-(CONTEXT - 1.0), CONTEXT - 1.0)  # b0 anywhere from a window's length before it to its last position
 LOG_STEP = 0.001  # slider resolution in log10 units: 0.23% of the value
 DEAD_ENVELOPE = 1e-3  # "the envelope has died": G(b) below this
 LAG_VIEW = 40  # the kernel's initial lag window, +-tokens (pan and zoom reach +-(T-1))
@@ -115,12 +121,19 @@ def learned_points(result: dict) -> list[ParameterPoint]:
         return []
     omega, sigma = learned["omega_raw"], learned["sigma_raw"]
     centre = learned.get("centre") or [0.0] * len(omega)
-    admissibility = result["config"]["model"].get("admissibility", "published")
+    admissibility = drawn_mode(result["config"]["model"].get("admissibility", "published"))
     group = f"{result['preset']} {result['variant']} seed {result['seed']}"
     menu = {0, len(omega) // 2, len(omega) - 1}
     colour = variant_colour(result["variant"])
     return [ParameterPoint(group, f"{group}, pair {i}", omega[i], sigma[i], centre[i], admissibility, i in menu, colour)
             for i in range(len(omega))]
+
+
+def drawn_mode(admissibility: str) -> str:
+    """The radio button (of ``ADMISSIBILITY_MODES``) that draws the forward of a registered admissibility
+    mode: the one that projects as it does (a :class:`~mope.errors.ConfigError` for an unknown mode)."""
+    projects = check_admissibility(admissibility).projects
+    return next(mode for mode in ADMISSIBILITY_MODES if check_admissibility(mode).projects == projects)
 
 
 def stored_runs(presets: Iterable[str] = PRESETS) -> dict[str, list[dict]]:
@@ -135,11 +148,14 @@ def all_points(runs: Mapping[str, Sequence[dict]]) -> list[ParameterPoint]:
     return initial_points() + paper_points() + learned
 
 
-def log10_span(values: Iterable[float], span: tuple[float, float]) -> tuple[float, float]:
-    """A log10 slider span: ``span`` widened to hold every value, rounded out to 0.1 decade."""
-    values = list(values)
-    low, high = min([span[0], *values]), max([span[1], *values])
-    return math.floor(math.log10(low) * 10) / 10, math.ceil(math.log10(high) * 10) / 10
+def log10_span(span: tuple[float, float]) -> tuple[float, float]:
+    """A log10 slider span: ``span`` rounded out to 0.1 decade."""
+    return math.floor(math.log10(span[0]) * 10) / 10, math.ceil(math.log10(span[1]) * 10) / 10
+
+
+def within(value: float, span: tuple[float, float]) -> float:
+    """``value`` moved into ``span`` (a slider's start and end)."""
+    return min(max(value, span[0]), span[1])
 
 
 # --- the explorer's JavaScript --------------------------------------------------------------------
@@ -182,7 +198,7 @@ def js_constants() -> dict[str, float]:
 
 
 def _log_slider(name: str, title: str, span: tuple[float, float], value: float) -> Slider:
-    return Slider(name=name, title=title, start=span[0], end=span[1], value=math.log10(value), step=LOG_STEP,
+    return Slider(name=name, title=title, start=span[0], end=span[1], value=within(math.log10(value), span), step=LOG_STEP,
                   format=CustomJSTickFormatter(code=LOG_TICK_JS), width=WIDGET_WIDTH)
 
 
@@ -197,15 +213,14 @@ def _in_own_document(layout: LayoutDOM, on_ready: CustomJS) -> LayoutDOM:
 def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     """The explorer, starting at ``points[start]``; every point is in the (σ, ω) plane, menu points in the menu."""
     first = points[start]
-    omega_span = log10_span([p.omega for p in points], OMEGA_SPAN)
-    sigma_span = log10_span([p.sigma for p in points], SIGMA_SPAN)
+    omega_span, sigma_span = log10_span(OMEGA_SPAN), log10_span(SIGMA_SPAN)
     centres = [p.centre for p in points]
     omega_slider = _log_slider("omega", "ω̃: raw frequency (rad/token), log scale", omega_span, first.omega)
     sigma_slider = _log_slider("sigma", "σ̃: raw width (tokens), log scale", sigma_span, first.sigma)
     position = Slider(name="position", title="position b (kernel, markers)", start=0, end=CONTEXT - 1, value=0,
                       step=1, width=WIDGET_WIDTH)
-    centre = Slider(name="centre", title="centre b₀ (Section 7; 0 as published)", start=min(0.0, *centres),
-                    end=max(CONTEXT - 1.0, *centres), value=first.centre, step=0.1, width=WIDGET_WIDTH)
+    centre = Slider(name="centre", title="centre b₀ (Section 7; 0 as published)", start=CENTRE_SPAN[0],
+                    end=CENTRE_SPAN[1], value=within(first.centre, CENTRE_SPAN), step=0.1, width=WIDGET_WIDTH)
     admissibility = RadioButtonGroup(name="admissibility", labels=["ωσ ≥ 5 projected (published)", "bound off (FREE)"],
                                      active=ADMISSIBILITY_MODES.index(first.admissibility), width=WIDGET_WIDTH)
     menu_options: dict[str, list[tuple[str, str]]] = {}

@@ -32,7 +32,11 @@ Schema 1, declared in full (types and finite ranges) as the JSON Schema ``RESULT
     learned {morlet {omega, sigma, omega_raw, sigma_raw, centre}, ega {alpha, tau}, morlet_rope_sigma}
 
 Beyond what a JSON Schema can say, each learned array has the length the run's own configuration
-fixes (:func:`learned_lengths`), so that no reader meets arrays that do not fit the model. A reader
+fixes (:func:`learned_lengths`), so that no reader meets arrays that do not fit the model; every stored
+string is one line of printable text and the two time stamps are ISO 8601 with an offset
+(:func:`page_field_problem`); and a run whose hash is current must store the configuration that hash
+says (:func:`stored_configuration_problem`: a known admissibility mode, the tokenizer and vocabulary size
+it was trained with), else it is invalid. So a page reads only fields of the type and range it needs. A reader
 opens only regular files (a symbolic link or a FIFO is "damaged: not a regular file (...)"), none
 larger than ``MAX_RESULT_BYTES``.
 """
@@ -522,7 +526,55 @@ def schema_problem(data, use_jsonschema: bool = True) -> str | None:
     else:
         error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
         problem = None if error is None else _describe(error)
-    return problem if problem is not None else learned_shape_problem(data)
+    if problem is None:
+        problem = learned_shape_problem(data)
+    return problem if problem is not None else page_field_problem(data)
+
+
+def page_field_problem(data: dict) -> str | None:
+    """Why a schema-valid result holds a field that a page cannot take as it is, or None: every stored
+    string is one line of printable text (a carriage return in a device's name split a row of the runs
+    CSV), and ``provenance.started``/``finished`` are ISO 8601 time stamps with an offset, the finish
+    not before the start (the pages subtract them)."""
+    problem = _text_problem(data, "")
+    if problem is not None:
+        return problem
+    provenance = data["provenance"]
+    stamps = {}
+    for key in ("started", "finished"):
+        if provenance.get(key) is None:
+            continue
+        stamp = provenance[key]
+        try:
+            stamps[key] = datetime.fromisoformat(stamp)
+        except ValueError:
+            return _shorten(f"provenance.{key}: {stamp!r} is not an ISO 8601 time stamp (e.g. 2026-11-30T06:00:00+00:00)")
+        if stamps[key].utcoffset() is None:
+            return _shorten(f"provenance.{key}: {stamp!r} has no offset from UTC (e.g. +00:00)")
+    if len(stamps) == 2 and stamps["finished"] < stamps["started"]:
+        return f"provenance.finished {provenance['finished']!r} lies before provenance.started {provenance['started']!r}"
+    return None
+
+
+def _text_problem(value, where: str) -> str | None:
+    """The first string in ``value`` (keys included) that is not one line of printable text, named by its place."""
+    if isinstance(value, str):
+        bad = next((ch for ch in value if not ch.isprintable()), None)
+        if bad is None:
+            return None
+        return _shorten(f"{where or 'the file'}: \"{shown(value)[:40]}\" holds the control character {shown(bad)}; "
+                        "a stored string is one line of printable text")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            problem = _text_problem(key, f"{where} (a key)") or _text_problem(item, f"{where}.{key}" if where else key)
+            if problem is not None:
+                return problem
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            problem = _text_problem(item, f"{where}[{index}]")
+            if problem is not None:
+                return problem
+    return None
 
 
 def learned_lengths(model: dict) -> dict[str, tuple[str, int]]:
@@ -596,18 +648,9 @@ def read_result(path: Path) -> tuple[dict | None, str | None]:
     good), and none larger than ``MAX_RESULT_BYTES``.
     """
     try:
-        kind = _file_kind(os.lstat(path).st_mode)
-        if kind is not None:
-            return None, f"damaged: not a regular file ({kind})"
-        with open(path, "rb", opener=_no_follow) as file:
-            opened = os.fstat(file.fileno())
-            if not stat.S_ISREG(opened.st_mode):  # replaced since the lstat above
-                return None, f"damaged: not a regular file ({_file_kind(opened.st_mode)})"
-            size = opened.st_size
-            if size > MAX_RESULT_BYTES:
-                return None, (f"damaged: {size:,} bytes, larger than any run "
-                              f"(a reader opens at most {MAX_RESULT_BYTES // 2**20} MiB)")
-            text = file.read(MAX_RESULT_BYTES + 1).decode("utf-8")
+        text = read_regular_file(path, MAX_RESULT_BYTES, "any run").decode("utf-8")
+    except IrregularFile as error:
+        return None, f"damaged: {error}"
     except (OSError, UnicodeDecodeError) as error:
         return None, f"damaged: unreadable ({one_line(error)})"
     except Exception as error:  # noqa: BLE001 (whatever it is, the file is named, not the reader crashed)
@@ -628,6 +671,28 @@ def read_result(path: Path) -> tuple[dict | None, str | None]:
     if problem is not None:
         return None, f"damaged: {problem}"
     return data, None
+
+
+class IrregularFile(OSError):
+    """A file the store does not open: not a regular file, or larger than a file of its kind can be."""
+
+
+def read_regular_file(path: Path, max_bytes: int, what: str) -> bytes:
+    """The bytes of ``path``, opened as every file of the store is (results, and the vocabularies runs
+    are trained on): only a regular file, a symbolic link not followed and a FIFO never waited on,
+    and none larger than ``max_bytes`` (``what``: the largest file of its kind, for the message).
+    :class:`IrregularFile` says what it is instead; any other OSError is the system's."""
+    kind = _file_kind(os.lstat(path).st_mode)
+    if kind is not None:
+        raise IrregularFile(f"not a regular file ({kind})")
+    with open(path, "rb", opener=_no_follow) as file:
+        opened = os.fstat(file.fileno())
+        if not stat.S_ISREG(opened.st_mode):  # replaced since the lstat above
+            raise IrregularFile(f"not a regular file ({_file_kind(opened.st_mode)})")
+        if opened.st_size > max_bytes:
+            raise IrregularFile(f"{opened.st_size:,} bytes, larger than {what} "
+                                f"(a reader opens at most {max_bytes // 2**20} MiB)")
+        return file.read(max_bytes + 1)
 
 
 def _file_kind(mode: int) -> str | None:
@@ -720,9 +785,36 @@ def _check_filing(path: Path, data: dict, seed: int, cfg: TrainConfig | None) ->
     wanted = expected_hashes(cfg, variant)
     if data["config_hash"] not in wanted:
         return None, f"configuration {data['config_hash']}, current is {sorted(wanted)[0]}", True
+    problem = stored_configuration_problem(data)
+    if problem is not None:
+        return None, f"damaged: {problem}", False
     if folder_preset in EVIDENCE_PRESETS and data["provenance"].get("git_dirty"):
         return None, "made from uncommitted code (git_dirty); rerun it from a clean checkout", True
     return data, None, False
+
+
+def stored_configuration_problem(data: dict) -> str | None:
+    """Why the configuration a result stores is not the one its ``config_hash`` says, or None: it must be
+    one the model and the protocol accept (a known admissibility mode, gate, tokenizer ...), and hash
+    (:func:`config_hash`) to the stored hash. A current hash then vouches for every stored field, the
+    tokenizer's and the vocabulary size included: an edited field is caught, not read by a page."""
+    stored = data["config"]
+    try:
+        model = GPTConfig(**stored["model"])
+    except (TypeError, ValueError) as error:  # ConfigError is a ValueError; TypeError: a field the model lacks
+        return _shorten(f"config.model is not a configuration the model accepts ({error})")
+    try:
+        train = TrainConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in stored["train"].items()})
+    except (TypeError, ValueError) as error:
+        return _shorten(f"config.train is not a configuration the protocol accepts ({error})")
+    recomputed = config_hash(model, train)
+    if recomputed == data["config_hash"]:
+        return None
+    variant_model = variant_config(data["variant"], train.shape()).to_dict()
+    edited = [f"config.model.{key} is {value!r}, {data['variant']}'s is {variant_model[key]!r}"
+              for key, value in model.to_dict().items() if variant_model[key] != value]
+    return _shorten(f"its stored configuration hashes to {recomputed}, not to its config_hash {data['config_hash']} "
+                    f"({'; '.join(edited) if edited else 'edited after the run was stored?'})", 240)
 
 
 def set_aside_if_unusable(path: Path, cfg: TrainConfig | None, doing: str) -> bool:

@@ -33,6 +33,7 @@ are shared out and their sums all-reduced; only rank 0 writes checkpoints and re
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import math
 import os
 import platform
@@ -56,7 +57,7 @@ from mope.store.presets import TrainConfig, check_own_name, get_preset
 from mope.model.config import GPTConfig
 from mope.store.results import (
     SCHEMA, atomic_write, check_writable, config_hash, default_home, folder_config, is_regular_file, one_line,
-    remove_stale_temporaries, result_path, set_aside, set_aside_if_unusable, shown, write_result,
+    load_result, remove_stale_temporaries, result_path, set_aside, set_aside_if_unusable, shown, write_result,
 )
 from mope.store.code_version import check_committed, source_state
 from mope.model.variants import get_variant, variant_config
@@ -359,31 +360,70 @@ def check_seed(seed) -> int:
 
 
 def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None, checkpoint_dir=None,
-          data_path=None, device=None, progress: bool = True, on_step=None) -> dict:
+          data_path=None, device=None, progress: bool = True, on_step=None, unless_stored: bool = False) -> dict:
     """Train ``variant`` under ``preset`` with ``seed``, store and return the result (schema: mope.store.results).
 
-    ``on_step(step)`` is called after every completed optimiser step (and after its checkpoint).
+    ``on_step(step)`` is called after every completed optimiser step (and after its checkpoint). The run
+    holds its lock (:func:`run_lock`) from before its files are prepared until it has stored its result or
+    stopped: another process asking for the same run waits for it. With ``unless_stored`` (what ``suite``
+    asks) a current stored result is returned as it is, not trained again: the one another suite stored
+    while this one waited, say. A data-parallel run (``torchrun``) always trains.
     """
     # everything a user can get wrong fails here, before any data is read or any step is taken
     spec = RunSpec.resolve(variant, preset, seed)
     parallel = DataParallelRank.from_environment()
     device = resolve_device(device, parallel)
-    if parallel.main:
-        check_committed(spec.preset)
-        stored, checkpoint = result_path(spec.preset, variant, seed, results_root), spec.checkpoint_path(checkpoint_dir)
-        check_writable(stored.parent)
-        check_writable(checkpoint.parent)
-        _prepare_files(spec.preset, stored, checkpoint)
-    created_group = parallel.world_size > 1 and not dist.is_initialized()
-    if created_group:
-        if device.type == "cuda":
-            torch.cuda.set_device(device)
-        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
-    try:
-        return _train(spec, results_root, checkpoint_dir, data_path, device, progress, on_step, parallel)
-    finally:
+    with contextlib.ExitStack() as held:
+        if parallel.main:
+            check_committed(spec.preset)
+            stored, checkpoint = result_path(spec.preset, variant, seed, results_root), spec.checkpoint_path(checkpoint_dir)
+            check_writable(stored.parent)
+            check_writable(checkpoint.parent)
+            held.enter_context(run_lock(checkpoint, f"{variant} seed {seed} of {spec.preset.name}"))
+            done = load_result(spec.preset, variant, seed, results_root) if unless_stored else None
+            if done is not None and parallel.world_size == 1:
+                print(f"notice: {variant} seed {seed} of {spec.preset.name} is stored and current; not trained again",
+                      file=sys.stderr)
+                return done
+            _prepare_files(spec.preset, stored, checkpoint)
+        created_group = parallel.world_size > 1 and not dist.is_initialized()
         if created_group:
-            dist.destroy_process_group()
+            if device.type == "cuda":
+                torch.cuda.set_device(device)
+            dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+        try:
+            return _train(spec, results_root, checkpoint_dir, data_path, device, progress, on_step, parallel)
+        finally:
+            if created_group:
+                dist.destroy_process_group()
+
+
+LOCK_SUFFIX = ".lock"  # seed0-<hash>.pt.lock beside the checkpoint: held while the run trains
+
+
+@contextlib.contextmanager
+def run_lock(checkpoint: Path, run: str):
+    """Hold the lock of the run whose checkpoint is ``checkpoint``: an exclusive ``flock`` on the file
+    ``{checkpoint}.lock`` beside it, waited for (with a notice on stderr) while another process holds it.
+    The kernel releases it when the process ends, however it ends (an exception, a signal, SIGKILL), so
+    that two suites on one store never train one run at once. The file stays (removing it would let a
+    third process lock a new file while the second holds the old one); what is at its path that is not
+    a regular file (a folder, a FIFO, a link) is set aside first."""
+    path = checkpoint.with_name(checkpoint.name + LOCK_SUFFIX)
+    if os.path.lexists(path) and not is_regular_file(path):
+        moved = set_aside(path)
+        print(f"notice: lock file {shown(path)} was not a regular file; kept as {shown(moved.name)}", file=sys.stderr)
+    handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"notice: another process is training {run} ({shown(path)} is locked); waiting for it",
+                  file=sys.stderr)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield path
+    finally:
+        os.close(handle)  # releases the lock
 
 
 def use_fused_adamw(device: torch.device) -> bool:

@@ -32,9 +32,12 @@ from pathlib import Path
 import torch
 
 from mope.store.presets import TokenizerSpec, TrainConfig
+from mope.store.results import read_regular_file, shown
 from mope.train.data import SplitIds, DataError, locate, read_verified, split_text
 
 VOCABULARY_DIR = Path(__file__).resolve().parent / "vocabularies"
+# The largest vocabulary file a reader opens: bpe-1024's is 62 KB; one of 100,000 entries would be a few MB.
+MAX_VOCABULARY_BYTES = 16 * 2**20
 
 
 def tokenizer_path(name: str) -> Path:
@@ -78,10 +81,10 @@ def load_tokenizer(name: str, expected_sha256: str):
     from tokenizers import Tokenizer
 
     path = tokenizer_path(name)
-    try:
-        payload = path.read_bytes()
+    try:  # opened as any file of the store: a FIFO there would block the reader for good
+        payload = read_regular_file(path, MAX_VOCABULARY_BYTES, "any vocabulary")
     except OSError as error:
-        raise DataError(f"cannot read the tokenizer file {path} ({error.strerror or error}); "
+        raise DataError(f"cannot read the tokenizer file {shown(path)} ({error.strerror or error}); "
                         "rebuild it with `python scripts/build_tokenizer.py`") from None
     if sha256(payload) != expected_sha256:
         raise DataError(f"{path} has sha256 {sha256(payload)}, the configuration expects {expected_sha256}; "

@@ -7,6 +7,10 @@ the run is trained again. With ``jobs > 1`` each run is its own ``python -m mope
 ``jobs`` at a time, one torch thread each on the CPU (two jobs on two cores), one GPU per slot on a
 multi-GPU machine.
 
+Two suites on one store train each run once: a run holds its lock while it trains
+(:func:`mope.train.loop.run_lock`), and a suite that meets a locked run waits for it, then takes the
+result the other stored (``train(..., unless_stored=True)``) instead of training it again.
+
 Interruption: SIGINT (Ctrl-C) and SIGTERM stop the child processes this suite started; each child
 keeps its last checkpoint, so the next suite resumes it. A child is tracked from the moment it exists:
 with jobs the signals only set a flag, which the suite acts on between spawns, never inside one. A
@@ -87,7 +91,7 @@ def run_command(preset: TrainConfig, variant: str, seed: int, root, threads: int
     command = [sys.executable, "-m", "mope", "train", variant, "--preset", command_line_preset(preset).name,
                "--seed", str(seed),
                "--results-dir", str(results_root(root)), "--threads", str(threads), "--autocast", preset.autocast,
-               "--no-progress"]
+               "--no-progress", "--unless-stored"]
     if preset.compile:
         command.append("--compile")
     if data_path is not None:
@@ -178,7 +182,8 @@ def ensure_results(preset: str | TrainConfig, variants, seeds, jobs: int = 1, ro
             with sigterm_raises():
                 for variant, seed in missing:
                     bar.set_postfix_str(f"{variant} seed {seed}")
-                    train(variant, preset, seed, results_root=root, data_path=data_path, progress=progress)
+                    train(variant, preset, seed, results_root=root, data_path=data_path, progress=progress,
+                          unless_stored=True)
                     bar.update(1)
         else:
             train_in_subprocesses(preset, missing, jobs, root, data_path, bar)
