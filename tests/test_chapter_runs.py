@@ -141,7 +141,7 @@ def test_no_stored_string_reaches_the_reproducibility_page_as_markup(store):
     assert html.count("&lt;img src=x onerror=alert(document.cookie)&gt;") == 5
 
 
-def test_each_run_names_the_instruction_set_that_decides_its_bits():
+def test_each_run_names_the_instruction_set_of_its_cpu_kernels():
     made = {"AVX2": run("BASE-DOT", 0, 1.5), "none (GPU)": run("BASE-DOT", 1, 1.5), "older": run("BASE-DOT", 2, 1.5)}
     made["AVX2"]["provenance"]["cpu_capability"] = "AVX2"
     made["none (GPU)"]["provenance"]["cpu_capability"] = None

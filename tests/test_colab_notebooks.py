@@ -304,3 +304,50 @@ def test_back_matter_notebook_run_as_colab_shows_what_the_book_shows(page, tmp_p
     images = sum("image/png" in output.get("data", {}) for cell in notebook.cells for output in cell.get("outputs", []))
     assert images >= page.read_text().count("{eval:figure}")
     print(f"{page.name}: {images} images in {time.perf_counter() - started:.1f} s")
+
+
+#: Stored strings a results file or a folder could hold (issue 44): a spreadsheet formula, a tag with a
+#: script, and a newline followed by what would be a heading on a line of its own.
+STORED_STRINGS = ('=HYPERLINK("evil.example.com","x")', "<img src=x onerror=alert(1)>", "AMD\n# injected heading")
+
+
+def render_as_commonmark(markdown: str) -> str:
+    """Markdown as a notebook front end renders it: CommonMark with tables, raw HTML allowed."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").render(markdown)
+
+
+def test_no_stored_string_is_live_in_the_reproducibility_notebook_or_page(tmp_path, monkeypatch):
+    """Each string stored as a run's device and as a folder's name, in a temporary store: the Colab notebook
+    of the reproducibility page, executed, and the book's MyST of its tables show each as text, on one line."""
+    from nbclient import NotebookClient
+    from synthetic_runs import run
+    from test_chapter_runs import render_as_the_book
+
+    from mope.book import run_records
+    from mope.store import results
+    from mope.store.presets import get_preset
+
+    monkeypatch.setenv("MOPE_PRESET", "smoke")
+    monkeypatch.setenv("MOPE_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    for seed, text in enumerate(STORED_STRINGS):
+        made = run("BASE-DOT", seed, 1.5, preset=get_preset("cpu"))  # a preset the page lists
+        made["provenance"]["device"] = text
+        results.write_result(made)
+        (tmp_path / "cpu" / text).mkdir()
+        (tmp_path / "cpu" / text / "seed0.json").write_text("{}")
+    page = ROOT / "book" / "reproducibility.ipynb"
+    notebook = nbformat.read(page, as_version=4)
+    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(page.parent)}}).execute()
+    shown = "\n\n".join(output["data"]["text/markdown"] for cell in notebook.cells for output in cell.get("outputs", [])
+                        if "text/markdown" in output.get("data", {}))
+    stored = results.load_results("cpu")
+    book = "\n\n".join([run_records.preset_summary({"cpu": stored}), run_records.run_table("cpu", stored),
+                        run_records.not_shown_table(["cpu"])])
+    for html in (render_as_commonmark(shown), render_as_the_book(book)):
+        assert "<img" not in html and "<h1" not in html
+        assert html.count("&lt;img src=x onerror=alert(1)&gt;") == 3  # the device (summary, table) and the folder
+        assert html.count("AMD # injected heading") == 3
+        assert html.count("=HYPERLINK(&quot;evil.example.com&quot;,&quot;x&quot;)") == 3

@@ -2,7 +2,8 @@
 
 The contract is written once, in ``pyproject.toml`` (``[tool.importlinter]``): command line > book >
 evidence > train > store > model, with ``mope.errors`` below them all. ``lint-imports`` (import-linter)
-reads every import of the package, also those inside functions, and fails on one that goes upward.
+reads every import of the package, also those inside functions, and fails on one that goes upward,
+or on one from the evidence into the training layer (the evidence reads stored runs only).
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def test_every_part_of_the_package_is_in_one_layer():
 def test_the_package_keeps_its_layers():
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 2 kept, 0 broken." in result.stdout
+    assert "Contracts: 3 kept, 0 broken." in result.stdout
 
 
 def test_an_upward_import_breaks_the_contract(tmp_path):
@@ -58,7 +59,7 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
     (tmp_path / "mope" / "model" / "upward.py").write_text("from mope.evidence import claims  # wrong: model < evidence\n")
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "Contracts: 1 kept, 1 broken." in result.stdout
+    assert "Contracts: 2 kept, 1 broken." in result.stdout
     assert "mope.model.upward -> mope.evidence.claims" in result.stdout
 
 
@@ -70,7 +71,7 @@ def test_the_chapters_runs_never_import_the_tables(tmp_path):
     with open(tmp_path / "mope" / "book" / "chapter_runs.py", "a") as module:
         module.write("\n\ndef _back():\n    from mope.book import tables  # wrong: a cycle\n")
     result = lint_imports(tmp_path)
-    assert result.returncode == 1 and "Contracts: 1 kept, 1 broken." in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 1 and "Contracts: 2 kept, 1 broken." in result.stdout, result.stdout + result.stderr
     assert "mope.book.chapter_runs -> mope.book.tables" in result.stdout
 
 
@@ -78,3 +79,16 @@ def test_no_module_of_the_evidence_layer_is_over_500_lines():
     """Issue 42: one home for each kind of thing; claims.py had grown to 1,200 lines of five concerns."""
     for module in (ROOT / "mope" / "evidence").glob("*.py"):
         assert len(module.read_text().splitlines()) <= 500, module.name
+
+
+def test_an_import_of_the_training_layer_from_the_evidence_breaks_the_contract(tmp_path):
+    """Downward, so the layers allow it, but a verdict must come from the stored runs alone: the evidence
+    reading the data through mope.train breaks the second contract, which names the import."""
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    shutil.copytree(ROOT / "mope", tmp_path / "mope", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "mope" / "evidence" / "reads_data.py").write_text("from mope.train import data  # wrong: stored runs only\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Contracts: 2 kept, 1 broken." in result.stdout
+    assert "the evidence reads stored runs, never the training layer BROKEN" in result.stdout
+    assert "mope.evidence.reads_data -> mope.train.data" in result.stdout

@@ -1,5 +1,9 @@
 """The claims on the paper's open questions (mope.evidence.open_questions, the last entries of CLAIMS): each
 rule decides constructed runs as its `test` text states."""
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -7,9 +11,8 @@ import pytest
 
 from mope.evidence import claims, open_questions
 from mope.evidence.weight_decay import decay_factor
-from mope.store.presets import TOKENIZATION_PAIRS, get_preset
+from mope.store.presets import TOKENIZATION_PAIRS, characters_per_word, get_preset
 from mope.store.results import write_result
-from mope.train import subword
 from synthetic_runs import decayed_morlet, morlet, run
 
 BPE = get_preset("cpu-bpe")
@@ -34,7 +37,7 @@ def test_the_new_claims_stand_together_and_their_numbers_are_computed():
     keys = [c.key for c in claims.CLAIMS]
     assert keys[keys.index(NEW[0]):][:len(NEW)] == list(NEW)  # in order, after the paper's own (then the token budget's)
     beyond = claims.get_claim("subword-sigma-beyond-words")
-    words, per_token = open_questions.characters_per_word(), subword.characters_per_token(BPE)
+    words, per_token = characters_per_word(), BPE.characters_per_token()
     threshold = open_questions.WORDS_BEYOND * words
     for number in (f"{words:.2f}", f"{threshold:.1f} characters", f"{threshold / per_token:.2f} tokens",
                    f"{per_token:.2f} characters a token", f"above {open_questions.SHARE_BEYOND:.2f}"):
@@ -45,8 +48,8 @@ def test_the_new_claims_stand_together_and_their_numbers_are_computed():
 
 
 def test_sigma_beyond_two_words_in_characters_decides_the_subword_claim(store):
-    per_token = subword.characters_per_token(BPE)
-    threshold_in_tokens = 2 * open_questions.characters_per_word() / per_token  # 4.74 tokens
+    per_token = BPE.characters_per_token()
+    threshold_in_tokens = 2 * characters_per_word() / per_token  # 4.74 tokens
     # a quarter of the pairs at 5 tokens (11.7 characters): beyond two words; others at 4.5 (10.5 characters): not
     broad = {**{i: 5.0 for i in range(16)}, **{i: 4.5 for i in range(16, 32)}}
     assert 4.5 < threshold_in_tokens < 5.0
@@ -62,13 +65,42 @@ def test_sigma_beyond_two_words_in_characters_decides_the_subword_claim(store):
     assert records([], "cpu-short")["subword-sigma-beyond-words"]["outcome"] == "not_run"  # no subword twin
 
 
+def claims_json(args: list[str], env: dict) -> dict | list:
+    completed = subprocess.run([sys.executable, "-m", "mope", "claims", *args], env=env, capture_output=True,
+                               text=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    return json.loads(completed.stdout)
+
+
+def test_the_verdicts_come_from_the_stored_runs_alone_without_the_data_set(store, tmp_path):
+    """Issue 44: with $MOPE_DATA_DIR unset, an empty home (no cached copy) and no network (every download
+    sent through a proxy where nothing listens), ``claims --preset cpu --json`` and ``claims --standing
+    --json`` print what they print with the data, the subword claims decided on stored runs."""
+    cpu, broad = get_preset("cpu"), {**{i: 5.0 for i in range(16)}, **{i: 4.5 for i in range(16, 32)}}
+    for seed in range(3):
+        write_result(run("BASE-DOT", seed, 1.66, full=1.66 + 0.002 * seed, preset=cpu))
+        write_result(run("PE-MORLET", seed, 1.79, full=1.79 + 0.003 * seed, preset=cpu))
+        write_result(run("BASE-DOT", seed, 3.6, full=3.60 + 0.002 * seed, preset=BPE))
+        write_result(run("PE-MORLET", seed, 3.7, full=3.74 + 0.001 * seed, learned=subword_morlet(broad), preset=BPE))
+    (home := tmp_path / "home").mkdir()
+    offline = {key: value for key, value in os.environ.items() if key not in ("MOPE_DATA_DIR", "XDG_CACHE_HOME")}
+    offline.update(HOME=str(home), **{name: "http://127.0.0.1:9" for name in
+                                      ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")})
+    offline.pop("no_proxy", None), offline.pop("NO_PROXY", None)
+    verdicts = claims_json(["--preset", "cpu", "--json"], offline)
+    outcomes = {record["key"]: record["outcome"] for record in verdicts["claims"]}
+    assert outcomes["subword-sigma-beyond-words"] == outcomes["subword-deficit-smaller"] == "confirmed"
+    assert verdicts == claims_json(["--preset", "cpu", "--json"], dict(os.environ))
+    assert claims_json(["--standing", "--json"], offline) == claims_json(["--standing", "--json"], dict(os.environ))
+
+
 def test_a_pair_beyond_two_words_counts_only_above_where_decay_alone_leaves_it():
     arrays = {"sigma": np.array([6.0, 6.0, 1.0, 1.0])}
     assert open_questions.share_beyond_words(arrays, np.array([5.0, 7.0, 0.5, 0.5]), per_token=2.33) == 0.25
 
 
 def test_the_deficit_is_compared_in_nats_a_character(store):
-    per_token = subword.characters_per_token(BPE)
+    per_token = BPE.characters_per_token()
     characters = [r for s in range(3) for r in (run("BASE-DOT", s, 1.66, full=1.66 + 0.002 * s),
                                                 run("PE-MORLET", s, 1.79, full=1.79 + 0.003 * s))]
     for seed in range(3):  # a deficit of 0.14 nats a token: 0.06 a character, smaller than 0.13
@@ -113,9 +145,9 @@ def test_no_decay_only_pair_and_no_pair_of_the_stored_character_runs_reaches_two
     from mope.evidence import learned_parameters
     from mope.store import results
 
-    threshold = open_questions.WORDS_BEYOND * open_questions.characters_per_word()
+    threshold = open_questions.WORDS_BEYOND * characters_per_word()
     decay_only = learned_parameters.decay_only_reference("PE-MORLET", BPE)["sigma"]
-    assert decay_only.max() * subword.characters_per_token(BPE) < threshold
+    assert decay_only.max() * BPE.characters_per_token() < threshold
     stored = learned_parameters.morlet_runs(results.load_results("cpu"), "PE-MORLET")
     if not stored:
         pytest.skip("no stored cpu runs of PE-MORLET")

@@ -10,7 +10,8 @@ import torch
 
 from mope.errors import ConfigError
 from mope.store import results
-from mope.store.presets import TOKENIZERS, TrainConfig, get_preset
+from mope.store.presets import (TOKENIZERS, TRAINING_CHARACTERS, VALIDATION_CHARACTERS, VALIDATION_WORDS, TrainConfig,
+                                 characters_per_word, get_preset)
 from mope.train import subword
 from mope.train.data import DataError, load_dataset, locate, read_verified, split_text
 from mope.model.variants import variant_config
@@ -41,7 +42,23 @@ def test_tokens_are_the_character_split_encoded_side_by_side(tokens):
     assert (len(tokens.train), len(tokens.val)) == (392_635, 47_775)
     assert tokens.vocab_size == 1024 and tokens.train.dtype == tokens.val.dtype == torch.int64
     assert round(tokens.characters_per_token("val"), 2) == 2.33 and round(tokens.characters_per_token("train"), 2) == 2.56
-    assert subword.characters_per_token(get_preset("cpu")) == 1.0
+    assert get_preset("cpu").characters_per_token() == 1.0
+
+
+def test_what_a_verdict_needs_from_the_data_is_stored_as_the_data_and_the_vocabulary_give_it():
+    """The counts the evidence reads instead of the data set (mope.store.presets): the validation split's
+    characters and words, and the tokens each registered vocabulary encodes it to, counted again here;
+    the ratios a verdict uses are then the very numbers the data give."""
+    try:
+        train_text, val_text = split_text(read_verified(locate()))
+    except DataError as error:
+        pytest.skip(f"TinyShakespeare is not here to count again ({error})")
+    assert (VALIDATION_CHARACTERS, VALIDATION_WORDS) == (len(val_text), len(val_text.split()))
+    assert TRAINING_CHARACTERS == len(train_text)
+    assert characters_per_word() == len(val_text) / len(val_text.split())
+    for spec in TOKENIZERS.values():
+        assert spec.validation_tokens == subword.validation_tokens(subword.tokenizer_path(spec.name).read_bytes())
+    assert BPE.characters_per_token() == subword.load_subword_dataset(BPE).characters_per_token("val")
 
 
 def test_the_vocabulary_size_is_what_the_registry_says_of_it(tokens):

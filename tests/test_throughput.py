@@ -33,61 +33,72 @@ def test_a_cpu_run_is_neither_compiled_nor_fused_and_records_its_throughput(tiny
     assert load_result(tiny, "PE-MORLET", 0)["provenance"]["throughput"] == throughput  # and it validates
 
 
-def assert_reproduces(result: dict, reference: dict) -> None:
-    """Bit for bit where the bits are decided alike (the same torch version, thread count and CPU kernels'
-    instruction set, ``torch.backends.cpu.get_cpu_capability()``); elsewhere every step's loss within
-    1e-3, since AVX2 and AVX-512 kernels sum in another order (seen: 2e-4 by step 56 of this run)."""
+#: How far a fresh run's losses (every step's, and the final ones) may be from the stored reference, made on
+#: an AMD EPYC with AVX-512 kernels. Not bit for bit: the same torch, thread count and instruction set do not
+#: decide the bits, the kernels' blocking and dispatch differ between CPU models (issue 44). Measured against
+#: the reference (largest |difference| over the 60 steps, torch 2.13.0+cpu): an AMD EPYC with AVX2 kernels,
+#: 3.6e-4 on one thread and 4.6e-4 on two (both at step 54, the first difference at step 6 and 2; issue 44);
+#: an Intel Xeon (Sapphire Rapids) with AVX-512, 3.2333 against 3.2331 at step 56 (issue 44, ~2e-4). 2e-3 is
+#: four times the largest: the spread grows with the steps and other CPU models may spread further.
+ACROSS_MACHINES = 2e-3
+
+
+def assert_within_tolerance(result: dict, reference: dict) -> None:
+    """Every step's loss and the final losses of ``result`` within :data:`ACROSS_MACHINES` of ``reference``."""
     ours, theirs = torch.tensor(result["train_curve"]), torch.tensor(reference["train_curve"])
-    made = result["provenance"]
-    if (made["torch"], made["cpu_capability"], made["threads"]) == (
-            reference["torch"], reference["cpu_capability"], reference["threads"]):
-        assert torch.equal(ours, theirs), "the same torch, threads and kernels must give the same bits"
-        assert result["history"] == reference["history"] and result["final"] == reference["final"]
-    else:
-        torch.testing.assert_close(ours, theirs, rtol=0, atol=1e-3)
+    torch.testing.assert_close(ours, theirs, rtol=0, atol=ACROSS_MACHINES)
+    for key in ("val_loss", "train_loss", "val_loss_full"):
+        assert result["final"][key] == pytest.approx(reference["final"][key], rel=0, abs=ACROSS_MACHINES), key
+
+
+def train_reference_run(reference: dict, results: Path, checkpoints: Path) -> dict:
+    """The reference's run, made here: PE-MORLET, smoke shortened to 60 steps, every step's loss."""
+    patch = pytest.MonkeyPatch()
+    patch.setattr(training, "CURVE_EVERY", 1)  # keep every step's loss
+    patch.setenv("MOPE_RESULTS_DIR", str(results))
+    patch.setenv("MOPE_CHECKPOINT_DIR", str(checkpoints))
+    try:
+        return train(reference["variant"], get_preset("smoke").shortened(60), reference["seed"], progress=False)
+    finally:
+        patch.undo()
 
 
 @pytest.fixture(scope="module")
 def reference_run(tmp_path_factory):
-    """The reference's run, made again here: PE-MORLET, smoke shortened to 60 steps, every step's loss."""
     reference = json.loads(REFERENCE.read_text())
-    patch = pytest.MonkeyPatch()
-    patch.setattr(training, "CURVE_EVERY", 1)  # keep every step's loss
-    patch.setenv("MOPE_RESULTS_DIR", str(tmp_path_factory.mktemp("results")))
-    patch.setenv("MOPE_CHECKPOINT_DIR", str(tmp_path_factory.mktemp("checkpoints")))
-    try:
-        result = train(reference["variant"], get_preset("smoke").shortened(60), reference["seed"], progress=False)
-    finally:
-        patch.undo()
-    return reference, result
+    return reference, train_reference_run(reference, tmp_path_factory.mktemp("results"),
+                                          tmp_path_factory.mktemp("checkpoints"))
 
 
 def test_the_loop_reproduces_the_losses_it_made_before_the_fast_paths(reference_run):
-    """Every step's loss of a smoke run, as the loop made them before issue 21 (a stored reference)."""
+    """Every step's loss of a smoke run, as the loop made them before issue 21 (a stored reference, made on
+    another machine): within the tolerance measured across machines, on any CPU."""
     reference, result = reference_run
     assert result["preset"] == reference["preset"] and result["config_hash"] == reference["config_hash"]
-    assert_reproduces(result, reference)
+    assert_within_tolerance(result, reference)
 
 
-@pytest.mark.parametrize("capability", ["AVX2", "AVX512", "DEFAULT"])
-def test_a_machine_with_other_kernels_reproduces_the_reference_within_its_tolerance(reference_run, capability):
-    """The same reference, as if made on a CPU of each instruction set (the recorded capability changed
-    in a copy): the run made here passes, bit for bit where the capability is this machine's, else within 1e-3."""
+def test_the_same_run_twice_on_this_machine_gives_the_same_bits(reference_run, tmp_path):
+    """Bit for bit is a promise about one machine: the run made again here, in this test, equals the first."""
+    reference, first = reference_run
+    again = train_reference_run(reference, tmp_path / "results", tmp_path / "checkpoints")
+    assert torch.equal(torch.tensor(again["train_curve"]), torch.tensor(first["train_curve"]))
+    for key in ("history", "final", "learned", "config_hash"):
+        assert again[key] == first[key], key
+
+
+def test_a_loss_beyond_the_tolerance_fails_the_reference(reference_run):
+    """The tolerance passes the spread measured across machines and fails a larger difference, at any step."""
     reference, result = reference_run
-    assert_reproduces(result, {**reference, "cpu_capability": capability})
-
-
-def test_a_loss_that_differs_on_a_matching_machine_fails_the_reference(reference_run):
-    reference, result = reference_run
-    matching = {**reference, "torch": result["provenance"]["torch"], "threads": result["provenance"]["threads"],
-                "cpu_capability": result["provenance"]["cpu_capability"]}
-    curve = [list(point) for point in matching["train_curve"]]
-    curve[56][1] += 2e-4  # what an AVX2 CPU gave at step 56: within the tolerance, not bit for bit
-    with pytest.raises(AssertionError, match="same bits"):
-        assert_reproduces(result, {**matching, "train_curve": curve})
+    curve = [list(point) for point in result["train_curve"]]
+    curve[56][1] += 4.6e-4  # the largest difference measured across machines
+    assert_within_tolerance({**result, "train_curve": curve}, reference)
     curve[56][1] += 1e-2
     with pytest.raises(AssertionError):
-        assert_reproduces(result, {**reference, "cpu_capability": "NONE", "train_curve": curve})
+        assert_within_tolerance({**result, "train_curve": curve}, reference)
+    final = {**result["final"], "val_loss_full": reference["final"]["val_loss_full"] + 3 * ACROSS_MACHINES}
+    with pytest.raises(AssertionError, match="val_loss_full"):
+        assert_within_tolerance({**result, "final": final}, reference)
 
 
 READS = {"item", "tolist", "cpu", "numpy", "__float__"}  # what makes the host wait for the device

@@ -44,7 +44,7 @@ def stored_code(value) -> str:
 
 def instruction_set(provenance: Mapping) -> str:
     """The instruction set of the CPU kernels a run used (``provenance.cpu_capability``: "AVX2",
-    "AVX512", ...), which with the torch version and thread count decides its bits; a dash for a GPU
+    "AVX512", ...), beside the CPU model of its hardware column; a dash for a GPU
     run, "not recorded" for a run made before runs recorded it."""
     if "cpu_capability" not in provenance:
         return NOT_RECORDED

@@ -21,9 +21,8 @@ from fractions import Fraction
 from mope.evidence import claims, learned_parameters, open_questions, paper, standings as across
 from mope.evidence.claims import Findings
 from mope.evidence.verdicts import DECIDED, Verdict
-from mope.train.data import NUM_CHARS, TRAIN_FRACTION
 from mope.evidence.estimates import LEVEL, distance_to_paper, final_values, paired
-from mope.store.presets import STANDING_PRESETS, get_preset
+from mope.store.presets import STANDING_PRESETS, TRAINING_CHARACTERS, get_preset
 
 MAIN, PUBLISHED, LONG, SHORT = "cpu", "paper", "cpu-long", "cpu-short"
 FRACTIONS = {Fraction(1, 2): "half", Fraction(1, 4): "a quarter of", Fraction(1, 8): "an eighth of"}
@@ -299,7 +298,7 @@ def budget_words(preset: str) -> str:
     cfg = get_preset(preset)
     if cfg.tokenizer:
         return f"a context of {cfg.block_size} subword tokens and {cfg.steps:,} steps"
-    passes = cfg.steps * cfg.batch_size * cfg.block_size / int(TRAIN_FRACTION * NUM_CHARS)
+    passes = cfg.steps * cfg.batch_size * cfg.block_size / TRAINING_CHARACTERS
     return f"a context of {cfg.block_size} characters and {passes:.2g} passes over the training data"
 
 

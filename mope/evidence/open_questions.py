@@ -4,9 +4,10 @@ r"""The paper's open questions (§7, §9) as numbers: what the claims on them (t
 * **Subword tokens.** The runs of a character preset's subword twin
   (:data:`mope.store.presets.TOKENIZATION_PAIRS`, ``cpu`` → ``cpu-bpe``) are read from the store beside
   the character runs the claim is judged on. A σ in tokens is put in characters by the mean characters a
-  token covers on the validation split (:func:`mope.train.subword.characters_per_token`), a loss per token
-  into a loss per character by dividing by it. The word scale is the mean characters a word covers on
-  the validation split, its space included (:func:`characters_per_word`); "beyond the character-to-word
+  token covers on the validation split (:meth:`mope.store.presets.TrainConfig.characters_per_token`), a
+  loss per token into a loss per character by dividing by it. The word scale is the mean characters a word
+  covers on the validation split, its space included (:func:`mope.store.presets.characters_per_word`). Both
+  are counted once and stored with the presets: a verdict reads stored runs only, never the data set. "beyond the character-to-word
   scale" is a σ above :data:`WORDS_BEYOND` words, and beyond what weight decay alone gives
   (:func:`mope.evidence.learned_parameters.decay_only_reference`).
 * **A learned centre** (PE-MORLET-CENTRED): where the centres $b_{0,i}$ go, in units of their pair's σ.
@@ -15,28 +16,17 @@ Each measure returns ``(Estimate over seeds, caveat or None)``, as :class:`mope.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from mope.evidence import learned_parameters
 from mope.evidence.estimates import Estimate, by_variant, common_seeds, paired, per_seed
 from mope.store import results
-from mope.store.presets import TOKENIZATION_PAIRS, TrainConfig, get_preset
-from mope.train import subword
-from mope.train.data import locate, read_verified, split_text
+from mope.store.presets import TOKENIZATION_PAIRS, TrainConfig, characters_per_word, get_preset
 
 #: The sections of the chapter "The paper's open questions" that judge these claims, in its order.
 SECTIONS = ("open-subword", "open-centre", "open-bound", "open-rope")
 WORDS_BEYOND = 2  # σ beyond the word scale: above two words' worth of characters
 SHARE_BEYOND = 0.10  # the share of pairs the subword claim needs there
-
-
-@functools.lru_cache(maxsize=1)
-def characters_per_word() -> float:
-    """The mean characters a word (a whitespace-separated run, with its space) covers on the validation split."""
-    _, val = split_text(read_verified(locate().resolve()))
-    return len(val) / len(val.split())
 
 
 def subword_twin(cfg: TrainConfig) -> tuple[TrainConfig, list[dict]] | None:
@@ -64,7 +54,7 @@ def sigma_beyond_words(runs: list[dict], cfg: TrainConfig) -> tuple[Estimate, st
     if not found:
         return Estimate(), None
     bpe = twin[0]
-    per_token = subword.characters_per_token(bpe)
+    per_token = bpe.characters_per_token()
     reference = learned_parameters.decay_only_reference("PE-MORLET", bpe)["sigma"]
     share = Estimate({s: share_beyond_words(a, reference, per_token) for s, a in found.items()}, resolution=0.01)
     threshold = WORDS_BEYOND * characters_per_word()
@@ -92,7 +82,7 @@ def deficit_change(runs: list[dict], cfg: TrainConfig) -> tuple[Estimate, str | 
     seeds = common_seeds(at_characters, at_tokens)
     if not seeds:
         return Estimate(), None
-    per_token = subword.characters_per_token(twin[0])
+    per_token = twin[0].characters_per_token()
     change = per_seed(lambda c, t: c - t / per_token, at_characters, at_tokens)
     mean = lambda values: float(np.mean([values[s] for s in seeds]))
     return change, (f"L(PE-MORLET) − L(BASE-DOT): {mean(at_characters):+.3f} nats a character at characters; "

@@ -91,14 +91,33 @@ from mope.errors import ConfigError
 AUTOCAST_DTYPES = ("bf16", "fp16")
 
 
+#: What a verdict needs from TinyShakespeare's validation split (the last 111,540 characters,
+#: :func:`mope.train.data.split_text`), counted once here so that the evidence reads stored runs only,
+#: never the data set: its characters and its words (whitespace-separated runs). tests/test_subword.py
+#: counts them again from the data.
+VALIDATION_CHARACTERS = 111_540
+VALIDATION_WORDS = 20_153
+#: The training split's characters (the first 1,003,854): what a pass over the data is, in tokens of a
+#: character-level preset.
+TRAINING_CHARACTERS = 1_003_854
+
+
 @dataclass(frozen=True)
 class TokenizerSpec:
     """A byte-pair vocabulary learned from the training split (:mod:`mope.train.subword` builds it and
-    stores it at ``mope/train/vocabularies/{name}.json``): its size and the sha256 of its file."""
+    stores it at ``mope/train/vocabularies/{name}.json``): its size, the sha256 of its file, and the tokens
+    the validation split encodes to (counted when the vocabulary is made; tests/test_subword.py counts
+    them again from the vocabulary and the data). None of it is hashed into a run's configuration but the
+    size, through the model's shape."""
 
     name: str
     vocab_size: int
     sha256: str
+    validation_tokens: int
+
+    def characters_per_token(self) -> float:
+        """The mean characters a token of the validation split covers: its characters over its tokens."""
+        return VALIDATION_CHARACTERS / self.validation_tokens
 
 
 #: The subword vocabularies a preset may train on. 1,024 entries (the 65 characters and 959 merges):
@@ -107,8 +126,16 @@ class TokenizerSpec:
 #: and the tied embedding table (131k weights at d = 128) stays a small part of the `cpu` model
 #: (tests/test_subword.py checks these numbers).
 TOKENIZERS: dict[str, TokenizerSpec] = {
-    "bpe-1024": TokenizerSpec("bpe-1024", 1024, "7d16637c3db63a96be6f1f27f2ed446284b063aef3bd152ef048b2a6610fccd6"),
+    "bpe-1024": TokenizerSpec("bpe-1024", 1024, "7d16637c3db63a96be6f1f27f2ed446284b063aef3bd152ef048b2a6610fccd6",
+                              validation_tokens=47_775),
 }
+
+
+def characters_per_word() -> float:
+    """The mean characters a word (a whitespace-separated run, with its space) covers on the validation split."""
+    return VALIDATION_CHARACTERS / VALIDATION_WORDS
+
+
 # Fields that change how fast a run goes or where it can stop, never its numbers: left out of the hash.
 RUNTIME_FIELDS = ("compile", "checkpoint_interval")
 # A run is filed under results/{name}/ and checkpoints/{name}/: one path component, no surprises.
@@ -169,6 +196,11 @@ class TrainConfig:
         GPTConfig's (characters) unless the configuration names a tokenizer."""
         vocabulary = {} if self.tokenizer is None else {"vocab_size": TOKENIZERS[self.tokenizer].vocab_size}
         return GPTConfig(**{field: getattr(self, field) for field in SHAPE_FIELDS}, **vocabulary)
+
+    def characters_per_token(self) -> float:
+        """The mean characters a token of the validation split covers (1 on characters), from the
+        tokenizer's stored count: no data set needed."""
+        return 1.0 if self.tokenizer is None else TOKENIZERS[self.tokenizer].characters_per_token()
 
     def lr_at(self, step: int) -> float:
         """Linear warm-up from 0, then cosine to exactly 0 at the last step."""

@@ -12,9 +12,11 @@ configuration and its hash, passed down from there), runs the protocol of the pr
 
 Determinism: the weights come from ``torch.manual_seed(seed)``, the batches from (seed, step) alone
 (:mod:`mope.train.data`), dropout from the torch RNG, whose state is checkpointed. On the CPU a repeated
-run, or a run killed and resumed from its checkpoint, gives the same losses bit for bit wherever the
-torch version, thread count and instruction set of the CPU kernels (:func:`cpu_capability`, all three
-in the run's provenance) are the same; on other kernels they agree to rounding.
+run, or a run killed and resumed from its checkpoint, gives the same losses bit for bit on the same
+machine (CPU model, torch version and thread count); on another CPU they agree to rounding, even with the
+same torch, threads and instruction set of the kernels, whose blocking and dispatch differ between CPU
+models. The run's provenance keeps all four (``device`` names the CPU model and the threads, and
+``cpu_capability`` the instruction set: :func:`cpu_capability`).
 
 Speed on a GPU (issue 21), none of it changing a CPU run's numbers: the loop never waits for the
 device per step (the losses stay on it and are read, with one all-reduce, only at the protocol's
@@ -165,8 +167,8 @@ def core_count() -> int:
 
 
 def cpu_capability(device: torch.device) -> str | None:
-    """The instruction set of the CPU kernels torch runs (e.g. "AVX2", "AVX512"): with the torch version
-    and the thread count it decides a CPU run's bits, where the CPU's name does not. None on a GPU."""
+    """The instruction set of the CPU kernels torch runs (e.g. "AVX2", "AVX512"), kept beside the CPU's model
+    in the provenance: runs agree bit for bit only on the same machine. None on a GPU."""
     if device.type != "cpu":
         return None
     return torch.backends.cpu.get_cpu_capability()

@@ -10,7 +10,9 @@ special tokens). Training is deterministic: the same text and size give the same
 ``mope/train/vocabularies/{name}.json``, and its sha256 is part of the preset that uses it
 (:data:`mope.store.presets.TOKENIZERS`, ``TrainConfig.tokenizer_sha256``), so that it is in every run's
 configuration hash and stored configuration; :func:`load_tokenizer` refuses a file with another hash.
-``python scripts/build_tokenizer.py`` writes the file anew and prints its hash.
+``python scripts/build_tokenizer.py`` writes the file anew and prints its hash and the tokens the
+validation split encodes to (:func:`validation_tokens`), which the registry records too, so that a
+verdict can put tokens into characters without the data.
 
 **The split** is the character split mapped to tokens: the text is cut at character 1,003,854
 (:func:`mope.train.data.split_text`, as for characters), and each side is encoded on its own, so the
@@ -71,6 +73,15 @@ def build(spec: TokenizerSpec, path: str | os.PathLike | None = None) -> bytes:
     return serialise(train_tokenizer(training_text, spec.vocab_size))
 
 
+def validation_tokens(payload: bytes, path: str | os.PathLike | None = None) -> int:
+    """The tokens the validation split of the data at ``path`` encodes to under the vocabulary file
+    ``payload``: what :attr:`mope.store.presets.TokenizerSpec.validation_tokens` records."""
+    from tokenizers import Tokenizer
+
+    _, validation_text = split_text(read_verified(locate(path).resolve()))
+    return len(Tokenizer.from_str(payload.decode()).encode(validation_text).ids)
+
+
 def sha256(payload: bytes) -> str:
     return hashlib.sha256(payload).hexdigest()
 
@@ -128,7 +139,3 @@ def load_subword_dataset(cfg: TrainConfig, path: str | os.PathLike | None = None
         raise ValueError(f"preset {cfg.name!r} trains on characters; it has no tokenizer")
     return _load(locate(path).resolve(), cfg.tokenizer, cfg.tokenizer_sha256)
 
-
-def characters_per_token(cfg: TrainConfig, split: str = "val", path: str | os.PathLike | None = None) -> float:
-    """Mean characters a token of ``split`` covers under ``cfg``'s tokenizer (1 for a character preset)."""
-    return 1.0 if cfg.tokenizer is None else load_subword_dataset(cfg, path).characters_per_token(split)
