@@ -477,7 +477,7 @@ def test_each_gain_of_ega_1_is_named_by_its_loss():
     from mope.evidence import findings
 
     found = {"cpu": claims.judge_all("cpu", causal_runs())}
-    assert "(`cpu`), EGA-1 improves on BASE-DOT by +0.100 (random-batch Val, 4 seeds)" in findings.causal_gate(found)
+    assert "(`cpu`), EGA-1 improves on BASE-DOT by +0.100 in Val (4 seeds)" in findings.causal_gate(found)
     assert claims.verdict_of(found["cpu"], "gain-survives-causal-gate").caveat.startswith("whole-validation gain")
     assert "whole-validation gain over" in tables.causal_gate_table({"cpu": causal_runs()}).splitlines()[0]
 
@@ -491,3 +491,28 @@ def test_the_sentences_a_reader_stumbled_on():
     assert "says training pushes every pair onto that bound" in source  # it had no verb
     encodings = (ROOT / "notebooks" / "02_encodings.md").read_text()
     assert "This is not the share of\n  pairs on the bound that the introduction gives: that one is another model's" in encodings
+
+
+def test_a_fresh_reading_of_the_introduction_parses_and_names_the_causal_gate_on_mope():
+    """Issue 46, items 3 and 5, on the stored runs as the introduction reads them: none of the sentences a reader
+    could not parse, each term defined before the findings use it, and the causal gate's share of EGA-MORLET's
+    gain over PE-MORLET on `cpu-long` said with its seeds."""
+    from mope.book import chapter_runs
+    from mope.evidence import findings
+    from mope.store import results
+
+    runs = {preset: results.load_results(preset) for preset in chapter_runs.presets_shown("cpu")}
+    found = {preset: claims.judge_all(preset, preset_runs) for preset, preset_runs in runs.items()}
+    text = findings.WORDS + "\n" + findings.findings_markdown(found, runs)
+    for stumbled in ("that the quarter context decides too", "Trained 501 steps instead", "the two also differ in that",
+                     "random-batch Val", "σ's way to the data"):
+        assert stumbled not in text, stumbled
+    for sentence in re.split(r"(?<=[.:;])\s", text):  # one seed count for a sentence, or one per number
+        if re.search(r"\d+ seeds \(`cpu`\)", sentence):
+            assert not re.search(r"\(\d+ seeds[;)]", sentence), sentence
+    for term in ("indicative", "moot", "Val"):  # defined (in italics) before the first finding uses the word
+        assert text.index(f"*{term}*") <= text.index(term) + 1 and f"*{term}*" in findings.WORDS, term
+    assert text.index("(whole-window statistics)") < text.index("whole-window statistics") + 1
+    if claims.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET").n:
+        said = findings.mope_gate_share(runs)
+        assert said in text and "of EGA-MORLET's gain over PE-MORLET" in said and " seeds" in said
