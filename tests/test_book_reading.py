@@ -516,3 +516,72 @@ def test_a_fresh_reading_of_the_introduction_parses_and_names_the_causal_gate_on
     if claims.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET").n:
         said = findings.mope_gate_share(runs)
         assert said in text and "of EGA-MORLET's gain over PE-MORLET" in said and " seeds" in said
+
+
+# --- stale text (issue 46, item 4) ---------------------------------------------------------------------
+
+ISSUE = re.compile(r"\b[Ii]ssues? #?\d+")
+
+
+def test_no_page_source_or_docstring_refers_to_an_issue():
+    """A reader of the book has no issue tracker: no page, and no docstring the API page shows, says "issue N"."""
+    import inspect
+    import pkgutil
+
+    import mope
+
+    for page in [*READING, *(ROOT / "book").glob("*.md")]:
+        assert not ISSUE.search(page.read_text()), page.name
+    for module in pkgutil.walk_packages(mope.__path__, "mope."):
+        source = importlib.import_module(module.name)
+        docs = [inspect.getdoc(source) or ""] + [inspect.getdoc(member) or "" for _, member in inspect.getmembers(source)
+                                                 if getattr(member, "__module__", None) == module.name]
+        assert not any(ISSUE.search(doc) for doc in docs), module.name
+
+
+@needs_build
+def test_no_built_page_refers_to_an_issue():
+    for page in BUILT.rglob("*.html"):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        assert not ISSUE.search(text_of(page.read_text(encoding="utf-8"))), page
+
+
+def test_the_how_to_run_table_names_every_preset_and_the_budget_page_counts_the_chapters_presets():
+    from mope.book import chapter_runs
+    from mope.store.presets import PRESETS
+
+    how_to_run = (ROOT / "book" / "how_to_run.md").read_text()
+    for preset in PRESETS:
+        assert re.search(rf"^\| `{re.escape(preset)}`( \(default\))? \|", how_to_run, flags=re.M), preset
+    assert "the The" not in how_to_run and "is the {doc}`api` page" not in how_to_run  # api's title is "The package"
+    budget = (ROOT / "book" / "training_budget.md").read_text()
+    shown = ("cpu", *chapter_runs.CHAPTER_PRESETS)
+    assert "The chapters show three presets" in budget and len(set(shown)) == 3
+    for preset in PRESETS:
+        if preset != "smoke":
+            assert f"`{preset}`" in budget, preset
+
+
+def test_the_learned_table_gpt_is_nanogpt_and_char_rnn_is_the_data_set():
+    intro = (ROOT / "book" / "intro.md").read_text()
+    assert "learned-table\nGPT {cite}`karpathy2022nanogpt`" in intro and "karpathy2015charrnn" not in intro
+    bib = (ROOT / "book" / "references.bib").read_text()
+    assert "@misc{karpathy2022nanogpt" in bib and "nanoGPT" in bib
+
+
+def test_the_models_speak_in_the_books_symbols():
+    """ASCII "omega*sigma", "log omega", "35x" beside ωσ, log ω, 35× elsewhere; "NoPE" beside the model NOPE."""
+    import mope
+
+    ascii_maths = re.compile(r"omega\s*\*\s*sigma|log (omega|sigma)|\b\d+x\b|>=")
+    for name, variant in mope.VARIANTS.items():
+        assert not ascii_maths.search(variant.description), (name, variant.description)
+    for page in [*READING, *(ROOT / "book").glob("*.md")]:
+        assert "NoPE" not in page.read_text(), page.name
+
+
+def test_the_environment_table_has_no_row_for_an_index_name():
+    page = (ROOT / "book" / "reproducibility.md").read_text()
+    section = page[page.index("## The environment that built this page"):]
+    assert "set_index(" not in section.split("```\n", 2)[1] and "markdown_table([" in section

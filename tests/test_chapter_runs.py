@@ -213,3 +213,14 @@ def test_the_claims_on_subword_tokens_say_which_verdicts_the_tokens_change(store
     same = chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", four_models(0.05, "cpu-bpe")))
     assert same.splitlines()[0].endswith("3 of 3 keep their verdict on `cpu`")
     assert chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", [])) == ""
+
+
+def test_the_models_page_says_which_model_rests_on_one_seed():
+    """Issue 46: ALiBi rests on one seed, and the page listing the models did not say so."""
+    runs = ([run("BASE-DOT", s, 1.5) for s in range(3)] + [run("EGA-1", s, 1.5) for s in range(3)]
+            + [run("ALIBI", 0, 1.6)])
+    said = chapter_runs.seeds_by_model("cpu", runs, ["BASE-DOT", "EGA-1", "ALIBI", "NOPE"])
+    assert said == ("On `cpu`, 3 seeds each of BASE-DOT, EGA-1; one seed of ALIBI, which shows a direction only "
+                    "(no verdict); not run: NOPE.")
+    page = (Path(__file__).resolve().parents[1] / "book" / "variants.md").read_text()
+    assert 'chapter_runs.seeds_by_model("cpu", results.load_results("cpu"), list(mope.VARIANTS))' in page

@@ -40,6 +40,27 @@ def describe(preset: str) -> str:
             f"{cfg.steps:,} steps at lr {cfg.lr:g}{tokens}")
 
 
+def seeds_by_model(preset: str, runs: Sequence[dict], variants: Sequence[str]) -> str:
+    """"On `cpu`, 8 seeds each of BASE-DOT, EGA-1; 5 seeds of NOPE; one seed of ALIBI, which shows a direction
+    only; not run: ...": how many seeds of each of ``variants`` ``runs`` (the runs of ``preset``) hold, so that
+    a page listing the models says which rest on one seed."""
+    counts = {name: len({r["seed"] for r in runs if r["variant"] == name}) for name in variants}
+    groups: dict[int, list[str]] = {}
+    for name, count in counts.items():
+        groups.setdefault(count, []).append(name)
+    parts = []
+    for count in sorted(groups, reverse=True):
+        names = ", ".join(groups[count])
+        if count == 0:
+            parts.append(f"not run: {names}")
+        elif count == 1:
+            parts.append(f"one seed of {names}, which {'shows' if len(groups[count]) == 1 else 'show'} a direction "
+                         "only (no verdict)")
+        else:
+            parts.append(f"{count} seeds {'each of' if len(groups[count]) > 1 else 'of'} {names}")
+    return f"On `{preset}`, " + "; ".join(parts) + "."
+
+
 def presets_shown(main: str, presets: Sequence[str] = BOOK_PRESETS) -> list[str]:
     """``main``, then the other ``presets`` that hold current runs (none beside ``smoke``)."""
     if main not in BOOK_PRESETS:

@@ -16,7 +16,7 @@ run, or a run killed and resumed from its checkpoint, gives the same losses bit 
 torch version, thread count and instruction set of the CPU kernels (:func:`cpu_capability`, all three
 in the run's provenance) are the same; on other kernels they agree to rounding.
 
-Speed on a GPU (issue 21), none of it changing a CPU run's numbers: the loop never waits for the
+Speed on a GPU, none of it changing a CPU run's numbers: the loop never waits for the
 device per step (the losses stay on it and are read, with one all-reduce, only at the protocol's
 points: logging every ``CURVE_EVERY`` steps, evaluation, checkpoint, the end; a NaN stops the run there,
 before any checkpoint holds it); batches go to CUDA from pinned memory without blocking; AdamW is fused
