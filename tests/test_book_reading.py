@@ -299,6 +299,35 @@ def test_at_400_px_every_verdict_is_on_the_screen(tmp_path, capsys):
     assert checker.main([str(styled)]) == 0, capsys.readouterr().out
 
 
+STANDINGS_PAGE = CLAIMS_PAGE.replace(
+    "<th>claim</th><th>paper</th><th>ours</th><th>verdict</th>",
+    "<th>claim</th><th>standing</th><th>paper</th><th>cpu-long</th><th>cpu</th><th>cpu-short</th>").replace(
+    '<td style="min-width: 60px">0.080</td><td style="min-width: 120px">+0.054 ± 0.020 (n = 3)</td>\n'
+    '<td>refuted: smaller</td>',
+    '<td style="min-width: 120px">depends on the scale</td><td style="min-width: 90px">indicative</td>'
+    '<td style="min-width: 90px">refuted</td><td style="min-width: 90px">confirmed</td>'
+    '<td style="min-width: 90px">undecided far right</td>')
+
+
+@needs_chromium
+def test_at_400_px_every_cell_of_the_claims_across_presets_is_on_the_screen(tmp_path, capsys):
+    """Issue 46: the claims across every preset (no "verdict" column: a column a preset) put a quarter of
+    their cells beyond a phone's right edge; the book's stylesheet and script stack it like the others."""
+    checker = load_checker()
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "index.html").write_text(STANDINGS_PAGE.format(styles=""))
+    assert checker.main([str(bare)]) == 1
+    assert "verdict off the screen at 400 px: 'undecided far right" in capsys.readouterr().out
+    styled = tmp_path / "styled"
+    (styled / "_static").mkdir(parents=True)
+    for name in ("book.css", "book.js"):
+        shutil.copy(ROOT / "_static" / name, styled / "_static" / name)
+    (styled / "index.html").write_text(STANDINGS_PAGE.format(
+        styles='<link rel="stylesheet" href="_static/book.css"><script src="_static/book.js"></script>'))
+    assert checker.main([str(styled)]) == 0, capsys.readouterr().out
+
+
 @needs_chromium
 def test_the_height_is_measured_after_the_page_has_settled(tmp_path, capsys):
     """A figure drawn by a script after the load event (as Bokeh draws) counts in the page's height."""
@@ -605,3 +634,50 @@ def test_the_environment_table_has_no_row_for_an_index_name():
     page = (ROOT / "book" / "reproducibility.md").read_text()
     section = page[page.index("## The environment that built this page"):]
     assert "set_index(" not in section.split("```\n", 2)[1] and "markdown_table([" in section
+
+
+@needs_chromium
+def test_at_400_px_a_figure_of_panels_side_by_side_keeps_its_size_and_scrolls_in_its_own_box(tmp_path):
+    """Issue 46: Figs 4.2 and 5.3 shrank to 352 px on a phone, their labels unreadable. With the book's
+    stylesheet and script a figure at least twice as wide as tall keeps its natural width inside a box that
+    scrolls (its edge cued), and the page itself does not scroll sideways; a narrower figure still fits."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from selenium import webdriver
+
+    site = tmp_path / "site"
+    (site / "_static").mkdir(parents=True)
+    for name in ("book.css", "book.js"):
+        shutil.copy(ROOT / "_static" / name, site / "_static" / name)
+    for name, size in (("wide", (6.6, 2.9)), ("square", (4.0, 4.0))):
+        fig = plt.figure(figsize=size, dpi=100)
+        fig.savefig(site / f"{name}.png", dpi=100)
+        plt.close(fig)
+    (site / "index.html").write_text(
+        '<html><head><meta name="viewport" content="width=device-width"><link rel="stylesheet" '
+        'href="_static/book.css"><script src="_static/book.js"></script><style>img { max-width: 100%; }</style>'
+        '</head><body style="margin: 24px"><main><article class="bd-article"><figure id="wide"><img src="wide.png">'
+        '<figcaption>Two panels</figcaption></figure><figure id="square"><img src="square.png"></figure>'
+        '</article></main></body></html>')
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=400,900",
+                     "--force-device-scale-factor=1", "--allow-file-access-from-files"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(options=options)
+    try:
+        browser.set_window_size(400, 900)
+        browser.get((site / "index.html").as_uri())
+        browser.execute_async_script("const done = arguments[0]; if (document.readyState === 'complete') "
+                                     "setTimeout(done, 200); else window.addEventListener('load', () => setTimeout(done, 200));")
+        width = browser.execute_script("return document.documentElement.clientWidth")
+        wide = browser.execute_script("const i = document.querySelector('#wide img'); const f = i.closest('figure');"
+                                      "return [i.getBoundingClientRect().width, f.getBoundingClientRect().right, "
+                                      "f.scrollWidth > f.clientWidth, f.classList.contains('book-scrolls-more')];")
+        square = browser.execute_script("return document.querySelector('#square img').getBoundingClientRect().right")
+        page_scrolls = browser.execute_script("return document.documentElement.scrollWidth > document.documentElement.clientWidth")
+    finally:
+        browser.quit()
+    assert wide[0] == pytest.approx(660, abs=1) and wide[1] <= width and wide[2] and wide[3], wide
+    assert square <= width and not page_scrolls
