@@ -681,3 +681,44 @@ def test_at_400_px_a_figure_of_panels_side_by_side_keeps_its_size_and_scrolls_in
         browser.quit()
     assert wide[0] == pytest.approx(660, abs=1) and wide[1] <= width and wide[2] and wide[3], wide
     assert square <= width and not page_scrolls
+
+
+# --- search (issue 46, item 6) -------------------------------------------------------------------------
+
+def load_book_search():
+    spec = importlib.util.spec_from_file_location("book_search", ROOT / "book" / "_ext" / "book_search.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_search_indexes_a_decimal_number_whole_and_the_book_uses_that_search():
+    """Sphinx split 0.119 into 0 and 119, and its query skips terms of digits alone: no number was found."""
+    search = load_book_search()
+    words = search.BookSearch({}).split("EGA-MORLET improves on BASE-DOT by +0.119 (n=8); mope.evidence, 3,001 steps")
+    assert "0.119" in words and "0" not in words and "119" not in words
+    assert {"mope", "evidence", "3", "001", "EGA", "MORLET"} <= set(words)
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["sphinx"]["local_extensions"]["book_search"] == "book/_ext"
+
+
+@needs_chromium
+def test_the_search_query_keeps_the_number_and_the_api_page_ranks_below_the_chapters():
+    from selenium import webdriver
+
+    search = load_book_search()
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(options=options)
+    try:
+        browser.get("about:blank")
+        terms = browser.execute_script(search.SPLIT_QUERY + "return splitQuery('gain +0.119 of mope.evidence, Holm');")
+        scores = browser.execute_script(search.SCORER.read_text() + """
+            return [Scorer.score(["book/api", "API", "", "", 41, "api.html"]),
+                    Scorer.score(["notebooks/04_reproduction", "Reproduction", "", "", 5, "x.html"]),
+                    Scorer.title, Scorer.term, Scorer.objPrio[0]];""")
+    finally:
+        browser.quit()
+    assert terms == ["gain", "0.119", "of", "mope", "evidence", "Holm"]
+    assert scores[0] < scores[1] == 5 and scores[2:] == [15, 5, 15]  # Sphinx's defaults kept
