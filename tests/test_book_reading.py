@@ -722,3 +722,27 @@ def test_the_search_query_keeps_the_number_and_the_api_page_ranks_below_the_chap
         browser.quit()
     assert terms == ["gain", "0.119", "of", "mope", "evidence", "Holm"]
     assert scores[0] < scores[1] == 5 and scores[2:] == [15, 5, 15]  # Sphinx's defaults kept
+
+
+@needs_build
+@needs_chromium
+def test_a_page_shows_one_search_control_wide_and_narrow():
+    """Issue 46: two search boxes on every page (the sidebar's field and the header's magnifier)."""
+    from selenium import webdriver
+
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--force-device-scale-factor=1"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(options=options)
+    visible = {}
+    try:
+        for width in (1280, 400):
+            browser.set_window_size(width, 900)
+            browser.get((BUILT / "book" / "intro.html").as_uri())
+            visible[width] = browser.execute_script(
+                "return Array.from(document.querySelectorAll('.search-button-field, button.search-button'))"
+                ".filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && "
+                "r.right > 0 && r.left < window.innerWidth && getComputedStyle(e).visibility !== 'hidden'; }).length;")
+    finally:
+        browser.quit()
+    assert visible == {1280: 1, 400: 1}

@@ -193,3 +193,15 @@ def test_boundary_figure_stacks_its_panels_and_draws_a_band_per_model_not_a_line
     products = np.array([learned_parameters.morlet_runs(runs, "PE-MORLET-FREE")[s]["omega"]
                          * learned_parameters.morlet_runs(runs, "PE-MORLET-FREE")[s]["sigma"] for s in range(3)])
     assert medians[0].get_ydata() == pytest.approx(np.median(products, axis=0))
+
+
+def test_seed_spread_names_only_the_seed_furthest_from_its_models_mean():
+    """Issue 46: Fig. 4.1 wrote every seed's number at 7 pt beside its point, and the numbers overlapped."""
+    runs = [run(v, s, 1.6, full=1.6 + 0.01 * s**2 + (0.3 if (v, s) == ("EGA-1", 2) else 0)) for v in TABLE_2
+            for s in range(5)]
+    fig = figures.plot_seed_spread(runs)
+    check_fits_the_column(fig)
+    names = sorted(t.get_text() for t in fig.axes[0].texts)
+    assert names == sorted(["s4"] * (len(TABLE_2) - 1) + ["s2"])  # one name a model
+    (named,) = [t for t in fig.axes[0].texts if t.get_text() == "s2"]
+    assert named.xy[1] == pytest.approx(1.6 + 0.04 + 0.3)

@@ -383,8 +383,9 @@ def plot_future_token_effect(effects: Mapping[str, np.ndarray], changed_at: int,
 
 def plot_seed_spread(runs: list[dict], variants: Sequence[str] = TABLE_2, key: str = "val_loss_full",
                      label: str = "whole-validation loss (nats)"):
-    """Every seed of every model as a point (its seed number beside it), the mean as a bar: whether one
-    seed drives a model's mean. One panel; models along x in ``variants`` order."""
+    """Every seed of every model as a point, the mean as a bar: whether one seed drives a model's mean. The
+    seed furthest from its model's mean is named beside it ("s3"); the others are not (eight seed numbers at
+    7 pt a model overlapped). One panel; models along x in ``variants`` order."""
     import matplotlib.pyplot as plt
 
     with book_style():
@@ -398,10 +399,12 @@ def plot_seed_spread(runs: list[dict], variants: Sequence[str] = TABLE_2, key: s
             drawn = True
             spread = np.linspace(-0.18, 0.18, len(values)) if len(values) > 1 else np.zeros(1)
             ax.scatter(x + spread, list(values.values()), s=18, color=colour(name), zorder=3)
-            for dx, (seed, value) in zip(spread, values.items()):
-                ax.annotate(str(seed), (x + dx, value), xytext=(3, 0), textcoords="offset points", fontsize=7,
-                            va="center", color="#444444")
             mean = float(np.mean(list(values.values())))
+            if len(values) > 1:
+                furthest = max(values, key=lambda seed: abs(values[seed] - mean))
+                dx = spread[list(values).index(furthest)]
+                ax.annotate(f"s{furthest}", (x + dx, values[furthest]), xytext=(5, 0), textcoords="offset points",
+                            va="center", color="#333333")
             ax.hlines(mean, x - 0.3, x + 0.3, color=colour(name), linewidth=1.5)
         if not drawn:
             _empty(ax, "no stored runs")
