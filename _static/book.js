@@ -10,13 +10,14 @@
   function markAll() {
     document.querySelectorAll(SELECTOR).forEach(mark);
   }
-  // A figure of panels side by side: at least twice as wide as tall. On a phone _static/book.css shows it
-  // at its natural size (the size of the book's column on a wide screen) in a box of its own that scrolls.
+  // A figure the column would shrink (on a phone the book's 660 px figures shrink to ~350 px, their 9 pt
+  // labels to 5 pt): _static/book.css shows it at its natural size, the size of the book's column on a wide
+  // screen, in a box of its own that scrolls (on a wide screen nothing changes: the figure fits).
   function widen(img) {
-    if (!img.naturalWidth || img.naturalWidth < 2 * img.naturalHeight) return;
+    const box = img.closest("figure") || img.parentElement;
+    if (!img.naturalWidth || img.naturalWidth <= box.clientWidth + 1) return;
     img.classList.add("book-wide-figure");
     img.style.setProperty("--book-natural-width", img.naturalWidth + "px");
-    const box = img.closest("figure") || img.parentElement;
     box.classList.add("book-wide-box");
     box.addEventListener("scroll", function () { mark(box); }, {passive: true});
     mark(box);

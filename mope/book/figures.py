@@ -206,10 +206,10 @@ def plot_distance_to_table_2(runs: Mapping[str, list[dict]], variants: Sequence[
     groups = [group for group in ([p for p in measured if p == published], [p for p in measured if p != published])
               if group]
     with book_style():
-        height = 0.32 * len(variants) + 0.9
+        height = 0.24 * len(variants) + 0.75
         import matplotlib.pyplot as plt
 
-        fig, axes = plt.subplots(max(len(groups), 1), 1, figsize=(COLUMN_WIDTH, height * max(len(groups), 1) + 0.5),
+        fig, axes = plt.subplots(max(len(groups), 1), 1, figsize=(COLUMN_WIDTH, height * max(len(groups), 1) + 0.45),
                                  squeeze=False, constrained_layout=True)
         axes = list(axes.flat)
         if not groups:
@@ -321,8 +321,8 @@ def plot_boundary(runs: list[dict], variants: Sequence[str], free_reference: tup
     import matplotlib.pyplot as plt
 
     with book_style():
-        fig, (loglog, product_axis) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH, 6.4), constrained_layout=True,
-                                                   height_ratios=(1.25, 1))
+        fig, (loglog, product_axis) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH, 5.3), constrained_layout=True,
+                                                   height_ratios=(1.3, 1))
         sigmas = []
         # hollow markers of a shape per variant, of decreasing size, the first variant drawn last (on top):
         # pairs of several variants at the same place stay visible as nested rings
