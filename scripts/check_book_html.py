@@ -37,7 +37,8 @@ Two passes over every ``*.html`` file of the build:
    of the article may stick out of the screen: a wide table, formula or figure scrolls inside its own
    box, and a table that does carries a visible cue (its box's right edge fades, a mask or background
    image of the book's stylesheet, while more lies beyond it). Every cell of a table's "verdict"
-   column, in every tab, must lie on the screen itself (the book stacks such tables on a phone).
+   column, in every tab, must lie on the screen itself (the book stacks such tables on a phone), and so
+   must every cell of the claims across every preset (headers "claim", "standing", then one a preset).
 
    ``--screenshots DIR`` saves a PNG of the chosen pages (at 1280 px, and at 400 px as ``*-400.png``).
 
@@ -446,21 +447,24 @@ NARROW_PROBE = r"""
     if (!cue) noCue.push(shortText(table.textContent));
   }
   // Verdicts: every cell of a table's "verdict" column lies on the screen, not merely in a box that
-  // scrolls (a reader must not scroll sideways to read one), in every tab of the page.
+  // scrolls (a reader must not scroll sideways to read one), in every tab of the page; in the claims
+  // across every preset (columns "claim", "standing", then a verdict a preset) every cell.
   const verdictsOff = [];
   const measureVerdicts = () => {
     for (const table of article.querySelectorAll("table")) {
       const headers = Array.from(table.querySelectorAll("thead th")).map(th => th.textContent.trim());
+      const standings = headers[0] === "claim" && headers[1] === "standing";
       const column = headers.findIndex(header => /^verdict/i.test(header));
-      if (column < 0) continue;
+      if (column < 0 && !standings) continue;
       for (const row of table.querySelectorAll("tbody tr")) {
-        const cell = row.cells[column];
+        for (const cell of standings ? Array.from(row.cells) : [row.cells[column]]) {
         if (!cell) continue;
         const box = cell.getBoundingClientRect();
         if (box.width === 0) continue;  // in a tab not shown: measured when its tab is
         if (box.left < -1 || box.right > width + 1) {
           const text = `${shortText(cell.textContent)} (${Math.round(box.left)}–${Math.round(box.right)} px)`;
           if (!verdictsOff.includes(text)) verdictsOff.push(text);
+        }
         }
       }
     }

@@ -78,7 +78,27 @@ def test_no_page_shows_a_raw_role():
     for page in BUILT.rglob("*.html"):
         if "_static" in page.parts or "_sources" in page.parts:
             continue
-        assert not re.search(r"\{(ref|doc|numref|cite|eval|download)\}`", text_of(page.read_text(encoding="utf-8"))), page
+        assert not RAW_ROLE.search(text_of(page.read_text(encoding="utf-8"))), page
+
+
+#: A MyST role as a reader would see it unresolved, alone or with its target (in a code span or not).
+RAW_ROLE = re.compile(r"\{(ref|doc|numref|cite|cite:t|cite:p|eval|download|py:[a-z]+)\}")
+
+
+def test_no_docstring_the_api_page_shows_writes_a_myst_role():
+    """Issue 46: the API page showed ``{ref}`` and ``{eval}`` (in code spans, yet read as raw roles); autodoc
+    does not resolve MyST roles, so a docstring never writes one."""
+    import inspect
+    import pkgutil
+
+    import mope
+
+    for module in pkgutil.walk_packages(mope.__path__, "mope."):
+        source = importlib.import_module(module.name)
+        members = [member for _, member in inspect.getmembers(source) if getattr(member, "__module__", None) == module.name]
+        members += [m for c in members if inspect.isclass(c) for m in vars(c).values() if callable(m)]
+        for member in (source, *members):
+            assert not RAW_ROLE.search(inspect.getdoc(member) or ""), (module.name, getattr(member, "__name__", ""))
 
 
 def test_the_0119_claim_cites_where_the_paper_states_it():
@@ -275,6 +295,35 @@ def test_at_400_px_every_verdict_is_on_the_screen(tmp_path, capsys):
     for name in ("book.css", "book.js"):
         shutil.copy(ROOT / "_static" / name, styled / "_static" / name)
     (styled / "index.html").write_text(CLAIMS_PAGE.format(
+        styles='<link rel="stylesheet" href="_static/book.css"><script src="_static/book.js"></script>'))
+    assert checker.main([str(styled)]) == 0, capsys.readouterr().out
+
+
+STANDINGS_PAGE = CLAIMS_PAGE.replace(
+    "<th>claim</th><th>paper</th><th>ours</th><th>verdict</th>",
+    "<th>claim</th><th>standing</th><th>paper</th><th>cpu-long</th><th>cpu</th><th>cpu-short</th>").replace(
+    '<td style="min-width: 60px">0.080</td><td style="min-width: 120px">+0.054 ± 0.020 (n = 3)</td>\n'
+    '<td>refuted: smaller</td>',
+    '<td style="min-width: 120px">depends on the scale</td><td style="min-width: 90px">indicative</td>'
+    '<td style="min-width: 90px">refuted</td><td style="min-width: 90px">confirmed</td>'
+    '<td style="min-width: 90px">undecided far right</td>')
+
+
+@needs_chromium
+def test_at_400_px_every_cell_of_the_claims_across_presets_is_on_the_screen(tmp_path, capsys):
+    """Issue 46: the claims across every preset (no "verdict" column: a column a preset) put a quarter of
+    their cells beyond a phone's right edge; the book's stylesheet and script stack it like the others."""
+    checker = load_checker()
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "index.html").write_text(STANDINGS_PAGE.format(styles=""))
+    assert checker.main([str(bare)]) == 1
+    assert "verdict off the screen at 400 px: 'undecided far right" in capsys.readouterr().out
+    styled = tmp_path / "styled"
+    (styled / "_static").mkdir(parents=True)
+    for name in ("book.css", "book.js"):
+        shutil.copy(ROOT / "_static" / name, styled / "_static" / name)
+    (styled / "index.html").write_text(STANDINGS_PAGE.format(
         styles='<link rel="stylesheet" href="_static/book.css"><script src="_static/book.js"></script>'))
     assert checker.main([str(styled)]) == 0, capsys.readouterr().out
 
@@ -553,7 +602,7 @@ def test_each_gain_of_ega_1_is_named_by_its_loss():
     from mope.evidence import findings
 
     found = {"cpu": claims.judge_all("cpu", causal_runs())}
-    assert "(`cpu`), EGA-1 improves on BASE-DOT by +0.100 (random-batch Val, 4 seeds)" in findings.causal_gate(found)
+    assert "(`cpu`), EGA-1 improves on BASE-DOT by +0.100 in Val (4 seeds)" in findings.causal_gate(found)
     assert claims.verdict_of(found["cpu"], "gain-survives-causal-gate").caveat.startswith("whole-validation gain")
     assert "whole-validation gain over" in tables.causal_gate_table({"cpu": causal_runs()}).splitlines()[0]
 
@@ -567,3 +616,209 @@ def test_the_sentences_a_reader_stumbled_on():
     assert "says training pushes every pair onto that bound" in source  # it had no verb
     encodings = (ROOT / "notebooks" / "02_encodings.md").read_text()
     assert "This is not the share of\n  pairs on the bound that the introduction gives: that one is another model's" in encodings
+
+
+def test_a_fresh_reading_of_the_introduction_parses_and_names_the_causal_gate_on_mope():
+    """Issue 46, items 3 and 5, on the stored runs as the introduction reads them: none of the sentences a reader
+    could not parse, each term defined before the findings use it, and the causal gate's share of EGA-MORLET's
+    gain over PE-MORLET on `cpu-long` said with its seeds."""
+    from mope.book import chapter_runs
+    from mope.evidence import findings
+    from mope.store import results
+
+    runs = {preset: results.load_results(preset) for preset in chapter_runs.presets_shown("cpu")}
+    found = {preset: claims.judge_all(preset, preset_runs) for preset, preset_runs in runs.items()}
+    text = findings.WORDS + "\n" + findings.findings_markdown(found, runs)
+    for stumbled in ("that the quarter context decides too", "Trained 501 steps instead", "the two also differ in that",
+                     "random-batch Val", "σ's way to the data"):
+        assert stumbled not in text, stumbled
+    for sentence in re.split(r"(?<=[.:;])\s", text):  # one seed count for a sentence, or one per number
+        if re.search(r"\d+ seeds \(`cpu`\)", sentence):
+            assert not re.search(r"\(\d+ seeds[;)]", sentence), sentence
+    for term in ("indicative", "moot", "Val"):  # defined (in italics) before the first finding uses the word
+        assert text.index(f"*{term}*") <= text.index(term) + 1 and f"*{term}*" in findings.WORDS, term
+    assert text.index("(whole-window statistics)") < text.index("whole-window statistics") + 1
+    if claims.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET").n:
+        said = findings.mope_gate_share(runs)
+        assert said in text and "of EGA-MORLET's gain over PE-MORLET" in said and " seeds" in said
+
+
+# --- stale text (issue 46, item 4) ---------------------------------------------------------------------
+
+ISSUE = re.compile(r"\b[Ii]ssues? #?\d+")
+
+
+def test_no_page_source_or_docstring_refers_to_an_issue():
+    """A reader of the book has no issue tracker: no page, and no docstring the API page shows, says "issue N"."""
+    import inspect
+    import pkgutil
+
+    import mope
+
+    for page in [*READING, *(ROOT / "book").glob("*.md")]:
+        assert not ISSUE.search(page.read_text()), page.name
+    for module in pkgutil.walk_packages(mope.__path__, "mope."):
+        source = importlib.import_module(module.name)
+        docs = [inspect.getdoc(source) or ""] + [inspect.getdoc(member) or "" for _, member in inspect.getmembers(source)
+                                                 if getattr(member, "__module__", None) == module.name]
+        assert not any(ISSUE.search(doc) for doc in docs), module.name
+
+
+@needs_build
+def test_no_built_page_refers_to_an_issue():
+    for page in BUILT.rglob("*.html"):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        assert not ISSUE.search(text_of(page.read_text(encoding="utf-8"))), page
+
+
+def test_the_how_to_run_table_names_every_preset_and_the_budget_page_counts_the_chapters_presets():
+    from mope.book import chapter_runs
+    from mope.store.presets import PRESETS
+
+    how_to_run = (ROOT / "book" / "how_to_run.md").read_text()
+    for preset in PRESETS:
+        assert re.search(rf"^\| `{re.escape(preset)}`( \(default\))? \|", how_to_run, flags=re.M), preset
+    assert "the The" not in how_to_run and "is the {doc}`api` page" not in how_to_run  # api's title is "The package"
+    budget = (ROOT / "book" / "training_budget.md").read_text()
+    shown = ("cpu", *chapter_runs.CHAPTER_PRESETS)
+    assert "The chapters show three presets" in budget and len(set(shown)) == 3
+    for preset in PRESETS:
+        if preset != "smoke":
+            assert f"`{preset}`" in budget, preset
+
+
+def test_the_learned_table_gpt_is_nanogpt_and_char_rnn_is_the_data_set():
+    intro = (ROOT / "book" / "intro.md").read_text()
+    assert "learned-table\nGPT {cite}`karpathy2022nanogpt`" in intro and "karpathy2015charrnn" not in intro
+    bib = (ROOT / "book" / "references.bib").read_text()
+    assert "@misc{karpathy2022nanogpt" in bib and "nanoGPT" in bib
+
+
+def test_the_models_speak_in_the_books_symbols():
+    """ASCII "omega*sigma", "log omega", "35x" beside ωσ, log ω, 35× elsewhere; "NoPE" beside the model NOPE."""
+    import mope
+
+    ascii_maths = re.compile(r"omega\s*\*\s*sigma|log (omega|sigma)|\b\d+x\b|>=")
+    for name, variant in mope.VARIANTS.items():
+        assert not ascii_maths.search(variant.description), (name, variant.description)
+    for page in [*READING, *(ROOT / "book").glob("*.md")]:
+        assert "NoPE" not in page.read_text(), page.name
+
+
+def test_the_environment_table_has_no_row_for_an_index_name():
+    page = (ROOT / "book" / "reproducibility.md").read_text()
+    section = page[page.index("## The environment that built this page"):]
+    assert "set_index(" not in section.split("```\n", 2)[1] and "markdown_table([" in section
+
+
+@needs_chromium
+def test_at_400_px_a_figure_wider_than_the_column_keeps_its_size_and_scrolls_in_its_own_box(tmp_path):
+    """Issue 46: Figs 4.2 and 5.3 shrank to 352 px on a phone, their labels unreadable. With the book's
+    stylesheet and script a figure wider than the column keeps its natural width inside a box that scrolls
+    (its edge cued), and the page itself does not scroll sideways; a figure narrower than the column fits."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from selenium import webdriver
+
+    site = tmp_path / "site"
+    (site / "_static").mkdir(parents=True)
+    for name in ("book.css", "book.js"):
+        shutil.copy(ROOT / "_static" / name, site / "_static" / name)
+    for name, size in (("wide", (6.6, 6.0)), ("square", (3.0, 3.0))):
+        fig = plt.figure(figsize=size, dpi=100)
+        fig.savefig(site / f"{name}.png", dpi=100)
+        plt.close(fig)
+    (site / "index.html").write_text(
+        '<html><head><meta name="viewport" content="width=device-width"><link rel="stylesheet" '
+        'href="_static/book.css"><script src="_static/book.js"></script><style>img { max-width: 100%; }</style>'
+        '</head><body style="margin: 24px"><main><article class="bd-article"><figure id="wide"><img src="wide.png">'
+        '<figcaption>Two panels</figcaption></figure><figure id="square"><img src="square.png"></figure>'
+        '</article></main></body></html>')
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=400,900",
+                     "--force-device-scale-factor=1", "--allow-file-access-from-files"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(options=options)
+    try:
+        browser.set_window_size(400, 900)
+        browser.get((site / "index.html").as_uri())
+        browser.execute_async_script("const done = arguments[0]; if (document.readyState === 'complete') "
+                                     "setTimeout(done, 200); else window.addEventListener('load', () => setTimeout(done, 200));")
+        width = browser.execute_script("return document.documentElement.clientWidth")
+        wide = browser.execute_script("const i = document.querySelector('#wide img'); const f = i.closest('figure');"
+                                      "return [i.getBoundingClientRect().width, f.getBoundingClientRect().right, "
+                                      "f.scrollWidth > f.clientWidth, f.classList.contains('book-scrolls-more')];")
+        square = browser.execute_script("return document.querySelector('#square img').getBoundingClientRect().right")
+        page_scrolls = browser.execute_script("return document.documentElement.scrollWidth > document.documentElement.clientWidth")
+    finally:
+        browser.quit()
+    assert wide[0] == pytest.approx(660, abs=1) and wide[1] <= width and wide[2] and wide[3], wide
+    assert square <= width and not page_scrolls
+
+
+# --- search (issue 46, item 6) -------------------------------------------------------------------------
+
+def load_book_search():
+    spec = importlib.util.spec_from_file_location("book_search", ROOT / "book" / "_ext" / "book_search.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_search_indexes_a_decimal_number_whole_and_the_book_uses_that_search():
+    """Sphinx split 0.119 into 0 and 119, and its query skips terms of digits alone: no number was found."""
+    search = load_book_search()
+    words = search.BookSearch({}).split("EGA-MORLET improves on BASE-DOT by +0.119 (n=8); mope.evidence, 3,001 steps")
+    assert "0.119" in words and "0" not in words and "119" not in words
+    assert {"mope", "evidence", "3", "001", "EGA", "MORLET"} <= set(words)
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["sphinx"]["local_extensions"]["book_search"] == "book/_ext"
+
+
+@needs_chromium
+def test_the_search_query_keeps_the_number_and_the_api_page_ranks_below_the_chapters():
+    from selenium import webdriver
+
+    search = load_book_search()
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(options=options)
+    try:
+        browser.get("about:blank")
+        terms = browser.execute_script(search.SPLIT_QUERY + "return splitQuery('gain +0.119 of mope.evidence, Holm');")
+        scores = browser.execute_script(search.SCORER.read_text() + """
+            return [Scorer.score(["book/api", "API", "", "", 41, "api.html"]),
+                    Scorer.score(["notebooks/04_reproduction", "Reproduction", "", "", 5, "x.html"]),
+                    Scorer.title, Scorer.term, Scorer.objPrio[0]];""")
+    finally:
+        browser.quit()
+    assert terms == ["gain", "0.119", "of", "mope", "evidence", "Holm"]
+    assert scores[0] < scores[1] == 5 and scores[2:] == [15, 5, 15]  # Sphinx's defaults kept
+
+
+@needs_build
+@needs_chromium
+def test_a_page_shows_one_search_control_wide_and_narrow():
+    """Issue 46: two search boxes on every page (the sidebar's field and the header's magnifier)."""
+    from selenium import webdriver
+
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--force-device-scale-factor=1"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(options=options)
+    visible = {}
+    try:
+        for width in (1280, 400):
+            browser.set_window_size(width, 900)
+            browser.get((BUILT / "book" / "intro.html").as_uri())
+            visible[width] = browser.execute_script(
+                "return Array.from(document.querySelectorAll('.search-button-field, button.search-button'))"
+                ".filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && "
+                "r.right > 0 && r.left < window.innerWidth && getComputedStyle(e).visibility !== 'hidden'; }).length;")
+    finally:
+        browser.quit()
+    assert visible == {1280: 1, 400: 1}

@@ -213,3 +213,35 @@ def test_the_claims_on_subword_tokens_say_which_verdicts_the_tokens_change(store
     same = chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", four_models(0.05, "cpu-bpe")))
     assert same.splitlines()[0].endswith("3 of 3 keep their verdict on `cpu`")
     assert chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", [])) == ""
+
+
+def test_the_models_page_says_which_model_rests_on_one_seed():
+    """Issue 46: ALiBi rests on one seed, and the page listing the models did not say so."""
+    runs = ([run("BASE-DOT", s, 1.5) for s in range(3)] + [run("EGA-1", s, 1.5) for s in range(3)]
+            + [run("ALIBI", 0, 1.6)])
+    said = chapter_runs.seeds_by_model("cpu", runs, ["BASE-DOT", "EGA-1", "ALIBI", "NOPE"])
+    assert said == ("On `cpu`, 3 seeds each of BASE-DOT, EGA-1; one seed of ALIBI, which shows a direction only "
+                    "(no verdict); not run: NOPE.")
+    page = (Path(__file__).resolve().parents[1] / "book" / "variants.md").read_text()
+    assert 'chapter_runs.seeds_by_model("cpu", results.load_results("cpu"), list(mope.VARIANTS))' in page
+
+
+def test_the_introductions_tabs_leave_out_the_claims_a_preset_has_no_run_of(store):
+    """Issue 46: 47 rows reading "— | — | not run" in the introduction's tabs (cpu-bpe 21 of 25)."""
+    from mope.evidence import claims
+
+    runs = {"cpu": [run(v, s, 1.6 - 0.05 * (v == "PE-ROPE")) for v in ("BASE-DOT", "PE-ROPE") for s in range(3)],
+            "cpu-bpe": [run("BASE-DOT", s, 1.6, preset="cpu-bpe") for s in range(3)]}
+    findings = {preset: claims.judge_all(preset, preset_runs) for preset, preset_runs in runs.items()}
+    tabs = chapter_runs.claims_tabs_run(findings, lambda preset: f"`{preset}`.", claims.standings(findings))
+    assert tabs.startswith("::::{tab-set}\n:::{tab-item} across scales\n") and tabs.endswith("\n::::")
+    cpu = tabs[tabs.index(":::{tab-item} `cpu`"):tabs.index(":::{tab-item} `cpu-bpe`")]
+    judged = [claim for claim, verdict in findings["cpu"] if verdict.outcome != "not_run"]
+    assert judged and all(f"<{claim.shown_in}>` ({claim.section})" in cpu for claim in judged)
+    assert "not run" not in cpu.split("claims have no run")[-1]  # no row says "not run"
+    left_out = len(claims.CLAIMS) - len(judged)
+    assert f"{left_out} of the {len(claims.CLAIMS)} claims have no run on `cpu` and are left out" in cpu
+    bpe = tabs[tabs.index(":::{tab-item} `cpu-bpe`"):]
+    assert f"{len(claims.CLAIMS)} of the {len(claims.CLAIMS)} claims have no run on `cpu-bpe`" in bpe
+    page = (Path(__file__).resolve().parents[1] / "book" / "intro.md").read_text()
+    assert "chapter_runs.claims_tabs_run(FINDINGS" in page and "claims.claims_tabs(" not in page

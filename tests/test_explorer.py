@@ -335,6 +335,19 @@ def test_the_browser_check_fails_a_page_whose_formula_departs_from_morlet_positi
     assert "does not state its weight" in out
 
 
-def test_the_loss_axis_names_the_unit_of_every_preset_it_can_show():
-    assert explorer.loss_unit({"cpu": [], "paper": []}) == "loss (nats per character)"
-    assert explorer.loss_unit({"cpu": [], "cpu-bpe": []}) == "loss (nats per character; per token on cpu-bpe)"
+def test_the_loss_plot_names_the_unit_of_every_preset_it_can_show_and_its_axis_label_fits():
+    """Issue 46: "loss (nats per character; per token on cpu-bpe)" was cut off along the 380 px axis; the
+    title, as wide as the plot, carries the unit, the axis a label that fits (at most 12 px a character)."""
+    assert explorer.loss_unit({"cpu": [], "paper": []}) == "nats per character"
+    assert explorer.loss_unit({"cpu": [], "cpu-bpe": []}) == "nats per character (per token on cpu-bpe)"
+    layout = explorer.loss_curves(RUNS | {"cpu-bpe": RUNS["cpu"]}, "cpu")
+    (plot,) = [model for model in layout.select({"type": figure_type()})]
+    assert plot.title.text.endswith("nats per character (per token on cpu-bpe)")
+    (axis,) = plot.left
+    assert axis.axis_label == explorer.LOSS_AXIS and 12 * len(axis.axis_label) < plot.height - 80
+
+
+def figure_type():
+    from bokeh.plotting import figure
+
+    return type(figure())

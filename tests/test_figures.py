@@ -86,21 +86,27 @@ def test_sweep_figure_draws_the_stored_candidates_and_marks_the_decision():
 
 
 def test_plot_distance_to_table_2_draws_each_preset_and_the_noise_band():
+    """Issue 46: linear axes (a symmetric-log axis distorted the sizes), the published protocol in a panel of
+    its own on the scale of its noise, drawn in black, the smaller presets below on theirs."""
     runs = {"cpu": [run(v, s, paper.TABLE_2_VAL[v] + 0.2 + 0.01 * s) for v in TABLE_2 for s in range(3)],
             "paper": [run(v, 0, paper.TABLE_2_VAL[v] + 0.005, preset="paper") for v in TABLE_2],
             "cpu-short": []}
     fig = figures.plot_distance_to_table_2(runs)
-    (ax,) = fig.axes
-    assert [t.get_text() for t in ax.get_yticklabels()] == list(TABLE_2)
-    assert ax.get_xscale() == "symlog"
+    published, smaller = fig.axes
+    for ax in (published, smaller):
+        assert [t.get_text() for t in ax.get_yticklabels()] == list(TABLE_2)
+        assert ax.get_xscale() == "linear"
+    assert published.get_title(loc="left").startswith("paper: ") and smaller.get_title(loc="left").startswith("cpu: ")
+    (paper_points,) = [line for line in published.get_lines() if line.get_marker() == "o"]
+    assert paper_points.get_color() == "#000000" and paper_points.get_markersize() > 5
+    assert list(paper_points.get_xdata()) == pytest.approx([0.005] * len(TABLE_2))
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    noise = figures.plot_distance_to_table_2.__defaults__[-1]
-    assert legend == [f"± {noise:g} nats (the paper's rerun noise)", "cpu (n = 3)", "paper (n = 1)"]
-    lo, hi = ax.get_xlim()
-    assert lo < -0.01 and hi > 0.22  # the band and the furthest mean with its spread are on the axis
-    check_fits_the_column(fig)
-    empty = figures.plot_distance_to_table_2({"cpu": []})
-    assert "no runs stored" in empty.axes[0].texts[0].get_text()
+    noise = figures.plot_distance_to_table_2.__defaults__[-2]
+    assert legend == [f"± {noise:g} nats (the paper's rerun noise)", "paper (n = 1)", "cpu (n = 3)"]
+    lo, hi = published.get_xlim()
+    assert -0.03 < lo < -noise and noise < hi < 0.03  # the paper's panel on the scale of its noise
+    lo, hi = smaller.get_xlim()
+    assert lo < 0 and hi > 0.22  # cpu's furthest mean with its spread on its axis
 
 
 def test_context_figure_joins_each_seed_across_contexts_and_marks_the_papers_gap():
@@ -198,3 +204,30 @@ def test_token_budget_figure_puts_every_seeds_gap_at_the_tokens_it_had_seen():
     assert not any("cpu-long-4x" in label for label in lines)  # no runs: not drawn
     empty = figures.plot_gap_against_tokens({"cpu-long-4x": []})
     assert "no runs stored" in empty.axes[0].texts[0].get_text()
+
+
+def test_boundary_figure_stacks_its_panels_and_draws_a_band_per_model_not_a_line_per_seed():
+    """Issue 46: Fig. 5.3 had every seed's ωσ line of every model side by side with the scatter, at half the
+    column each (352 px on a phone): the panels are stacked, the products a median and a band per model."""
+    runs = [run("PE-MORLET-FREE", s, 1.5, learned=decayed_morlet(64, 0.95 - 0.01 * s, "none")) for s in range(3)]
+    fig = figures.plot_boundary(runs, learned_parameters.MORLET_VARIANTS)
+    top, below = fig.axes
+    assert top.get_position().y0 > below.get_position().y1  # one above the other
+    assert top.get_position().width == pytest.approx(below.get_position().width, rel=0.05)
+    medians = [line for line in below.get_lines() if len(line.get_xdata()) > 2]
+    assert len(medians) == 1 and len(below.collections) == 1  # one model: one median, one band
+    products = np.array([learned_parameters.morlet_runs(runs, "PE-MORLET-FREE")[s]["omega"]
+                         * learned_parameters.morlet_runs(runs, "PE-MORLET-FREE")[s]["sigma"] for s in range(3)])
+    assert medians[0].get_ydata() == pytest.approx(np.median(products, axis=0))
+
+
+def test_seed_spread_names_only_the_seed_furthest_from_its_models_mean():
+    """Issue 46: Fig. 4.1 wrote every seed's number at 7 pt beside its point, and the numbers overlapped."""
+    runs = [run(v, s, 1.6, full=1.6 + 0.01 * s**2 + (0.3 if (v, s) == ("EGA-1", 2) else 0)) for v in TABLE_2
+            for s in range(5)]
+    fig = figures.plot_seed_spread(runs)
+    check_fits_the_column(fig)
+    names = sorted(t.get_text() for t in fig.axes[0].texts)
+    assert names == sorted(["s4"] * (len(TABLE_2) - 1) + ["s2"])  # one name a model
+    (named,) = [t for t in fig.axes[0].texts if t.get_text() == "s2"]
+    assert named.xy[1] == pytest.approx(1.6 + 0.04 + 0.3)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from mope.store import plan, results
@@ -38,6 +38,27 @@ def describe(preset: str) -> str:
     tokens = f", {cfg.tokenizer} subword tokens (losses in nats a token)" if cfg.tokenizer else ""
     return (f"L{cfg.n_layer} H{cfg.n_head} d{cfg.n_embd} T{cfg.block_size}, batch {cfg.batch_size}, "
             f"{cfg.steps:,} steps at lr {cfg.lr:g}{tokens}")
+
+
+def seeds_by_model(preset: str, runs: Sequence[dict], variants: Sequence[str]) -> str:
+    """"On `cpu`, 8 seeds each of BASE-DOT, EGA-1; 5 seeds of NOPE; one seed of ALIBI, which shows a direction
+    only; not run: ...": how many seeds of each of ``variants`` ``runs`` (the runs of ``preset``) hold, so that
+    a page listing the models says which rest on one seed."""
+    counts = {name: len({r["seed"] for r in runs if r["variant"] == name}) for name in variants}
+    groups: dict[int, list[str]] = {}
+    for name, count in counts.items():
+        groups.setdefault(count, []).append(name)
+    parts = []
+    for count in sorted(groups, reverse=True):
+        names = ", ".join(groups[count])
+        if count == 0:
+            parts.append(f"not run: {names}")
+        elif count == 1:
+            parts.append(f"one seed of {names}, which {'shows' if len(groups[count]) == 1 else 'show'} a direction "
+                         "only (no verdict)")
+        else:
+            parts.append(f"{count} seeds {'each of' if len(groups[count]) > 1 else 'of'} {names}")
+    return f"On `{preset}`, " + "; ".join(parts) + "."
 
 
 def presets_shown(main: str, presets: Sequence[str] = BOOK_PRESETS) -> list[str]:
@@ -221,6 +242,24 @@ def empty_presets_line(presets: Sequence[str]) -> str:
     """The line that names the presets left without a tab, since nothing shown there was run."""
     names = ", ".join(f"`{preset}`" for preset in presets)
     return f"No tab for {names}: none of these runs is stored there."
+
+
+def claims_tabs_run(findings: Mapping[str, list], describe: Callable[[str], str], standings: Mapping) -> str:
+    """The introduction's claims tabs: the claims across scales first (:func:`mope.evidence.claims.standing_markdown`),
+    then a tab per preset holding only the claims it has runs of (a row "— | — | not run" per claim a preset never
+    trained said nothing: 21 of 25 on ``cpu-bpe``), with a line counting those left out; ``describe(preset)``
+    opens each tab."""
+    from mope.book import claims_tables
+
+    blocks = ["::::{tab-set}", ":::{tab-item} across scales", claims_tables.standing_markdown(findings, standings), ":::"]
+    for preset, found in findings.items():
+        run = [claim.key for claim, verdict in found if verdict.outcome != "not_run"]
+        left_out = len(found) - len(run)
+        note = (f" {left_out} of the {len(found)} claims have no run on `{preset}` and are left out (the tab across "
+                "scales gives where each is judged)." if left_out else "")
+        blocks += [f":::{{tab-item}} `{preset}`", describe(preset) + note + "\n",
+                   claims_tables.claims_markdown(found, run) if run else "", ":::"]
+    return "\n".join([*blocks, "::::"])
 
 
 def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:

@@ -9,7 +9,7 @@ its Markdown cells as they are. So the notebook of a page is its MyST written ou
 
 * each ``{eval:figure}`` becomes a code cell that displays the figure where the book places it (tagged
   ``book-figure``), followed by its caption with the book's figure number;
-* each paragraph with an inline ``{eval}`` value becomes a code cell that displays the paragraph as
+* each paragraph with an inline computed value (the ``eval`` role) becomes a code cell that displays the paragraph as
   Markdown with the values filled in (tagged ``book-prose``; Colab shows it as a form, code hidden);
 * each ``literalinclude`` becomes the source it includes, read now with Sphinx's own reader (so its
   ``pyobject``, ``lines`` and other options select what the book shows);
@@ -72,7 +72,7 @@ def _cell_id(page: str, index: int, source: str) -> str:
 
 
 def _prose_cell(text: str, book: Book, page: str) -> str:
-    """The code of a cell that displays ``text`` as Markdown with its ``{eval}`` values filled in."""
+    """The code of a cell that displays ``text`` as Markdown with its computed (``eval``) values filled in."""
     values: list[str] = []
 
     def placeholder(expression: str) -> str:

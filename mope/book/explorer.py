@@ -406,9 +406,13 @@ def loss_rows(runs: Mapping[str, Sequence[dict]]) -> dict[str, list]:
 
 
 def loss_unit(runs: Mapping[str, Sequence[dict]]) -> str:
-    """The loss axis's unit: nats per character, and per token for the presets of ``runs`` on subword tokens."""
+    """The loss's unit, said in the plot's title: nats per character, and per token for the presets of ``runs``
+    on subword tokens (the axis says only "loss (nats)", which fits beside the plot's height, :data:`LOSS_AXIS`)."""
     subword = [preset for preset in runs if get_preset(preset).tokenizer]
-    return "loss (nats per character" + (f"; per token on {', '.join(subword)})" if subword else ")")
+    return "nats per character" + (f" (per token on {', '.join(subword)})" if subword else "")
+
+
+LOSS_AXIS = "loss (nats)"
 
 
 DEFAULT_COMPARISON = ("BASE-DOT", "PE-MORLET")
@@ -442,8 +446,8 @@ def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
 
     plot = figure(width=FIGURE_WIDTH, height=380, x_axis_type="log", x_axis_label="step (log scale)",
                   x_range=Range1d(1, 10, name="loss_steps"), y_range=Range1d(0, 1, name="loss_values"),
-                  y_axis_label=loss_unit(runs), tools="pan,wheel_zoom,box_zoom,reset",
-                  title="training loss (lines) and validation loss (dots)")
+                  y_axis_label=LOSS_AXIS, tools="pan,wheel_zoom,box_zoom,reset",
+                  title=f"training loss (lines) and validation loss (dots), {loss_unit(runs)}")
     lines = plot.multi_line("xs", "ys", source=train_shown, color="colour", line_width=1.5, legend_field="variant")
     dots = plot.scatter("step", "loss", source=val_shown, color="colour", size=7, line_color="black")
     plot.add_tools(HoverTool(renderers=[lines], line_policy="nearest", tooltips=[

@@ -196,42 +196,54 @@ def plot_validation_curves(runs: Mapping[str, list[dict]], variants: Sequence[st
 
 
 def plot_distance_to_table_2(runs: Mapping[str, list[dict]], variants: Sequence[str] = TABLE_2,
-                             noise: float = RUN_TO_RUN):
-    """Our loss minus the paper's Table 2 "Val", per model (rows) and preset (markers; bars ± 1 sd over
-    seeds), on a horizontal axis linear within ±2·``noise`` and logarithmic beyond, so that agreement
-    within the paper's own run-to-run noise (shaded) and a gap of a whole nat are both readable."""
+                             noise: float = RUN_TO_RUN, published: str = "paper"):
+    """Our loss minus the paper's Table 2 "Val", per model (rows; bars ± 1 sd over seeds), on linear axes: the
+    ``published`` protocol in a panel of its own on the scale of the paper's run-to-run ``noise`` (shaded),
+    drawn in black, the key series; the smaller presets below it, on the scale of their own distances (markers
+    a preset). Stacked, each panel the column's width."""
+    measured = {preset: distance_to_paper(preset_runs, variants) for preset, preset_runs in runs.items()}
+    measured = {preset: distances for preset, distances in measured.items() if distances}
+    groups = [group for group in ([p for p in measured if p == published], [p for p in measured if p != published])
+              if group]
     with book_style():
-        fig, (ax,) = panels(1, height=0.45 * len(variants) + 1.2)
-        ax.axvspan(-noise, noise, color="0.85", lw=0, label=f"± {noise:g} nats (the paper's rerun noise)")
-        ax.axvline(0, color="k", lw=0.8)
-        markers = "osD^v"
-        drawn = []
-        for index, (preset, preset_runs) in enumerate(runs.items()):
-            offset = 0.25 * (index - (len(runs) - 1) / 2)
-            distances = distance_to_paper(preset_runs, variants)
-            if not distances:
-                continue
-            rows = [variants.index(name) for name in distances]
-            x = [distance.mean for distance in distances.values()]
-            err = [distance.sd or 0.0 for distance in distances.values()]
-            n = sorted({distance.n for distance in distances.values()})
-            seeds = f"n = {n[0]}" if len(n) == 1 else f"n = {n[0]}–{n[-1]}"
-            ax.errorbar(x, [row + offset for row in rows], xerr=err, ls="none", marker=markers[index % 5],
-                        ms=5, capsize=2, color=PRESET_SHADES[index % len(PRESET_SHADES)], label=f"{preset} ({seeds})")
-            drawn += [*(a - e for a, e in zip(x, err)), *(a + e for a, e in zip(x, err))]
-        if not drawn:
-            _empty(ax, "any preset")
+        height = 0.24 * len(variants) + 0.75
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(max(len(groups), 1), 1, figsize=(COLUMN_WIDTH, height * max(len(groups), 1) + 0.45),
+                                 squeeze=False, constrained_layout=True)
+        axes = list(axes.flat)
+        if not groups:
+            _empty(axes[0], "any preset")
             return fig
-        ax.set_xscale("symlog", linthresh=2 * noise, linscale=1.0)
-        ticks = [t for t in (-0.1, -0.02, -0.01, 0, 0.01, 0.02, 0.1, 0.2, 0.5, 1, 2)
-                 if min(drawn + [-noise]) * 1.5 <= t <= max(drawn + [noise]) * 1.5]
-        ax.set_xticks(ticks, labels=[f"{t:+g}" if t else "0" for t in ticks])
-        ax.set_xlim(min(drawn + [-2 * noise]) * 1.6, max(drawn + [2 * noise]) * 1.6)
-        ax.set_yticks(range(len(variants)), labels=list(variants))
-        ax.invert_yaxis()
-        ax.set_xlabel("our loss − the paper's Val (nats/char; symmetric log axis)")
-        ax.grid(alpha=0.3, axis="x")
-        legend_below(fig, [ax])
+        markers = "osD^v"
+        for ax, group in zip(axes, groups):
+            ax.axvspan(-noise, noise, color="0.88", lw=0, label=f"± {noise:g} nats (the paper's rerun noise)")
+            ax.axvline(0, color="k", lw=0.8)
+            drawn = [-2 * noise, 2 * noise]
+            for index, preset in enumerate(group):
+                distances = measured[preset]
+                key = preset == published
+                offset = 0.0 if len(group) == 1 else 0.22 * (index - (len(group) - 1) / 2)
+                rows = [variants.index(name) for name in distances]
+                x = [distance.mean for distance in distances.values()]
+                err = [distance.sd or 0.0 for distance in distances.values()]
+                n = sorted({distance.n for distance in distances.values()})
+                seeds = f"n = {n[0]}" if len(n) == 1 else f"n = {n[0]}–{n[-1]}"
+                shade = "#000000" if key else PRESET_SHADES[1:][index % (len(PRESET_SHADES) - 1)]
+                ax.errorbar(x, [row + offset for row in rows], xerr=err, ls="none", marker=markers[index % 5],
+                            ms=7 if key else 5, capsize=2, color=shade, zorder=4 if key else 3,
+                            label=f"{preset} ({seeds})")
+                drawn += [*(a - e for a, e in zip(x, err)), *(a + e for a, e in zip(x, err))]
+            span = max(drawn) - min(drawn)
+            ax.set_xlim(min(drawn) - 0.08 * span, max(drawn) + 0.08 * span)
+            ax.set_yticks(range(len(variants)), labels=list(variants))
+            ax.set_ylim(len(variants) - 0.5, -0.5)
+            names = ", ".join(group)
+            ax.set_title(f"{names}: the paper's own protocol" if group == [published] else
+                         f"{names}: smaller models, fewer tokens (expected above the paper)", loc="left")
+            ax.grid(alpha=0.3, axis="x")
+        axes[-1].set_xlabel("our loss − the paper's Val (nats/char)")
+        legend_below(fig, axes)
     return fig
 
 
@@ -302,11 +314,15 @@ BOUNDARY_MARKERS = ("o", "s", "D", "^")
 
 
 def plot_boundary(runs: list[dict], variants: Sequence[str], free_reference: tuple[str, float] | None = None):
-    """Left: every learned pair on log–log axes against ω = 5/σ. Right: ωσ of every pair against its index.
-    ``free_reference`` (variant, level): the ωσ weight decay alone leaves a variant without the bound at,
-    drawn as a dashed curve in both panels."""
+    """Top: every learned pair on log–log axes against ω = 5/σ. Below: ωσ against the pair index, a model's
+    median over seeds as a line and its range over seeds as a band (every seed's line drawn over the others
+    cluttered the panel). Stacked, each panel the column's width. ``free_reference`` (variant, level): the ωσ
+    weight decay alone leaves a variant without the bound at, drawn dashed in both panels."""
+    import matplotlib.pyplot as plt
+
     with book_style():
-        fig, (loglog, product_axis) = panels(2, height=3.2)
+        fig, (loglog, product_axis) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH, 5.3), constrained_layout=True,
+                                                   height_ratios=(1.3, 1))
         sigmas = []
         # hollow markers of a shape per variant, of decreasing size, the first variant drawn last (on top):
         # pairs of several variants at the same place stay visible as nested rings
@@ -318,8 +334,13 @@ def plot_boundary(runs: list[dict], variants: Sequence[str], free_reference: tup
                 loglog.scatter(arrays["sigma"], arrays["omega"], s=size, marker=marker, facecolors="none",
                                edgecolors=colour(name), linewidths=0.8, alpha=0.8, label=label,
                                zorder=3 + len(variants) - index)
-                product_axis.plot(arrays["omega"] * arrays["sigma"], lw=0.8, alpha=0.7, color=colour(name))
                 sigmas.append(arrays["sigma"])
+            if found:
+                products = np.array([arrays["omega"] * arrays["sigma"] for arrays in found.values()])
+                pairs = np.arange(products.shape[1])
+                product_axis.fill_between(pairs, products.min(axis=0), products.max(axis=0), color=colour(name),
+                                          alpha=0.2, lw=0)
+                product_axis.plot(pairs, np.median(products, axis=0), lw=1.2, color=colour(name))
         if not sigmas:
             _empty(loglog, "these MoPE variants")
             _empty(product_axis, "these MoPE variants")
@@ -332,9 +353,11 @@ def plot_boundary(runs: list[dict], variants: Sequence[str], free_reference: tup
             loglog.plot(grid, level / grid, "--", color=colour(name), lw=1.2,
                         label=f"{name}, decay alone: ωσ = {level:.2f}")
             product_axis.axhline(level, color=colour(name), ls="--", lw=1.2)
-        loglog.set(xscale="log", yscale="log", xlabel="σ (tokens)", ylabel="ω (rad/token)", title="learned pairs")
+        loglog.set(xscale="log", yscale="log", xlabel="σ (tokens)", ylabel="ω (rad/token)")
+        loglog.set_title("learned pairs (every seed)", loc="left")
         plain_log_ticks(loglog)
-        product_axis.set(xlabel="pair index $i$", ylabel=r"$\omega_i\sigma_i$", title="ωσ per pair (every seed)")
+        product_axis.set(xlabel="pair index $i$", ylabel=r"$\omega_i\sigma_i$")
+        product_axis.set_title("ωσ per pair: median over seeds, band from lowest to highest seed", loc="left")
         for ax in (loglog, product_axis):
             ax.grid(alpha=0.3, which="both")
         legend_below(fig, [loglog])
@@ -360,8 +383,9 @@ def plot_future_token_effect(effects: Mapping[str, np.ndarray], changed_at: int,
 
 def plot_seed_spread(runs: list[dict], variants: Sequence[str] = TABLE_2, key: str = "val_loss_full",
                      label: str = "whole-validation loss (nats)"):
-    """Every seed of every model as a point (its seed number beside it), the mean as a bar: whether one
-    seed drives a model's mean. One panel; models along x in ``variants`` order."""
+    """Every seed of every model as a point, the mean as a bar: whether one seed drives a model's mean. The
+    seed furthest from its model's mean is named beside it ("s3"); the others are not (eight seed numbers at
+    7 pt a model overlapped). One panel; models along x in ``variants`` order."""
     import matplotlib.pyplot as plt
 
     with book_style():
@@ -375,10 +399,12 @@ def plot_seed_spread(runs: list[dict], variants: Sequence[str] = TABLE_2, key: s
             drawn = True
             spread = np.linspace(-0.18, 0.18, len(values)) if len(values) > 1 else np.zeros(1)
             ax.scatter(x + spread, list(values.values()), s=18, color=colour(name), zorder=3)
-            for dx, (seed, value) in zip(spread, values.items()):
-                ax.annotate(str(seed), (x + dx, value), xytext=(3, 0), textcoords="offset points", fontsize=7,
-                            va="center", color="#444444")
             mean = float(np.mean(list(values.values())))
+            if len(values) > 1:
+                furthest = max(values, key=lambda seed: abs(values[seed] - mean))
+                dx = spread[list(values).index(furthest)]
+                ax.annotate(f"s{furthest}", (x + dx, values[furthest]), xytext=(5, 0), textcoords="offset points",
+                            va="center", color="#333333")
             ax.hlines(mean, x - 0.3, x + 0.3, color=colour(name), linewidth=1.5)
         if not drawn:
             _empty(ax, "no stored runs")

@@ -1,6 +1,6 @@
 """The book's MyST, written as the plain Markdown that Jupyter and Colab render.
 
-The book's pages are MyST Markdown: Sphinx resolves their roles (``{ref}``, ``{numref}``, ``{cite}``, ...)
+The book's pages are MyST Markdown: Sphinx resolves their roles (cross-references, figure numbers, citations, computed values, ...)
 and directives (tabs, dropdowns, proofs). A notebook front end shows the same text as raw markup. This
 module rewrites it, both when ``mope.book.colab_notebook`` writes a page's Colab notebook and, through
 :func:`show_markdown_outputs_plainly`, when a cell displays MyST as a Markdown output:
@@ -210,8 +210,8 @@ def published_url(repository_url: str) -> str:
 
 
 def rewrite_roles(text: str, book: Book, page: str | None = None, evaluate=None) -> str:
-    """``text`` with every role written as plain Markdown. ``evaluate(expression)`` gives what an
-    ``{eval}`` role shows; without it an ``{eval}`` role is an error."""
+    """``text`` with every role written as plain Markdown. ``evaluate(expression)`` gives what a role that
+    shows a value computed by the page's cells (``eval``) shows; without it such a role is an error."""
 
     def replace(match: re.Match) -> str:
         role, content = match["name"], match["content"]

@@ -62,16 +62,26 @@ def model_words(preset: str) -> str:
     """The model of ``preset`` in plain words: "the paper's own model and protocol", "a 4-layer model on subword
     tokens" or "a 4-layer model at a quarter of the paper's context" (with "trained 501 steps" when it trains
     fewer steps than ``cpu``)."""
-    cfg, published = get_preset(preset), get_preset(PUBLISHED)
+    cfg = get_preset(preset)
     if preset == PUBLISHED:
         return "the paper's own model and protocol"
     if cfg.tokenizer:  # as many passes over the training split as its character twin, in fewer, longer tokens
         return f"a {cfg.n_layer}-layer model on subword tokens"
-    ratio = Fraction(cfg.block_size, published.block_size)
-    context = ("the paper's context" if ratio == 1 else
-               f"{FRACTIONS.get(ratio, f'{ratio.numerator}/{ratio.denominator} of')} the paper's context")
     shorter = f", trained {cfg.steps:,} steps" if cfg.steps < get_preset(MAIN).steps else ""
-    return f"a {cfg.n_layer}-layer model at {context}{shorter}"
+    return f"a {cfg.n_layer}-layer model at {_context_words(preset)}{shorter}"
+
+
+def _context_words(preset: str) -> str:
+    """"the paper's context", "a quarter of the paper's context": the context of ``preset`` against the paper's."""
+    ratio = Fraction(get_preset(preset).block_size, get_preset(PUBLISHED).block_size)
+    return ("the paper's context" if ratio == 1 else
+            f"{FRACTIONS.get(ratio, f'{ratio.numerator}/{ratio.denominator} of')} the paper's context")
+
+
+def named(preset: str) -> str:
+    """The model of ``preset`` and its name, without seeds (a sentence whose numbers stand on different seeds
+    gives each its own): "a 4-layer model at a quarter of the paper's context (`cpu`)"."""
+    return f"{model_words(preset)} (`{preset}`)"
 
 
 def scale(preset: str, seeds: int) -> str:
@@ -85,7 +95,10 @@ WORDS = (f"A *seed* is one training run from one random initialisation; over sev
          f"{LEVEL:.0%} interval, and is *confirmed* or *refuted* where that interval decides it and the decision "
          "survives Holm's correction over the scale's many tests, *undecided* where it does not (*after the "
          "correction* where only the correction leaves it so); off the paper's protocol a size is judged on its "
-         "direction alone (*direction confirmed*), and a near-equality not at all; one seed shows a direction only.")
+         "direction alone (*direction confirmed*), and a near-equality not at all; one seed shows a direction only (*indicative*). "
+         "A claim that explains a gain is *moot* where our runs show no gain to explain. *Val* is the paper's "
+         "validation loss, on random batches of the validation split; the *whole validation split* scores every "
+         "character of it once.")
 
 
 # --- the paper's own protocol ---------------------------------------------------------------------------
@@ -124,8 +137,9 @@ def decay_sigma(findings: Mapping[str, Findings]) -> str:
             "(Table 3) and reads it as the data's choice")
     data = _verdict(findings, PUBLISHED, "sigma-set-by-data")
     if data is not None and data.estimate.n:
-        text += (f". Our EGA-MORLET at the paper's protocol ({_seeds(data.estimate.n)}) owes "
-                 f"{_percent(data.estimate.mean)} of σ's way to the data")
+        text += (f". Of the way σ moves from its initial value (in log), the data account for "
+                 f"{_percent(data.estimate.mean)} beyond what weight decay alone does, in our EGA-MORLET at the "
+                 f"paper's protocol ({_seeds(data.estimate.n)})")
     main = _verdict(findings, MAIN, "sigma-set-by-data")
     if main is not None and main.estimate.n > 1:
         text += (f"; on {scale(MAIN, main.estimate.n)}, {_percent(main.estimate.mean)} ± "
@@ -148,9 +162,9 @@ def causal_statistics(runs: Mapping[str, list[dict]]) -> str | None:
     def mean(values):
         return sum(values.values()) / len(values)
     moves = "; ".join(f"{gate} goes from {mean(whole):.3f} to {mean(causal):.3f}" for gate, whole, causal in gates)
-    return (f"**At the paper's protocol, the published EGA models lean on statistics of the whole window.** "
-            f"The EGA gate standardises attention energies with statistics of every position, future ones "
-            f"included. Evaluated on the whole validation split with those statistics taken over the past only, "
+    return (f"**At the paper's protocol, the published EGA models lean on statistics of future positions.** "
+            f"The EGA gate standardises attention energies with their mean and spread over every position of the "
+            f"window, future ones included (whole-window statistics). Evaluated on the whole validation split with those statistics taken over the past only, "
             f"the same weights ({scale(PUBLISHED, seeds)}): {moves}, against {mean(base):.3f} for BASE-DOT, which "
             "has no gate. This measures how much the trained model leans on whole-window statistics, confounded "
             "with the change of the statistics themselves; only a causal gate trained at the paper's scale would "
@@ -173,9 +187,10 @@ def context(findings: Mapping[str, Findings]) -> str | None:
                if main[claim.key].outcome in DECIDED and main[claim.key].outcome != verdict.outcome]
     both = sum(main[claim.key].outcome in DECIDED for claim, _ in decided)
     text = (f"**At the paper's context on CPU.** On {scale(LONG, seeds)}, {len(decided)} of the "
-            f"{len(claims.CLAIMS)} claims are decided so far; of the {both} that the quarter context decides too, "
-            + ("the longer context changes none" if not changed else
-               f"the longer context changes {len(changed)}: " + "; ".join(changed)))
+            f"{len(claims.CLAIMS)} claims are decided so far. {both} of them are decided at {_context_words(MAIN)} "
+            f"(`{MAIN}`) too, and the longer context reverses "
+            + ("none of those" if not changed else
+               f"{'that one' if both == 1 else f'{len(changed)} of those'}: " + "; ".join(changed)))
     shrinks = _verdict(findings, LONG, "deficit-shrinks-with-context")
     grows = _verdict(findings, LONG, "sincos-gap-grows-with-context")
     if shrinks is not None and shrinks.estimate.n:
@@ -189,8 +204,10 @@ def context(findings: Mapping[str, Findings]) -> str | None:
 
 # --- the CPU model at a quarter of the paper's context ------------------------------------------------
 
-def causal_gate(findings: Mapping[str, Findings]) -> str | None:
-    """Whether EGA's gain needs statistics from future tokens, and how that changes with the training budget."""
+def causal_gate(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]] | None = None) -> str | None:
+    """Whether EGA's gain needs statistics from future tokens, and how that changes with the training budget
+    and the context; with ``runs``, what a causal gate keeps of the gate's gain on MoPE at the paper's context
+    (:func:`mope_gate_share`)."""
     survives = _verdict(findings, MAIN, "gain-survives-causal-gate")
     gain = _verdict(findings, MAIN, "ega-gain")
     if survives is None or not survives.estimate.n or gain is None or not gain.estimate.n:
@@ -206,23 +223,54 @@ def causal_gate(findings: Mapping[str, Findings]) -> str | None:
             {"refuted": "**EGA's gain needs the future.**",
              "confirmed": "**EGA's gain survives a causal gate.**"}.get(survives.outcome,
                                                                        "**Whether EGA's gain needs the future is open.**"))
-    text = (f"{lead} On {scale(MAIN, survives.estimate.n)}, EGA-1 improves on BASE-DOT by {gain.estimate.mean:+.3f} "
-            f"(random-batch Val{'' if gain.estimate.n == survives.estimate.n else ', ' + _seeds(gain.estimate.n)}); "
-            f"retrained with a gate whose statistics cover only the past, {kept}: the paper's explanation, that "
+    text = (f"{lead} On {named(MAIN)}, EGA-1 improves on BASE-DOT by {gain.estimate.mean:+.3f} in Val "
+            f"({_seeds(gain.estimate.n)}); retrained with a gate whose statistics cover only the past "
+            f"({_seeds(survives.estimate.n)}, whole validation split), {kept}: the paper's explanation, that "
             f"the gate picks out salient content, is *{survives.text}*")
     if budget:
         short_cfg, main_cfg = get_preset(SHORT), get_preset(MAIN)
-        moved = "the dependence on the future grows with training" if depends else "the same verdict"
-        if depends and short_cfg.block_size != main_cfg.block_size:
-            moved += f" (or with the shorter context: the two also differ in that, {short_cfg.block_size} against {main_cfg.block_size})"
-        text += (f". Trained {short_cfg.steps:,} steps instead of {main_cfg.steps:,}, {model_words(SHORT)} "
-                 f"(`{SHORT}`, {_seeds(short.estimate.n)}) keeps {_percent(short.estimate.mean)} ± "
-                 f"{_percent(short.estimate.spread)}: *{short.text}*; {moved}")
+        text += (f". A {short_cfg.n_layer}-layer model at {_context_words(SHORT)} trained {short_cfg.steps:,} steps "
+                 f"instead of {main_cfg.steps:,} (`{SHORT}`, {_seeds(short.estimate.n)}) keeps "
+                 f"{_percent(short.estimate.mean)} ± {_percent(short.estimate.spread)}: *{short.text}*")
+        if not depends:
+            text += "; the same verdict"
+        elif short_cfg.block_size != main_cfg.block_size:
+            text += (f". So the dependence on the future grows with training, or as the context shortens: `{SHORT}` "
+                     f"also has a context of {short_cfg.block_size} against {main_cfg.block_size}, and these runs "
+                     "cannot tell the two apart")
+        else:
+            text += ". So the dependence on the future grows with training"
     long = _verdict(findings, LONG, "gain-survives-causal-gate")
     long_gain = _verdict(findings, LONG, "ega-gain")
     if long is not None and long.outcome == "moot" and long_gain is not None:
-        text += f". At the paper's context (`{LONG}`, {_seeds(long_gain.estimate.n)}): *{long.text}*"
+        text += f". At the paper's context (`{LONG}`, {_seeds(long_gain.estimate.n)}), EGA-1's share is *{long.text}*"
+    on_mope = mope_gate_share(runs or {}, LONG)
+    if on_mope:
+        text += f". {on_mope}"
     return text + " ({ref}`stress-causal-gate`)."
+
+
+def mope_gate_share(runs: Mapping[str, list[dict]], preset: str = LONG) -> str | None:
+    """What a causal gate keeps of EGA-MORLET's gain over PE-MORLET on ``preset`` (the gate on MoPE, where
+    EGA-1's gain over BASE-DOT may have nothing to share): the share, its interval and the two mean gains, on
+    the whole validation split. A measurement of ours, not a claim of the paper's, so no verdict."""
+    preset_runs = runs.get(preset, [])
+    share = claims.causal_share(preset_runs, "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
+    if not share.n:
+        return None
+    published, retrained = claims.common_gains(preset_runs, "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
+    mean = lambda values: sum(values.values()) / len(values)  # noqa: E731
+    spread = f" ± {_percent(share.spread)}" if share.n > 1 else ""
+    interval = (f"; {LEVEL:.0%}: {_percent(share.interval[0])} to {_percent(share.interval[1])}"
+                if share.n > 1 else "")
+    reading = ""
+    if share.n > 1 and share.interval[0] > 0.5:
+        reading = ": most of the gate's gain on MoPE there does not need the future"
+    elif share.n > 1 and share.interval[1] < 0.5:
+        reading = ": most of the gate's gain on MoPE there needs the future"
+    return (f"On {named(preset)}, a causal gate on MoPE keeps {_percent(share.mean)}{spread} of EGA-MORLET's "
+            f"gain over PE-MORLET ({mean(retrained):+.3f} against {mean(published):+.3f} on the whole validation "
+            f"split, {_seeds(share.n)}{interval}){reading}")
 
 
 def sincos_scale(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]) -> str | None:
@@ -242,9 +290,10 @@ def sincos_scale(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
         then = f"then differs from MoPE by {locality.estimate.mean:+.3f}"
     rescaling = paired(runs.get(MAIN, []), "PE-SINCOS", "PE-SINCOS-SCALED")
     gains = f" gains {rescaling.mean:+.3f} over the published one and" if rescaling.n else ""
-    return (f"{lead} On {scale(MAIN, locality.estimate.n)}, MoPE beats the published sin/cos by "
-            f"{beats.estimate.mean:+.3f}, but the published sin/cos vectors are far larger than the token embeddings "
-            f"they are added to; scaled down to them, sin/cos{gains} {then} (Gaussian locality as the explanation: "
+    return (f"{lead} On {named(MAIN)}, MoPE beats the published sin/cos by {beats.estimate.mean:+.3f} "
+            f"({_seeds(beats.estimate.n)}), but the published sin/cos vectors are far larger than the token embeddings "
+            f"they are added to; scaled down to them, sin/cos{gains} {then} ({_seeds(locality.estimate.n)}; "
+            "Gaussian locality as the explanation: "
             f"*{locality.text}*; it {_standing(findings, 'locality-not-scale')}; "
             "{ref}`repro-sincos-scale`).")
 
@@ -271,9 +320,11 @@ def mope_alone(findings: Mapping[str, Findings]) -> str | None:
     nope = _verdict(findings, MAIN, "mope-beats-nope")
     if below is None or not below.estimate.n:
         return None
-    parts = [f"worse than the learned position table (BASE-DOT) by {below.estimate.mean:+.3f} (*{below.text}*)"]
+    parts = [f"worse than the learned position table (BASE-DOT) by {below.estimate.mean:+.3f} "
+             f"({_seeds(below.estimate.n)}; *{below.text}*)"]
     if rope is not None and rope.estimate.n:
-        parts.append(f"worse than rotary positions (PE-ROPE) by {rope.estimate.mean:+.3f} (*{rope.text}*)")
+        parts.append(f"worse than rotary positions (PE-ROPE) by {rope.estimate.mean:+.3f} "
+                     f"({_seeds(rope.estimate.n)}; *{rope.text}*)")
     if nope is not None and nope.estimate.n:
         parts.append(f"better than no positional encoding at all (NOPE) by {nope.estimate.mean:+.3f} "
                      f"({_seeds(nope.estimate.n)}; *{nope.text}*)")
@@ -286,7 +337,7 @@ def mope_alone(findings: Mapping[str, Findings]) -> str | None:
         words.setdefault(_predicate(standing[key]), []).append(model)
     standings_said = ("; each " + next(iter(words)) if len(words) == 1 else
                       "; " + ", ".join(f"against {' and '.join(models)} it {said}" for said, models in words.items()))
-    return (f"{lead} On {scale(MAIN, below.estimate.n)}, it is " + ", ".join(parts) + standings_said
+    return (f"{lead} On {named(MAIN)}, it is " + ", ".join(parts) + standings_said
             + " ({ref}`repro-table-2`, {ref}`stress-mope-vs-nope`).")
 
 
@@ -389,7 +440,7 @@ def findings_sentences(findings: Mapping[str, Findings], runs: Mapping[str, list
     """The findings of the book, closest to the paper's protocol first; a sentence whose runs are missing
     is left out."""
     sentences = [reproduction(findings, runs), headline(findings), decay_sigma(findings), causal_statistics(runs),
-                 context(findings), causal_gate(findings), sincos_scale(findings, runs),
+                 context(findings), causal_gate(findings, runs), sincos_scale(findings, runs),
                  learned_parameters_sentence(findings), mope_alone(findings), open_questions_sentence(findings),
                  tally(findings)]
     return [sentence for sentence in sentences if sentence]

@@ -73,7 +73,7 @@ def decay_only_reference(variant: str, preset: str | TrainConfig) -> dict[str, n
 
     The model's own settings decide what decay touches (``decay_positional``) and which bound the
     forward applies (``admissibility``). Returns the effective ``omega``, ``sigma`` (after the forward's
-    clamps and bound), the stored product exp(log omega)·exp(log sigma) before them (``stored_product``),
+    clamps and bound), the stored product exp(log ω)·exp(log σ) before them (``stored_product``),
     and the decay ``factor`` f: decay alone takes the stored product from 5 to 5^f.
     """
     cfg = get_preset(preset) if isinstance(preset, str) else preset
@@ -95,11 +95,11 @@ def initial_effective(variant: str, preset: str | TrainConfig) -> dict[str, np.n
 
 
 def stored_product(arrays: dict[str, np.ndarray]) -> np.ndarray:
-    """exp(log omega)·exp(log sigma) as stored, before the forward's clamps and bound."""
+    """exp(log ω)·exp(log σ) as stored, before the forward's clamps and bound."""
     return arrays["omega_raw"] * arrays["sigma_raw"]
 
 
 def below_decay_only(arrays: dict[str, np.ndarray], reference: dict, tol: float = BOUNDARY_TOL) -> float:
-    """Share of pairs whose stored omega*sigma lies below the decay-only one by more than ``tol``: pairs
+    """Share of pairs whose stored ωσ lies below the decay-only one by more than ``tol``: pairs
     the data pushed further down than weight decay alone would have."""
     return float(np.mean(stored_product(arrays) < reference["stored_product"] - tol))

@@ -24,7 +24,7 @@ def _choose(name: str, value: str, choices: tuple[str, ...]) -> None:
 
 @dataclass(frozen=True)
 class AdmissibilityMode:
-    """One way MoPE's forward treats the bound omega*sigma >= 5 (Appendix A.3; see
+    """One way MoPE's forward treats the bound ωσ ≥ 5 (Appendix A.3; see
     :func:`mope.model.positional.morlet.project_admissible`)."""
 
     name: str

@@ -18,7 +18,7 @@ same torch, threads and instruction set of the kernels, whose blocking and dispa
 models. The run's provenance keeps all four (``device`` names the CPU model and the threads, and
 ``cpu_capability`` the instruction set: :func:`cpu_capability`).
 
-Speed on a GPU (issue 21), none of it changing a CPU run's numbers: the loop never waits for the
+Speed on a GPU, none of it changing a CPU run's numbers: the loop never waits for the
 device per step (the losses stay on it and are read, with one all-reduce, only at the protocol's
 points: logging every ``CURVE_EVERY`` steps, evaluation, checkpoint, the end; a NaN stops the run there,
 before any checkpoint holds it); batches go to CUDA from pinned memory without blocking; AdamW is fused

@@ -43,18 +43,18 @@ ENVELOPE_EPS = 1e-8  # added to 2 sigma^2, as released
 
 
 def initial_morlet_parameters(n_pairs: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The released initialisation, in float32 and in the released order of operations: omega =
-    exp(linspace(log 1, log 0.99 pi)) geometric in [1, 0.99 pi], sigma = 5 / omega.
+    """The released initialisation, in float32 and in the released order of operations: ω =
+    exp(linspace(log 1, log 0.99π)) geometric in [1, 0.99π], σ = 5/ω.
 
-    Float32 matters: the last bit of omega * sigma decides which pairs start just below the bound
-    omega * sigma = 5, where the published projection leaves log omega without a gradient.
+    Float32 matters: the last bit of ωσ decides which pairs start just below the bound
+    ωσ = 5, where the published projection leaves log ω without a gradient.
     """
     omega = torch.exp(torch.linspace(math.log(1.0), math.log(0.99 * math.pi), n_pairs, dtype=torch.float32))
     return omega, ADMISSIBILITY_BOUND / omega
 
 
 def project_admissible(omega: torch.Tensor, sigma: torch.Tensor, mode: str) -> torch.Tensor:
-    """Return omega after the omega*sigma >= 5 bound, in the given autograd mode
+    """Return ω after the bound ωσ ≥ 5, in the given autograd mode
     (one of :data:`~mope.model.config.ADMISSIBILITY_MODES`)."""
     if not check_admissibility(mode).projects:
         return omega

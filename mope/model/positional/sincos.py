@@ -6,7 +6,7 @@ $$\mathrm{PE}(b,2i)=\sin(\omega_i b),\quad \mathrm{PE}(b,2i+1)=\cos(\omega_i b),
 Sine on the even channels (MoPE puts the cosine there).
 
 As released, the table enters at unit amplitude (each channel's root mean square over positions is
-$1/\sqrt2 \approx 0.71$) next to token embeddings drawn from $N(0, 0.02^2)$: the positions start ~35x
+$1/\sqrt2 \approx 0.71$) next to token embeddings drawn from $N(0, 0.02^2)$: the positions start ~35×
 larger than the tokens. ``amplitude`` scales the table; the PE-SINCOS-SCALED control uses
 ``EMBEDDING_MATCHED_AMPLITUDE``, which gives each channel the token embeddings' initial RMS, 0.02.
 """
