@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from mope.evidence import claims, learned_parameters, open_questions, paper, standings as across
+from mope.evidence import claims, learned_parameters, measures, open_questions, paper, standings as across
 from mope.evidence.claims import Findings
 from mope.evidence.verdicts import DECIDED, Verdict
 from mope.evidence.estimates import LEVEL, distance_to_paper, final_values, paired
@@ -255,10 +255,10 @@ def mope_gate_share(runs: Mapping[str, list[dict]], preset: str = LONG) -> str |
     EGA-1's gain over BASE-DOT may have nothing to share): the share, its interval and the two mean gains, on
     the whole validation split. A measurement of ours, not a claim of the paper's, so no verdict."""
     preset_runs = runs.get(preset, [])
-    share = claims.causal_share(preset_runs, "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
+    share = measures.causal_share(preset_runs, "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
     if not share.n:
         return None
-    published, retrained = claims.common_gains(preset_runs, "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
+    published, retrained = measures.common_gains(preset_runs, "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
     mean = lambda values: sum(values.values()) / len(values)  # noqa: E731
     spread = f" ± {_percent(share.spread)}" if share.n > 1 else ""
     interval = (f"; {LEVEL:.0%}: {_percent(share.interval[0])} to {_percent(share.interval[1])}"
