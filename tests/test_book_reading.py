@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from mope.book import downloads, markdown_tables, run_times, tables
-from mope.evidence import claims
+from mope.evidence import claims, measures
 from synthetic_runs import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -638,7 +638,7 @@ def test_a_fresh_reading_of_the_introduction_parses_and_names_the_causal_gate_on
     for term in ("indicative", "moot", "Val"):  # defined (in italics) before the first finding uses the word
         assert text.index(f"*{term}*") <= text.index(term) + 1 and f"*{term}*" in findings.WORDS, term
     assert text.index("(whole-window statistics)") < text.index("whole-window statistics") + 1
-    if claims.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET").n:
+    if measures.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET").n:
         said = findings.mope_gate_share(runs)
         assert said in text and "of EGA-MORLET's gain over PE-MORLET" in said and " seeds" in said
 
@@ -682,7 +682,7 @@ def test_the_how_to_run_table_names_every_preset_and_the_budget_page_counts_the_
     assert "the The" not in how_to_run and "is the {doc}`api` page" not in how_to_run  # api's title is "The package"
     budget = (ROOT / "book" / "training_budget.md").read_text()
     shown = ("cpu", *chapter_runs.CHAPTER_PRESETS)
-    assert "The chapters show three presets" in budget and len(set(shown)) == 3
+    assert "The chapters show four presets" in budget and len(set(shown)) == 4
     for preset in PRESETS:
         if preset != "smoke":
             assert f"`{preset}`" in budget, preset

@@ -196,7 +196,7 @@ def test_a_preset_on_subword_tokens_says_so_and_its_losses_unit():
 
 
 def test_the_claims_on_subword_tokens_say_which_verdicts_the_tokens_change(store):
-    from mope.evidence import claims
+    from mope.evidence import claims, standings
 
     def four_models(nope_gap, preset):  # PE-MORLET 0.13 behind BASE-DOT; NOPE nope_gap behind PE-MORLET
         return [r | {"preset": preset} for s in range(3) for r in (
@@ -228,12 +228,12 @@ def test_the_models_page_says_which_model_rests_on_one_seed():
 
 def test_the_introductions_tabs_leave_out_the_claims_a_preset_has_no_run_of(store):
     """Issue 46: 47 rows reading "— | — | not run" in the introduction's tabs (cpu-bpe 21 of 25)."""
-    from mope.evidence import claims
+    from mope.evidence import claims, standings
 
     runs = {"cpu": [run(v, s, 1.6 - 0.05 * (v == "PE-ROPE")) for v in ("BASE-DOT", "PE-ROPE") for s in range(3)],
             "cpu-bpe": [run("BASE-DOT", s, 1.6, preset="cpu-bpe") for s in range(3)]}
     findings = {preset: claims.judge_all(preset, preset_runs) for preset, preset_runs in runs.items()}
-    tabs = chapter_runs.claims_tabs_run(findings, lambda preset: f"`{preset}`.", claims.standings(findings))
+    tabs = chapter_runs.claims_tabs_run(findings, lambda preset: f"`{preset}`.", standings.standings(findings))
     assert tabs.startswith("::::{tab-set}\n:::{tab-item} across scales\n") and tabs.endswith("\n::::")
     cpu = tabs[tabs.index(":::{tab-item} `cpu`"):tabs.index(":::{tab-item} `cpu-bpe`")]
     judged = [claim for claim, verdict in findings["cpu"] if verdict.outcome != "not_run"]

@@ -1,9 +1,10 @@
 """mope.evidence.findings: the introduction's first screen says what the stored runs say, and changes with them."""
+import re
 from pathlib import Path
 
 import pytest
 
-from mope.evidence import claims, findings, open_questions, paper, standings, verdicts
+from mope.evidence import claims, findings, measures, open_questions, paper, standings, verdicts
 from mope.evidence.estimates import Estimate
 from synthetic_runs import run
 
@@ -133,7 +134,7 @@ def test_the_first_screen_defines_its_words_and_names_each_scale_in_plain_words(
         assert word in findings.WORDS
     intro = (ROOT / "book" / "intro.md").read_text()
     first_screen = intro[:intro.index("(intro-claims)=")]
-    prose = first_screen.split("```{code-cell}")[0]
+    prose = re.sub(r"```\{code-cell\}.*?\n```\n", "", first_screen, flags=re.S)  # the words between the cells
     for term in ("BASE-DOT", "NOPE", "EGA-1", "EGA-MORLET", "PE-ROPE", "PE-SINCOS", "PE-MORLET", "**MoPE**", "**EGA**"):
         assert term in prose, term  # defined in the prose above the findings
     assert first_screen.index("findings.WORDS") < first_screen.index("findings.findings_markdown(")
@@ -289,7 +290,7 @@ def test_the_causal_gate_on_mope_at_the_papers_context_is_said_with_its_share_ga
     said nothing of it. The share is claims.causal_share's, the two gains the means it is the quotient of."""
     runs = {"cpu": gate_runs(0.0), "cpu-long": mope_gate_runs(1.2)}
     said = findings.mope_gate_share(runs)
-    share = claims.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
+    share = measures.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
     assert said.startswith("On a 4-layer model at the paper's context (`cpu-long`), a causal gate on MoPE keeps "
                            f"{share.mean:.0%} ± {share.spread:.0%} of EGA-MORLET's gain over PE-MORLET "
                            "(+0.062 against +0.050 on the whole validation split, 3 seeds; 95%: ")

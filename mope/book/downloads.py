@@ -58,6 +58,8 @@ COLUMNS: dict[str, str] = {
                            f"{LOSS_UNIT}: the loss the book's verdicts use (less noisy than `final.val_loss`)",
     "final.val_loss_full_causal_stats": "`final.val_loss_full` of the same weights with the energy gate's statistics "
                                         "taken over each prefix (empty for a model whose gate is causal or absent)",
+    "final.val_loss_full_by_context": "always empty: a run that stored no losses at other contexts (where a run "
+                                      "stored them, they are the columns final.val_loss_full_by_context.<N>x)",
     "final.extrapolation_note": "why a loss at a longer context is empty (a learned position table's rows end at "
                                 "the training context)",
 }
