@@ -245,7 +245,7 @@ def empty_presets_line(presets: Sequence[str]) -> str:
 
 
 def claims_tabs_run(findings: Mapping[str, list], describe: Callable[[str], str], standings: Mapping) -> str:
-    """The introduction's claims tabs: the claims across scales first (:func:`mope.evidence.claims.standing_markdown`),
+    """The introduction's claims tabs: the claims across scales first (:func:`mope.book.claims_tables.standing_markdown`),
     then a tab per preset holding only the claims it has runs of (a row "— | — | not run" per claim a preset never
     trained said nothing: 21 of 25 on ``cpu-bpe``), with a line counting those left out; ``describe(preset)``
     opens each tab."""

@@ -37,7 +37,7 @@ class VerdictStyle(NamedTuple):
     filled: bool
 
 
-#: One style per outcome of :data:`mope.evidence.claims.OUTCOMES` that is drawn ("not_run" draws nothing).
+#: One style per outcome of ``OUTCOMES`` of :mod:`mope.evidence.verdicts` that is drawn ("not_run" draws nothing).
 #: Colours of the Okabe–Ito set; decided verdicts filled, the others hollow; no two share a shape.
 VERDICT_STYLES: dict[str, VerdictStyle] = {
     "confirmed": VerdictStyle("confirmed", "#0072B2", "o", True),

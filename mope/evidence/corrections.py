@@ -3,8 +3,8 @@ a claim looked at again after more seeds.
 
 A preset judges some twenty claims, each at 95%: among that many true claims, about one verdict in twenty
 could be wrong by chance alone. Holm's step-down correction over every test of the preset (decided or not)
-keeps the chance of any wrong verdict within it at 5% (:data:`~mope.evidence.verdicts.FAMILY_LEVEL`). A claim
-the plan judged, then gave more seeds (:attr:`mope.store.plan.Stage.further_look`), was looked at twice: each
+keeps the chance of any wrong verdict within it at 5% (``FAMILY_LEVEL`` of :mod:`mope.evidence.verdicts`). A claim
+the plan judged, then gave more seeds (``Stage.further_look`` of :mod:`mope.store.plan`), was looked at twice: each
 look is held to Pocock's level for that many looks (:data:`~mope.evidence.verdicts.POCOCK_LEVELS`; 0.0294 for
 two), which enters Holm's correction as its p-value scaled by 0.05 over that level. A decided verdict whose
 adjusted p-value is 0.05 or more becomes *undecided after the correction*, its raw p beside it

@@ -75,7 +75,7 @@ def build(spec: TokenizerSpec, path: str | os.PathLike | None = None) -> bytes:
 
 def validation_tokens(payload: bytes, path: str | os.PathLike | None = None) -> int:
     """The tokens the validation split of the data at ``path`` encodes to under the vocabulary file
-    ``payload``: what :attr:`mope.store.presets.TokenizerSpec.validation_tokens` records."""
+    ``payload``: what ``TokenizerSpec.validation_tokens`` (:mod:`mope.store.presets`) records."""
     from tokenizers import Tokenizer
 
     _, validation_text = split_text(read_verified(locate(path).resolve()))
