@@ -45,6 +45,13 @@ def test_every_part_of_the_package_is_in_one_layer():
     assert contract_layers()[-1] == "mope.errors", "the shared errors lie below every layer"
 
 
+def copy_of_the_package(folder: Path) -> Path:
+    """The package and its contracts copied into ``folder`` (for a test to break one); the copy's package folder."""
+    shutil.copy(ROOT / "pyproject.toml", folder / "pyproject.toml")
+    shutil.copytree(ROOT / "mope", folder / "mope", ignore=shutil.ignore_patterns("__pycache__"))
+    return folder / "mope"
+
+
 def test_the_package_keeps_its_layers():
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -54,9 +61,8 @@ def test_the_package_keeps_its_layers():
 def test_an_upward_import_breaks_the_contract(tmp_path):
     """The same contract on a copy of the package in which the model imports the evidence: it fails, and
     names the import."""
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    shutil.copytree(ROOT / "mope", tmp_path / "mope", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "mope" / "model" / "upward.py").write_text("from mope.evidence import claims  # wrong: model < evidence\n")
+    package = copy_of_the_package(tmp_path)
+    (package / "model" / "upward.py").write_text("from mope.evidence import claims  # wrong: model < evidence\n")
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Contracts: 2 kept, 1 broken." in result.stdout
@@ -66,9 +72,8 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
 def test_the_chapters_runs_never_import_the_tables(tmp_path):
     """Issue 42: mope.book.chapter_runs and mope.book.tables imported each other; the tables read the chapter's
     runs, and an import back breaks the second contract."""
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    shutil.copytree(ROOT / "mope", tmp_path / "mope", ignore=shutil.ignore_patterns("__pycache__"))
-    with open(tmp_path / "mope" / "book" / "chapter_runs.py", "a") as module:
+    package = copy_of_the_package(tmp_path)
+    with open(package / "book" / "chapter_runs.py", "a") as module:
         module.write("\n\ndef _back():\n    from mope.book import tables  # wrong: a cycle\n")
     result = lint_imports(tmp_path)
     assert result.returncode == 1 and "Contracts: 2 kept, 1 broken." in result.stdout, result.stdout + result.stderr
@@ -84,9 +89,8 @@ def test_no_module_of_the_evidence_layer_is_over_500_lines():
 def test_an_import_of_the_training_layer_from_the_evidence_breaks_the_contract(tmp_path):
     """Downward, so the layers allow it, but a verdict must come from the stored runs alone: the evidence
     reading the data through mope.train breaks the second contract, which names the import."""
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    shutil.copytree(ROOT / "mope", tmp_path / "mope", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "mope" / "evidence" / "reads_data.py").write_text("from mope.train import data  # wrong: stored runs only\n")
+    package = copy_of_the_package(tmp_path)
+    (package / "evidence" / "reads_data.py").write_text("from mope.train import data  # wrong: stored runs only\n")
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Contracts: 2 kept, 1 broken." in result.stdout
