@@ -280,23 +280,28 @@ CLAIMS_PAGE = """<html><head><title>Claims</title><meta name="viewport" content=
 </article></main></body></html>"""
 
 
+def off_screen_bare_on_screen_styled(page: str, off_screen: str, folder, capsys) -> None:
+    """``page`` without the book's stylesheet and script fails the check, naming ``off_screen``; with them it passes."""
+    checker = load_checker()
+    bare = folder / "bare"
+    bare.mkdir()
+    (bare / "index.html").write_text(page.format(styles=""))
+    assert checker.main([str(bare)]) == 1
+    assert f"verdict off the screen at 400 px: '{off_screen}" in capsys.readouterr().out
+    styled = folder / "styled"
+    (styled / "_static").mkdir(parents=True)
+    for name in ("book.css", "book.js"):
+        shutil.copy(ROOT / "_static" / name, styled / "_static" / name)
+    (styled / "index.html").write_text(page.format(
+        styles='<link rel="stylesheet" href="_static/book.css"><script src="_static/book.js"></script>'))
+    assert checker.main([str(styled)]) == 0, capsys.readouterr().out
+
+
 @needs_chromium
 def test_at_400_px_every_verdict_is_on_the_screen(tmp_path, capsys):
     """A claims table wider than a phone: without the book's stylesheet and script its verdicts lie
     behind a sideways scroll (the check fails); with them it is stacked and every verdict is on the screen."""
-    checker = load_checker()
-    bare = tmp_path / "bare"
-    bare.mkdir()
-    (bare / "index.html").write_text(CLAIMS_PAGE.format(styles=""))
-    assert checker.main([str(bare)]) == 1
-    assert "verdict off the screen at 400 px: 'refuted: smaller" in capsys.readouterr().out
-    styled = tmp_path / "styled"
-    (styled / "_static").mkdir(parents=True)
-    for name in ("book.css", "book.js"):
-        shutil.copy(ROOT / "_static" / name, styled / "_static" / name)
-    (styled / "index.html").write_text(CLAIMS_PAGE.format(
-        styles='<link rel="stylesheet" href="_static/book.css"><script src="_static/book.js"></script>'))
-    assert checker.main([str(styled)]) == 0, capsys.readouterr().out
+    off_screen_bare_on_screen_styled(CLAIMS_PAGE, "refuted: smaller", tmp_path, capsys)
 
 
 STANDINGS_PAGE = CLAIMS_PAGE.replace(
@@ -313,19 +318,7 @@ STANDINGS_PAGE = CLAIMS_PAGE.replace(
 def test_at_400_px_every_cell_of_the_claims_across_presets_is_on_the_screen(tmp_path, capsys):
     """Issue 46: the claims across every preset (no "verdict" column: a column a preset) put a quarter of
     their cells beyond a phone's right edge; the book's stylesheet and script stack it like the others."""
-    checker = load_checker()
-    bare = tmp_path / "bare"
-    bare.mkdir()
-    (bare / "index.html").write_text(STANDINGS_PAGE.format(styles=""))
-    assert checker.main([str(bare)]) == 1
-    assert "verdict off the screen at 400 px: 'undecided far right" in capsys.readouterr().out
-    styled = tmp_path / "styled"
-    (styled / "_static").mkdir(parents=True)
-    for name in ("book.css", "book.js"):
-        shutil.copy(ROOT / "_static" / name, styled / "_static" / name)
-    (styled / "index.html").write_text(STANDINGS_PAGE.format(
-        styles='<link rel="stylesheet" href="_static/book.css"><script src="_static/book.js"></script>'))
-    assert checker.main([str(styled)]) == 0, capsys.readouterr().out
+    off_screen_bare_on_screen_styled(STANDINGS_PAGE, "undecided far right", tmp_path, capsys)
 
 
 @needs_chromium
