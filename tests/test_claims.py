@@ -249,7 +249,7 @@ def test_claims_json_carries_every_field_of_the_verdict(store):
     for record in records:
         assert set(record) == {"key", "claim", "quote", "section", "kind", "paper", "test", "shown_in", "judged_on",
                                "ours", "sd", "n", "resolution", "interval", "outcome", "size", "seeds_needed",
-                               "seeds_needed_range", "p_value", "p_adjusted", "source", "loss", "caveat",
+                               "seeds_needed_range", "p_value", "p_adjusted", "source", "fixed_in", "loss", "caveat",
                                "verdict"}
         assert record["outcome"] in verdicts.OUTCOMES and record["loss"] in ("val_batches", "val_whole", None)
         assert record["outcome"] == "not_run" and record["verdict"] == "not run"

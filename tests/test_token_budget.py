@@ -1,9 +1,11 @@
 """The token budget (`cpu-long` against `cpu-long-4x`): the preset, the plan that trains it, and the three
 claims fixed before its first run, each judged on constructed runs of the two presets."""
+import json
 import math
 import os
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from dataclasses import replace
@@ -122,3 +124,27 @@ def test_the_suite_asks_whether_a_conditional_stage_is_called_for(tmp_path):
     unknown = ask("no-such-claim")
     assert unknown.returncode != 0 and "unknown claim no-such-claim; valid claims:" in unknown.stderr
     assert "Traceback" not in unknown.stderr
+
+
+def git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("key", BUDGET_CLAIMS)
+def test_each_rule_names_the_commit_that_fixed_it_before_any_run_it_judges(key):
+    """The rule as stored in its ``fixed_in`` commit is the rule judged today, and that commit is older than
+    every stored cpu-long-4x run and an ancestor of the commit each was trained at."""
+    claim = claims.get_claim(key)
+    assert claim.fixed_in == claims.BUDGET_RULES_COMMIT and len(claim.fixed_in) == 40
+    assert {r["key"]: r["fixed_in"] for r in claims.claim_records("cpu-long-4x", [])}[key] == claim.fixed_in
+    if git("cat-file", "-e", f"{claim.fixed_in}^{{commit}}").returncode != 0:
+        pytest.skip("this checkout lacks the history that holds the rule's commit (a shallow clone)")
+    then = git("show", f"{claim.fixed_in}:mope/evidence/claims.py").stdout
+    assert f'Claim("{key}"' in then
+    test_then = " ".join(then.split(f'Claim("{key}"', 1)[1].split("loss=", 1)[0].split())
+    assert " ".join(claim.test.split()).replace('" "', "") in test_then.replace('" "', "")
+    fixed_at = datetime.fromisoformat(git("show", "-s", "--format=%cI", claim.fixed_in).stdout.strip())
+    for stored in sorted((ROOT / "results" / "cpu-long-4x").glob("*/seed*.json")):
+        provenance = json.loads(stored.read_text())["provenance"]
+        assert datetime.fromisoformat(provenance["started"]) > fixed_at, stored
+        assert git("merge-base", "--is-ancestor", claim.fixed_in, provenance["git_commit"]).returncode == 0, stored

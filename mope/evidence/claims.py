@@ -58,6 +58,7 @@ class Claim:
     across_tokenizations: bool = False  # measured on the preset's subword twin (TOKENIZATION_PAIRS) beside it
     gain: Callable[[list[dict]], Estimate] | None = None  # a share's claims: the gain, seed by seed, it shares out
     source: str = "paper"  # whose claim it is: "paper" (the paper states it) or "ours" (a claim we add)
+    fixed_in: str | None = None  # the commit that fixed the rule before the runs that judge it, where recorded
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -148,6 +149,9 @@ def _finite_seeds(estimate: Estimate) -> tuple[Estimate, str | None]:
 
 
 #: Every claim the book judges, in the order its tables list them.
+# The commit that fixed the three rules of the token budget (cpu-long-4x); its first run started 11 s later.
+BUDGET_RULES_COMMIT = "5ea5de9a4abca7a146bfc5e9619e4fbffe013abe"
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("mope-below-base", "PE-MORLET is worse than BASE-DOT",
           "MoPE alone underperforms the baseline", "§6.2, §9", "ordering", paper.gap("BASE-DOT", "PE-MORLET"),
@@ -277,18 +281,19 @@ CLAIMS: tuple[Claim, ...] = (
           "§6.2", "ordering", None, measures.budget_gap_change("EGA-MORLET", "BASE-DOT", grows=False), "repro-token-budget",
           "[L(EGA-MORLET) − L(BASE-DOT)] on the whole validation split on cpu-long minus on cpu-long-4x, unpaired "
           "(Welch: the two presets' seeds share no batches); above 0 (fixed before the cpu-long-4x runs)",
-          loss="val_loss_full", across_budgets=True, source="ours"),
+          loss="val_loss_full", across_budgets=True, source="ours", fixed_in=BUDGET_RULES_COMMIT),
     Claim("ega-mope-beats-base-more-tokens", "EGA-MORLET beats BASE-DOT at four times the tokens",
           "MoPE achieves +0.119 improvement over standard attention", "§1, §6.2", "ordering", None,
           measures.with_more_tokens(measures.advantage("EGA-MORLET", "BASE-DOT", "val_loss_full")), "repro-token-budget",
           "L(BASE-DOT) − L(EGA-MORLET) on the whole validation split on cpu-long-4x, seed by seed; above 0 (fixed "
-          "before the cpu-long-4x runs)", loss="val_loss_full", across_budgets=True, source="ours"),
+          "before the cpu-long-4x runs)", loss="val_loss_full", across_budgets=True, source="ours",
+          fixed_in=BUDGET_RULES_COMMIT),
     Claim("ega-gain-grows-with-tokens", "EGA-1's gain over BASE-DOT is larger at four times the tokens",
           "(ours: the paper's Δ = +0.092 is measured at 82M tokens)", "Table 2", "ordering", None,
           measures.budget_gap_change("BASE-DOT", "EGA-1", grows=True), "repro-token-budget",
           "[L(BASE-DOT) − L(EGA-1)] on the whole validation split on cpu-long-4x minus on cpu-long, unpaired "
           "(Welch); above 0 (fixed before the cpu-long-4x runs)", loss="val_loss_full", across_budgets=True,
-          source="ours"),
+          source="ours", fixed_in=BUDGET_RULES_COMMIT),
 )
 
 CLAIMS_BY_KEY: dict[str, Claim] = {claim.key: claim for claim in CLAIMS}
@@ -363,7 +368,7 @@ def record(claim: Claim, verdict: Verdict) -> dict:
             "seeds_needed_range": None if verdict.seeds_range is None else list(verdict.seeds_range),
             "p_value": None if verdict.p_value is None else float(f"{verdict.p_value:.3g}"),
             "p_adjusted": None if verdict.p_adjusted is None else float(f"{verdict.p_adjusted:.3g}"),
-            "source": claim.source,
+            "source": claim.source, "fixed_in": claim.fixed_in,
             "loss": LOSSES.get(claim.loss) if claim.loss else None, "caveat": verdict.caveat,
             "verdict": verdict.text}
 
