@@ -13,7 +13,8 @@ from dataclasses import replace
 import pytest
 
 from mope.evidence import claims, verdicts
-from mope.evidence.estimates import UnpairedDifference
+from mope.book import chapter_runs
+from mope.evidence.estimates import UnpairedDifference, gap_by_tokens
 from mope.store.plan import CPU_STAGES, planned_seeds, stage_lines
 from mope.store.presets import BUDGET_PAIRS, EVIDENCE_PRESETS, PRESETS, STANDING_PRESETS
 from synthetic_runs import run
@@ -148,3 +149,39 @@ def test_each_rule_names_the_commit_that_fixed_it_before_any_run_it_judges(key):
         provenance = json.loads(stored.read_text())["provenance"]
         assert datetime.fromisoformat(provenance["started"]) > fixed_at, stored
         assert git("merge-base", "--is-ancestor", claim.fixed_in, provenance["git_commit"]).returncode == 0, stored
+
+
+def budget_run(variant, seed, losses, batch, preset):
+    """A run whose random-batch validation losses at steps 0, 10, 20, … are ``losses``, reading ``batch``
+    sequences of 256 tokens a step."""
+    return run(variant, seed, losses[-1], preset=preset,
+               history=[{"step": 10 * i, "lr": 0.0, "train_loss": v, "val_loss": v} for i, v in enumerate(losses)],
+               changes={"config": {"model": {}, "train": {"batch_size": batch, "block_size": 256}}})
+
+
+def test_gaps_are_keyed_by_the_tokens_seen_and_one_preset_at_a_time():
+    runs = [budget_run("BASE-DOT", 0, [4.0, 2.0, 1.9], 8, "cpu-long"), budget_run("EGA-MORLET", 0, [4.0, 2.1, 2.0], 8, "cpu-long")]
+    gaps = gap_by_tokens(runs, "EGA-MORLET")  # step 0 left out
+    assert list(gaps) == [10 * 8 * 256, 20 * 8 * 256] and [g for [g] in gaps.values()] == pytest.approx([-0.1, -0.1])
+    with pytest.raises(ValueError, match="different tokens a step"):
+        gap_by_tokens(runs + [budget_run("BASE-DOT", 1, [4.0, 2.0], 32, "cpu-long-4x")], "EGA-MORLET")
+
+
+def test_the_budget_page_sets_each_presets_end_beside_the_paper_at_no_more_tokens():
+    # paper: 64 x 256 tokens a step, evaluations at 163,840 / 327,680 / 491,520 tokens, gap -0.05, -0.02, +0.03
+    paper_seed = [budget_run("BASE-DOT", 0, [4.0, 2.0, 1.8, 1.6], 64, "paper"),
+                  budget_run("EGA-MORLET", 0, [4.0, 2.05, 1.82, 1.57], 64, "paper")]
+    # four times the tokens: 32 x 256 a step, ends at step 30 = 245,760 tokens; two seeds, gaps -0.10 and -0.06
+    more = [budget_run("BASE-DOT", s, [4.0, 2.0, 1.9, 1.8], 32, "cpu-long-4x") for s in (0, 1)] + \
+           [budget_run("EGA-MORLET", s, [4.0, 2.0, 1.9, 1.9 - 0.04 * s], 32, "cpu-long-4x") for s in (0, 1)]
+    # fewer: 8 x 256 a step, ends at 40,960 tokens, before the paper's first evaluation
+    fewer = [budget_run("BASE-DOT", 0, [4.0, 2.0, 1.9], 8, "cpu-long"), budget_run("EGA-MORLET", 0, [4.0, 2.1, 2.0], 8, "cpu-long")]
+    text = chapter_runs.gaps_at_equal_tokens({"paper": paper_seed, "cpu-long-4x": more, "cpu-long": fewer})
+    assert "`cpu-long-4x` ends at 0.2M tokens with -0.080 (mean of 2 seeds); `paper` had -0.050 at 0.2M" in text
+    assert "`cpu-long` ends at 0.0M tokens with -0.100 (one seed); `paper`'s first evaluation comes later, 0.2M tokens (-0.050)" in text
+    assert text.endswith("`paper`'s gap is first above 0 at 0.5M tokens, beyond every budget here: these runs can "
+                         "show whether the gap moves towards 0 with the tokens, not the crossing itself.")
+    reached = chapter_runs.gaps_at_equal_tokens({"paper": paper_seed[:1] + [budget_run("EGA-MORLET", 0, [4.0, 1.9, 1.8, 1.6], 64, "paper")],
+                                                 "cpu-long-4x": more})
+    assert reached.endswith("`paper`'s gap is first above 0 at 0.2M tokens.")  # within the budget: no such caveat
+    assert chapter_runs.gaps_at_equal_tokens({"paper": [], "cpu-long-4x": more}) == ""

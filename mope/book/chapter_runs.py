@@ -317,3 +317,40 @@ def verdicts_on_tokens(characters: str, character_findings: list, tokens: str, t
                                                    + "; ".join(changed) if changed else ""))
     body = section_verdicts({tokens: judged}, [claim.shown_in for claim, _ in judged])
     return f":::{{dropdown}} {title}\n{body}\n:::"
+
+
+def gaps_at_equal_tokens(by_preset: Mapping[str, Sequence[dict]], reference: str = "paper",
+                         variant: str = "EGA-MORLET", baseline: str = "BASE-DOT") -> str:
+    """Each preset's gap L(``baseline``) − L(``variant``) at the end of its training beside ``reference``'s at
+    its last evaluation with no more tokens seen (random-batch validation, as the token-budget figure draws
+    them), and where ``reference``'s gap is first above 0: a budget short of that point cannot show the
+    crossing, only whether the gap moves towards it. "" when ``reference`` has no runs."""
+    from mope.evidence.estimates import gap_by_tokens
+
+    def mean_gaps(runs):
+        return {tokens: sum(gaps) / len(gaps) for tokens, gaps in gap_by_tokens(runs, variant, baseline).items()}
+
+    ref = mean_gaps(by_preset.get(reference, []))
+    if not ref:
+        return ""
+    lines, budgets = [], []
+    for preset, runs in by_preset.items():
+        ours = mean_gaps(runs)
+        if preset == reference or not ours:
+            continue
+        end = max(ours)
+        budgets.append(end)
+        seeds = len({r["seed"] for r in runs if r["variant"] == variant})
+        earlier = [tokens for tokens in ref if tokens <= end]
+        beside = (f"`{reference}` had {ref[max(earlier)]:+.3f} at {max(earlier) / 1e6:.1f}M" if earlier else
+                  f"`{reference}`'s first evaluation comes later, {min(ref) / 1e6:.1f}M tokens ({ref[min(ref)]:+.3f})")
+        lines.append(f"`{preset}` ends at {end / 1e6:.1f}M tokens with {ours[end]:+.3f} "
+                     f"({f'mean of {seeds} seeds' if seeds > 1 else 'one seed'}); {beside}")
+    above = [tokens for tokens in sorted(ref) if ref[tokens] > 0]
+    crossing = (f"`{reference}`'s gap is first above 0 at {above[0] / 1e6:.1f}M tokens" if above
+                else f"`{reference}`'s gap is never above 0")
+    if above and budgets and above[0] > max(budgets):
+        crossing += (", beyond every budget here: these runs can show whether the gap moves towards 0 with the "
+                     "tokens, not the crossing itself")
+    return (f"L({baseline}) − L({variant}) at equal tokens seen (random validation batches, as drawn): "
+            + "; ".join(lines) + ". " + crossing + ".")

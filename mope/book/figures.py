@@ -18,7 +18,7 @@ from mope.evidence import learned_parameters
 from mope.book import palette
 from mope.book.chapter_runs import step_shape
 from mope.evidence.paper import RUN_TO_RUN
-from mope.evidence.estimates import distance_to_paper, gap_curve, history
+from mope.evidence.estimates import distance_to_paper, gap_by_tokens, gap_curve, history
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND
 from mope.model.variants import TABLE_2
 
@@ -456,12 +456,6 @@ def plot_context_gaps(short: list[dict], long: list[dict], contexts: tuple[int, 
     return fig
 
 
-def tokens_per_step(run: dict) -> int:
-    """The tokens one optimizer step of ``run`` reads: its stored batch size times its context."""
-    train = run["config"]["train"]
-    return int(train["batch_size"]) * int(train["block_size"])
-
-
 def plot_gap_against_tokens(by_preset: Mapping[str, list[dict]], variant: str = "EGA-MORLET",
                             baseline: str = "BASE-DOT", paper_delta: float | None = None,
                             training_tokens: int | None = None):
@@ -478,20 +472,16 @@ def plot_gap_against_tokens(by_preset: Mapping[str, list[dict]], variant: str = 
         ax = axes[0]
         drawn = []
         for index, (preset, runs) in enumerate(by_preset.items()):
-            tokens = {r["seed"]: tokens_per_step(r) for r in runs if r["variant"] == baseline}
-            base, other = history(runs, baseline), history(runs, variant)
-            seeds = sorted(set(base) & set(other) & set(tokens))
-            if not seeds:
-                continue
             colour_of = PRESET_SHADES[index % len(PRESET_SHADES)]
-            per_step: dict[int, list[float]] = {}
-            for seed in seeds:
-                steps = sorted(set(base[seed]) & set(other[seed]) - {0})
-                gaps = [base[seed][s] - other[seed][s] for s in steps]
-                for step, gap in zip(steps, gaps):
-                    per_step.setdefault(step * tokens[seed], []).append(gap)
-                if len(seeds) > 1:
-                    ax.plot([s * tokens[seed] / 1e6 for s in steps], gaps, color=colour_of, lw=0.7, alpha=0.45)
+            per_step = gap_by_tokens(runs, variant, baseline)
+            if not per_step:
+                continue
+            seeds = sorted({r["seed"] for r in runs})
+            by_seed = {seed: gap_by_tokens([r for r in runs if r["seed"] == seed], variant, baseline) for seed in seeds}
+            seeds = [seed for seed in seeds if by_seed[seed]]
+            for seed in seeds if len(seeds) > 1 else ():
+                ax.plot([x / 1e6 for x in sorted(by_seed[seed])], [by_seed[seed][x][0] for x in sorted(by_seed[seed])],
+                        color=colour_of, lw=0.7, alpha=0.45)
             xs = sorted(per_step)
             label = f"{preset} ({len(seeds)} seed{'s' if len(seeds) > 1 else ''}, {xs[-1] / 1e6:.1f}M tokens)"
             ax.plot([x / 1e6 for x in xs], [np.mean(per_step[x]) for x in xs], color=colour_of, lw=2.2,

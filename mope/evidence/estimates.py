@@ -93,6 +93,22 @@ def gap_curve(runs: Iterable[dict], variant: str, baseline: str = "BASE-DOT") ->
     return gaps
 
 
+def tokens_per_step(run: dict) -> int:
+    """The tokens one optimizer step of ``run`` reads: its stored batch size times its context."""
+    train = run["config"]["train"]
+    return int(train["batch_size"]) * int(train["block_size"])
+
+
+def gap_by_tokens(runs: Iterable[dict], variant: str, baseline: str = "BASE-DOT") -> dict[int, list[float]]:
+    """:func:`gap_curve` keyed by the tokens seen (step × batch × context, from the stored configurations),
+    without step 0; every run of ``runs`` must read the same tokens a step."""
+    runs = list(runs)
+    sizes = {tokens_per_step(r) for r in runs if r["variant"] in (variant, baseline)}
+    if len(sizes) > 1:
+        raise ValueError(f"the runs read different tokens a step ({sorted(sizes)}): pass one preset's runs")
+    return {step * size: gaps for size in sizes for step, gaps in gap_curve(runs, variant, baseline).items() if step}
+
+
 # --- the estimate -----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
