@@ -394,6 +394,13 @@ def test_a_diverging_run_is_one_message(store, monkeypatch, capsys):
         "mope: error: training loss is nan at step 3 of NOPE (preset smoke, seed 0); the run is stopped\n")
 
 
+def as_typed_in_a_terminal():
+    """Start a child with SIGINT at its default, as a shell with job control starts a command: run from a
+    script in the background (`... &`), pytest and its children inherit SIGINT ignored, and the command
+    keeps an ignored SIGINT so (mope/__init__.py), which would turn every Ctrl-C test into a no-op."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def wait_for(condition, seconds=120):
     deadline = time.monotonic() + seconds
     while not condition():
@@ -405,7 +412,8 @@ def wait_for(condition, seconds=120):
 def test_ctrl_c_is_one_message_and_the_run_resumes_later(store):
     _, checkpoints = store
     process = subprocess.Popen([sys.executable, "-m", "mope", "train", "NOPE", "--preset", "smoke", "--no-progress"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=as_typed_in_a_terminal)
     wait_for(lambda: any(checkpoints.rglob("*.pt")))
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=120)
@@ -614,7 +622,8 @@ def test_threads_beyond_the_cores_are_refused_before_anything_starts(store, thre
 @pytest.mark.parametrize("delay", [0.3, 1.0])
 def test_ctrl_c_while_the_command_starts_is_one_line(store, delay):
     process = subprocess.Popen([sys.executable, "-m", "mope", "train", "NOPE", "--preset", "smoke", "--no-progress"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=as_typed_in_a_terminal)
     time.sleep(delay)  # torch is being imported (or, on a fast machine, the run has begun: the same promise)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=120)
@@ -628,7 +637,8 @@ def test_ctrl_c_while_the_command_exits_is_one_line(store):
               "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(2)))  # runs last\n"
               "sys.argv = ['mope', 'table', '--preset', 'smoke']\n"
               "runpy.run_module('mope', run_name='__main__', alter_sys=True)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          preexec_fn=as_typed_in_a_terminal)
     assert "EGA-1" in done.stdout  # the table was printed; then Ctrl-C during the exit handlers
     assert done.returncode == 130 and "Traceback" not in done.stderr and done.stderr == "mope: interrupted\n", done.stderr
 
@@ -789,7 +799,8 @@ def test_ctrl_c_from_the_first_line_of_the_command_is_one_line(store):
     handled = 0
     for delay in [step / 200 for step in range(0, 40)]:  # 0 to 0.2 s, every 5 ms
         process = subprocess.Popen([sys.executable, "-m", "mope", "table", "--preset", "smoke"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=as_typed_in_a_terminal)
         time.sleep(delay)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=120)
