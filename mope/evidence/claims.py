@@ -148,10 +148,10 @@ def _finite_seeds(estimate: Estimate) -> tuple[Estimate, str | None]:
             f"seed{'s' if len(dropped) > 1 else ''} {', '.join(map(str, dropped))} left out: not a finite number")
 
 
-#: Every claim the book judges, in the order its tables list them.
-# The commit that fixed the three rules of the token budget (cpu-long-4x); its first run started 11 s later.
+#: The commit that fixed the three rules of the token budget (``cpu-long-4x``); its first run started 11 s later.
 BUDGET_RULES_COMMIT = "5ea5de9a4abca7a146bfc5e9619e4fbffe013abe"
 
+#: Every claim the book judges, in the order its tables list them.
 CLAIMS: tuple[Claim, ...] = (
     Claim("mope-below-base", "PE-MORLET is worse than BASE-DOT",
           "MoPE alone underperforms the baseline", "§6.2, §9", "ordering", paper.gap("BASE-DOT", "PE-MORLET"),
