@@ -448,7 +448,7 @@ def test_the_reproducibility_page_links_the_downloads_built_with_the_book():
     names = sorted(link.rsplit("/", 1)[-1] for link in links)
     from mope.book.chapter_runs import BOOK_PRESETS
 
-    assert set(BOOK_PRESETS) == {"cpu", "cpu-long", "cpu-short", "paper", "cpu-bpe"}
+    assert set(BOOK_PRESETS) == {"cpu", "cpu-long", "cpu-long-4x", "cpu-short", "paper", "cpu-bpe"}
     assert names == sorted(["mope-runs.csv", *(downloads.claims_file(p) for p in BOOK_PRESETS)])
     for link in links:
         assert (BUILT / "book" / link).resolve().is_file(), link
