@@ -52,6 +52,17 @@ def copy_of_the_package(folder: Path) -> Path:
     return folder / "mope"
 
 
+def one_contract_broken(tmp_path, module: str, code: str) -> str:
+    """The linter's report on a copy of the package with ``code`` appended to ``module`` (a path below the
+    package; a new file if absent), having checked that exactly one of the three contracts broke."""
+    package = copy_of_the_package(tmp_path)
+    with open(package / module, "a") as file:
+        file.write(code)
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1 and "Contracts: 2 kept, 1 broken." in result.stdout, result.stdout + result.stderr
+    return result.stdout
+
+
 def test_the_package_keeps_its_layers():
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -61,23 +72,15 @@ def test_the_package_keeps_its_layers():
 def test_an_upward_import_breaks_the_contract(tmp_path):
     """The same contract on a copy of the package in which the model imports the evidence: it fails, and
     names the import."""
-    package = copy_of_the_package(tmp_path)
-    (package / "model" / "upward.py").write_text("from mope.evidence import claims  # wrong: model < evidence\n")
-    result = lint_imports(tmp_path)
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "Contracts: 2 kept, 1 broken." in result.stdout
-    assert "mope.model.upward -> mope.evidence.claims" in result.stdout
+    report = one_contract_broken(tmp_path, "model/upward.py", "from mope.evidence import claims  # wrong: model < evidence\n")
+    assert "mope.model.upward -> mope.evidence.claims" in report
 
 
 def test_the_chapters_runs_never_import_the_tables(tmp_path):
     """Issue 42: mope.book.chapter_runs and mope.book.tables imported each other; the tables read the chapter's
     runs, and an import back breaks the second contract."""
-    package = copy_of_the_package(tmp_path)
-    with open(package / "book" / "chapter_runs.py", "a") as module:
-        module.write("\n\ndef _back():\n    from mope.book import tables  # wrong: a cycle\n")
-    result = lint_imports(tmp_path)
-    assert result.returncode == 1 and "Contracts: 2 kept, 1 broken." in result.stdout, result.stdout + result.stderr
-    assert "mope.book.chapter_runs -> mope.book.tables" in result.stdout
+    report = one_contract_broken(tmp_path, "book/chapter_runs.py", "\n\ndef _back():\n    from mope.book import tables  # wrong: a cycle\n")
+    assert "mope.book.chapter_runs -> mope.book.tables" in report
 
 
 def test_no_module_of_the_evidence_layer_is_over_500_lines():
@@ -89,10 +92,6 @@ def test_no_module_of_the_evidence_layer_is_over_500_lines():
 def test_an_import_of_the_training_layer_from_the_evidence_breaks_the_contract(tmp_path):
     """Downward, so the layers allow it, but a verdict must come from the stored runs alone: the evidence
     reading the data through mope.train breaks the second contract, which names the import."""
-    package = copy_of_the_package(tmp_path)
-    (package / "evidence" / "reads_data.py").write_text("from mope.train import data  # wrong: stored runs only\n")
-    result = lint_imports(tmp_path)
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "Contracts: 2 kept, 1 broken." in result.stdout
-    assert "the evidence reads stored runs, never the training layer BROKEN" in result.stdout
-    assert "mope.evidence.reads_data -> mope.train.data" in result.stdout
+    report = one_contract_broken(tmp_path, "evidence/reads_data.py", "from mope.train import data  # wrong: stored runs only\n")
+    assert "the evidence reads stored runs, never the training layer BROKEN" in report
+    assert "mope.evidence.reads_data -> mope.train.data" in report
