@@ -17,6 +17,7 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from mope.evidence.estimates import gap_by_tokens
 from mope.store import plan, results
 from mope.store.presets import CPU_SWEEP, TOKENIZATION_PAIRS, TrainConfig, get_preset
 
@@ -325,7 +326,6 @@ def gaps_at_equal_tokens(by_preset: Mapping[str, Sequence[dict]], reference: str
     its last evaluation with no more tokens seen (random-batch validation, as the token-budget figure draws
     them), and where ``reference``'s gap is first above 0: a budget short of that point cannot show the
     crossing, only whether the gap moves towards it. "" when ``reference`` has no runs."""
-    from mope.evidence.estimates import gap_by_tokens
 
     def mean_gaps(runs):
         return {tokens: sum(gaps) / len(gaps) for tokens, gaps in gap_by_tokens(runs, variant, baseline).items()}

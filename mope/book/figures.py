@@ -473,15 +473,18 @@ def plot_gap_against_tokens(by_preset: Mapping[str, list[dict]], variant: str = 
         drawn = []
         for index, (preset, runs) in enumerate(by_preset.items()):
             colour_of = PRESET_SHADES[index % len(PRESET_SHADES)]
-            per_step = gap_by_tokens(runs, variant, baseline)
-            if not per_step:
+            by_seed = {seed: gap_by_tokens([r for r in runs if r["seed"] == seed], variant, baseline)
+                       for seed in sorted({r["seed"] for r in runs})}
+            seeds = [seed for seed, gaps in by_seed.items() if gaps]
+            if not seeds:
                 continue
-            seeds = sorted({r["seed"] for r in runs})
-            by_seed = {seed: gap_by_tokens([r for r in runs if r["seed"] == seed], variant, baseline) for seed in seeds}
-            seeds = [seed for seed in seeds if by_seed[seed]]
-            for seed in seeds if len(seeds) > 1 else ():
-                ax.plot([x / 1e6 for x in sorted(by_seed[seed])], [by_seed[seed][x][0] for x in sorted(by_seed[seed])],
-                        color=colour_of, lw=0.7, alpha=0.45)
+            per_step: dict[int, list[float]] = {}
+            for seed in seeds:
+                xs = sorted(by_seed[seed])
+                for x in xs:
+                    per_step.setdefault(x, []).extend(by_seed[seed][x])
+                if len(seeds) > 1:
+                    ax.plot([x / 1e6 for x in xs], [by_seed[seed][x][0] for x in xs], color=colour_of, lw=0.7, alpha=0.45)
             xs = sorted(per_step)
             label = f"{preset} ({len(seeds)} seed{'s' if len(seeds) > 1 else ''}, {xs[-1] / 1e6:.1f}M tokens)"
             ax.plot([x / 1e6 for x in xs], [np.mean(per_step[x]) for x in xs], color=colour_of, lw=2.2,
