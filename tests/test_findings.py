@@ -262,6 +262,24 @@ def test_the_headline_gives_its_standing_then_its_verdict_at_every_scale_the_pap
     assert findings.headline(judged({"cpu": gate_runs(0.0)})) is None
 
 
+def test_the_headline_says_whether_the_token_budget_explains_the_disagreement():
+    def budget_runs(preset, deficit, seeds):
+        return [r for s in range(seeds) for r in (
+            run("BASE-DOT", s, 1.60 + 0.01 * s, full=1.60 + 0.01 * s, preset=preset),
+            run("EGA-MORLET", s, 1.60 + deficit, full=1.60 + deficit + 0.012 * s, preset=preset))]
+    fewer, more = budget_runs("cpu-long", 0.11, 5), budget_runs("cpu-long-4x", 0.02, 3)
+    text = findings.headline({"cpu-long": claims.judge_all("cpu-long", fewer, more=more),
+                              "cpu-long-4x": claims.judge_all("cpu-long-4x", more, fewer=fewer)})
+    shrinks = claims.verdict_of(claims.judge_all("cpu-long-4x", more, fewer=fewer), "ega-mope-deficit-shrinks-with-tokens")
+    assert shrinks.outcome == "confirmed"
+    assert ("Whether the token budget explains the disagreement, by the rule fixed before `cpu-long-4x`'s runs: "
+            "EGA-MORLET's deficit against BASE-DOT is smaller at four times the tokens (`cpu-long` against "
+            "`cpu-long-4x`, whole validation split; EGA-MORLET − BASE-DOT: +0.114 with fewer tokens (n = 5), "
+            f"+0.022 with more (n = 3)): *{shrinks.text}* ({{ref}}`repro-table-2`, {{ref}}`repro-token-budget`).") in text
+    alone = findings.headline({"cpu-long": claims.judge_all("cpu-long", fewer, more=[])})
+    assert "token budget explains" not in alone and alone.endswith("({ref}`repro-table-2`).")  # no runs with more tokens
+
+
 def test_the_context_finding_reports_both_context_claims_with_their_seeds():
     def models(preset, deficit, sincos_gap):
         return [r for s in range(3) for r in (run("BASE-DOT", s, 1.60 + 0.01 * s, preset=preset),

@@ -22,7 +22,7 @@ from mope.evidence import claims, learned_parameters, measures, open_questions, 
 from mope.evidence.claims import Findings
 from mope.evidence.verdicts import DECIDED, Verdict
 from mope.evidence.estimates import LEVEL, distance_to_paper, final_values, paired
-from mope.store.presets import STANDING_PRESETS, TRAINING_CHARACTERS, get_preset
+from mope.store.presets import BUDGET_PAIRS, STANDING_PRESETS, TRAINING_CHARACTERS, get_preset
 
 MAIN, PUBLISHED, LONG, SHORT = "cpu", "paper", "cpu-long", "cpu-short"
 FRACTIONS = {Fraction(1, 2): "half", Fraction(1, 4): "a quarter of", Fraction(1, 8): "an eighth of"}
@@ -368,9 +368,28 @@ def headline(findings: Mapping[str, Findings]) -> str | None:
                  + "; ".join(f"`{preset}` {budget_words(preset)}" for preset, _ in measured) + "."]
     sentences += [f"On {scale(preset, verdict.estimate.n)}: {verdict.estimate.format(signed=True)}, *{verdict.text}*."
                   for preset, verdict in measured]
+    budget = budget_sentences(findings)
+    sentences += budget
     if standing["ega-mope-best"].words != "not tested":
         sentences.append(f"That EGA-MORLET is the best overall (it beats EGA-1) {_predicate(standing['ega-mope-best'])}.")
-    return " ".join(sentences)[:-1] + " ({ref}`repro-table-2`)."
+    links = "{ref}`repro-table-2`" + (", {ref}`repro-token-budget`" if budget else "")
+    return " ".join(sentences)[:-1] + f" ({links})."
+
+
+def budget_sentences(findings: Mapping[str, Findings]) -> list[str]:
+    """Whether the token budget explains the headline's disagreement between the scales: the rule fixed before
+    the runs with more tokens, that EGA-MORLET's deficit against BASE-DOT shrinks with them, with the mean deficit
+    at each budget (the verdict's caveat)."""
+    sentences = []
+    for fewer, more in BUDGET_PAIRS.items():
+        shrinks = _verdict(findings, more, "ega-mope-deficit-shrinks-with-tokens")
+        if shrinks is None or not shrinks.estimate.n:
+            continue
+        claim = claims.get_claim("ega-mope-deficit-shrinks-with-tokens")
+        sentences.append(f"Whether the token budget explains the disagreement, by the rule fixed before `{more}`'s runs: "
+                         f"{claim.words} (`{fewer}` against `{more}`, whole validation split; {shrinks.caveat}): "
+                         f"*{shrinks.text}*.")
+    return sentences
 
 
 def open_questions_sentence(findings: Mapping[str, Findings]) -> str | None:
