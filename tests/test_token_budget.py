@@ -8,11 +8,10 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from dataclasses import replace
 
 import pytest
 
-from mope.evidence import claims, verdicts
+from mope.evidence import claims, standings, verdicts
 from mope.book import chapter_runs
 from mope.evidence.estimates import UnpairedDifference, gap_by_tokens
 from mope.store.plan import CPU_STAGES, planned_seeds, stage_lines
@@ -78,9 +77,7 @@ def test_the_three_rules_read_the_two_budgets_on_the_whole_validation_split():
     judged = {c.key: v for c, v in claims.judge_all("cpu-long-4x", more, fewer=fewer) if c.key in BUDGET_CLAIMS}
     on_fewer = {c.key: v for c, v in claims.judge_all("cpu-long", fewer, more=more) if c.key in BUDGET_CLAIMS}
     assert {k: v.outcome for k, v in judged.items()} == dict.fromkeys(BUDGET_CLAIMS, "confirmed")
-    def alone(verdicts):  # a verdict before the correction of its preset's family, which differs between the twins
-        return {key: replace(verdict, p_adjusted=None) for key, verdict in verdicts.items()}
-    assert alone(judged) == alone(on_fewer)  # the same verdict read from either twin
+    assert judged == on_fewer  # the same verdict read from either twin
     def gaps(runs, worse, better):  # the whole-validation gap of each seed, as constructed
         full = {(r["variant"], r["seed"]): r["final"]["val_loss_full"] for r in runs}
         return [full[worse, s] - full[better, s] for s in sorted({r["seed"] for r in runs})]
@@ -103,6 +100,28 @@ def test_the_three_rules_read_the_two_budgets_on_the_whole_validation_split():
     # no runs at four times the tokens: not run; a preset with no budget twin: not run
     assert {claims.verdict_of(claims.judge_all("cpu-long", fewer, more=[]), k).outcome for k in BUDGET_CLAIMS} == {"not_run"}
     assert {claims.verdict_of(claims.judge_all("cpu", fewer), k).outcome for k in BUDGET_CLAIMS} == {"not_run"}
+
+
+def test_a_rule_across_the_budgets_is_decided_once_in_the_family_of_the_twin_with_more_tokens():
+    """One claim, one verdict: on `cpu-long`, whose family holds more tests (here PE-SINCOS's claims too), a rule
+    of the budgets reads the verdict `cpu-long-4x` decides in its own family, and a standing counts it once."""
+    fewer = four_models("cpu-long", 0.111, 0.007, range(5))
+    fewer += [run("PE-SINCOS", s, 2.1, full=2.05 + 0.003 * s, preset="cpu-long") for s in range(5)]
+    more = four_models("cpu-long-4x", 0.040, 0.007)
+    at_home = claims.judge_all("cpu-long-4x", more, fewer=fewer)
+    on_twin = claims.judge_all("cpu-long", fewer, more=more)
+
+    def tests(found):
+        return sum(verdict.p_value is not None for _, verdict in found)
+
+    assert tests(on_twin) > tests(at_home)  # the two families differ ...
+    for key in BUDGET_CLAIMS:  # ... and the rule's verdict, its adjusted p too, is the home's
+        assert claims.verdict_of(on_twin, key) == claims.verdict_of(at_home, key)
+        assert claims.get_claim(key).home("cpu-long") == "cpu-long-4x" == claims.get_claim(key).home("cpu-long-4x")
+    held = standings.standings({"cpu-long-4x": at_home, "cpu-long": on_twin})
+    assert held["ega-mope-beats-base-more-tokens"].fails == ("cpu-long-4x",)  # one measurement, one scale
+    assert held["ega-mope-beats-base-more-tokens"].words == standings.FAILS_WHERE_DECIDED
+    assert held["mope-below-base"].words == standings.HOLDS_EVERYWHERE  # a claim of each preset counts on both
 
 
 def test_the_suite_asks_whether_a_conditional_stage_is_called_for(tmp_path):

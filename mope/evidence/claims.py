@@ -95,6 +95,13 @@ class Claim:
         return (preset, *(p for short, long in pairs.items() for p in (short, long)
                           if preset in (short, long) and p != preset))
 
+    def home(self, preset: str) -> str:
+        """The preset whose family decides this claim on ``preset``: for a claim across contexts or token budgets,
+        the twin with the longer context or the more tokens (its rule is a stage of that preset's plan); for any
+        other claim ``preset`` itself."""
+        pairs = CONTEXT_PAIRS if self.across_contexts else BUDGET_PAIRS if self.across_budgets else {}
+        return pairs.get(preset, preset)
+
     def judge(self, runs: list[dict], cfg: TrainConfig, longer: list[dict] | None = None,
               shorter: list[dict] | None = None, more: list[dict] | None = None,
               fewer: list[dict] | None = None, rule: str = CURRENT_RULE) -> Verdict:
@@ -339,7 +346,23 @@ def judge_all(preset: str | TrainConfig, runs: list[dict] | None = None,
         return judged
     looks = {claim.key: plan.looks(claim.presets_read(cfg.name), claim.key) for claim in CLAIMS}
     corrected = dict(corrections.corrected([(claim.key, verdict) for claim, verdict in judged], looks))
+    corrected.update(verdicts_at_home(cfg.name, runs, longer, more))
     return [(claim, corrected[claim.key]) for claim, _ in judged]
+
+
+def verdicts_at_home(preset: str, runs: list[dict], longer: list[dict] | None,
+                     more: list[dict] | None) -> dict[str, Verdict]:
+    """{key: verdict} of the claims across two presets that ``preset`` (with ``runs``) shares with a twin that is
+    their home (:meth:`Claim.home`: the longer context, the more tokens): each claim judged once, corrected in its
+    home's family, so that both presets give it the same verdict. On ``preset`` it still counts as a test of its
+    family (:func:`judge_all`), which only makes that family's correction stricter."""
+    shared = {}
+    for pairs, across, twin_runs, as_twin in ((CONTEXT_PAIRS, "across_contexts", longer, "shorter"),
+                                              (BUDGET_PAIRS, "across_budgets", more, "fewer")):
+        if preset in pairs and twin_runs is not None:
+            at_home = judge_all(pairs[preset], twin_runs, **{as_twin: runs})
+            shared.update({claim.key: verdict for claim, verdict in at_home if getattr(claim, across)})
+    return shared
 
 
 def verdict_of(findings: Findings, key: str) -> Verdict:

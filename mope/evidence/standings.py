@@ -145,9 +145,12 @@ def closeness(preset: str) -> int:
 
 def standings(findings: Mapping[str, Findings]) -> dict[str, Standing]:
     """{claim key: :func:`standing`} from ``findings`` of several presets, read closest to the paper's
-    protocol first (:data:`~mope.store.presets.STANDING_PRESETS`, then any other)."""
+    protocol first (:data:`~mope.store.presets.STANDING_PRESETS`, then any other). A claim across two presets
+    (two contexts, two token budgets) is one measurement: it stands on its home (:meth:`Claim.home`) alone
+    where ``findings`` hold it, never counted as two scales."""
     order = sorted(findings, key=closeness)
-    return {claim.key: standing({preset: verdict_of(findings[preset], claim.key) for preset in order},
+    return {claim.key: standing({preset: verdict_of(findings[preset], claim.key) for preset in order
+                                 if claim.home(preset) == preset or claim.home(preset) not in findings},
                                 claim.judged_where, claim) for claim in CLAIMS}
 
 
