@@ -8,7 +8,6 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-
 import pytest
 
 from mope.evidence import claims, standings, verdicts

@@ -88,19 +88,23 @@ class Claim:
         for a claim at subword tokens "`cpu-bpe` beside `cpu`" (:meth:`read_beside`)."""
         return self.read_beside(presets) or presets_named(presets)
 
+    @property
+    def pairs(self) -> dict[str, str]:
+        """The twin presets this claim compares, (shorter context or fewer tokens: the other): CONTEXT_PAIRS or
+        BUDGET_PAIRS; {} for a claim of one preset."""
+        return CONTEXT_PAIRS if self.across_contexts else BUDGET_PAIRS if self.across_budgets else {}
+
     def presets_read(self, preset: str) -> tuple[str, ...]:
         """The presets a verdict of this claim on ``preset`` reads: ``preset``, and for a claim across contexts
         or token budgets its twin of the other context or budget."""
-        pairs = CONTEXT_PAIRS if self.across_contexts else BUDGET_PAIRS if self.across_budgets else {}
-        return (preset, *(p for short, long in pairs.items() for p in (short, long)
+        return (preset, *(p for short, long in self.pairs.items() for p in (short, long)
                           if preset in (short, long) and p != preset))
 
     def home(self, preset: str) -> str:
         """The preset whose family decides this claim on ``preset``: for a claim across contexts or token budgets,
         the twin with the longer context or the more tokens (its rule is a stage of that preset's plan); for any
         other claim ``preset`` itself."""
-        pairs = CONTEXT_PAIRS if self.across_contexts else BUDGET_PAIRS if self.across_budgets else {}
-        return pairs.get(preset, preset)
+        return self.pairs.get(preset, preset)
 
     def judge(self, runs: list[dict], cfg: TrainConfig, longer: list[dict] | None = None,
               shorter: list[dict] | None = None, more: list[dict] | None = None,

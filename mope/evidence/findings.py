@@ -22,7 +22,7 @@ from mope.evidence import claims, learned_parameters, measures, open_questions, 
 from mope.evidence.claims import Findings
 from mope.evidence.verdicts import DECIDED, Verdict
 from mope.evidence.estimates import LEVEL, distance_to_paper, final_values, paired
-from mope.store.presets import BUDGET_PAIRS, STANDING_PRESETS, TRAINING_CHARACTERS, get_preset
+from mope.store.presets import STANDING_PRESETS, TRAINING_CHARACTERS, get_preset
 
 MAIN, PUBLISHED, LONG, SHORT = "cpu", "paper", "cpu-long", "cpu-short"
 FRACTIONS = {Fraction(1, 2): "half", Fraction(1, 4): "a quarter of", Fraction(1, 8): "an eighth of"}
@@ -380,12 +380,11 @@ def budget_sentences(findings: Mapping[str, Findings]) -> list[str]:
     """Whether the token budget explains the headline's disagreement between the scales: the rule fixed before
     the runs with more tokens, that EGA-MORLET's deficit against BASE-DOT shrinks with them, with the mean deficit
     at each budget (the verdict's caveat)."""
-    sentences = []
-    for fewer, more in BUDGET_PAIRS.items():
-        shrinks = _verdict(findings, more, "ega-mope-deficit-shrinks-with-tokens")
+    claim, sentences = claims.get_claim("ega-mope-deficit-shrinks-with-tokens"), []
+    for fewer, more in claim.pairs.items():
+        shrinks = _verdict(findings, more, claim.key)
         if shrinks is None or not shrinks.estimate.n:
             continue
-        claim = claims.get_claim("ega-mope-deficit-shrinks-with-tokens")
         sentences.append(f"Whether the token budget explains the disagreement, by the rule fixed before `{more}`'s runs: "
                          f"{claim.words} (`{fewer}` against `{more}`, whole validation split; {shrinks.caveat}): "
                          f"*{shrinks.text}*.")
