@@ -55,7 +55,7 @@ a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
     from 3,000 on: this preset asks whether the ``cpu-long`` verdict is one on an early stage of training.
     Its rules (three claims across the two budgets, ``BUDGET_PAIRS``) were committed before its first run.
     A step took 2.3 s (BASE-DOT) and 2.5-2.6 s (EGA-MORLET) in 60-step rehearsals side by side, one thread
-    each, on an AMD EPYC with AVX2, with tests sharing the cores. The stored runs took 79-90 min each (their
+    each, on an AMD EPYC with AVX2, with tests sharing the cores. The stored runs took 79-94 min each (their
     ``wall_time_s``) two side by side on otherwise idle cores, and up to 3 h while tests shared them.
 
 ``cpu-bpe``
