@@ -361,11 +361,10 @@ def verdicts_at_home(preset: str, runs: list[dict], longer: list[dict] | None,
     home's family, so that both presets give it the same verdict. On ``preset`` it still counts as a test of its
     family (:func:`judge_all`), which only makes that family's correction stricter."""
     shared = {}
-    for pairs, across, twin_runs, as_twin in ((CONTEXT_PAIRS, "across_contexts", longer, "shorter"),
-                                              (BUDGET_PAIRS, "across_budgets", more, "fewer")):
+    for pairs, twin_runs, as_twin in ((CONTEXT_PAIRS, longer, "shorter"), (BUDGET_PAIRS, more, "fewer")):
         if preset in pairs and twin_runs is not None:
             at_home = judge_all(pairs[preset], twin_runs, **{as_twin: runs})
-            shared.update({claim.key: verdict for claim, verdict in at_home if getattr(claim, across)})
+            shared.update({claim.key: verdict for claim, verdict in at_home if claim.pairs == pairs})
     return shared
 
 
