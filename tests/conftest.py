@@ -49,3 +49,13 @@ def nan_at_training_call(monkeypatch):
         monkeypatch.setattr(GPT, "forward", poisoned)
 
     return poison
+
+
+@pytest.fixture
+def families_of_the_runs(monkeypatch):
+    """No family declared in the plan: each preset's correction runs over the tests its (constructed) runs give, as
+    for a reader's own configuration (:func:`mope.store.plan.family`), so that a test of a rule's words or a page's
+    layout on a few made-up runs is not decided by the 20 other planned tests counted at p = 1."""
+    from mope.store import plan
+
+    monkeypatch.setattr(plan, "FAMILIES", {})

@@ -534,6 +534,7 @@ def test_a_table_leaves_out_the_columns_that_say_nothing_and_names_them():
     assert not markdown_tables.says_nothing("| model | paper |\n|---|---|\n| A | 1.2 |\n") and not markdown_tables.says_nothing("text")
 
 
+@pytest.mark.usefixtures("families_of_the_runs")
 def test_a_section_states_each_verdict_in_one_line_and_only_where_judged():
     from mope.book import chapter_runs
 

@@ -9,6 +9,7 @@ import pytest
 from mope.book import claims_tables
 from mope.evidence import claims, corrections, measures, paper, standings, verdicts
 from mope.evidence.estimates import estimate
+from mope.store.presets import get_preset
 from synthetic_runs import decayed_morlet, run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -192,9 +193,11 @@ def test_claims_on_constructed_runs():
     assert found["mope-below-base"]["outcome"] == "indicative" and found["mope-below-base"]["interval"] is None
     assert found["ega-gain"]["verdict"] == "not run" and found["ega-gain"]["caveat"] is None
     on_cpu = {r["key"]: r for r in claims.claim_records("cpu", runs)}["ega-mope-gain"]  # a smaller model: its direction
-    assert (on_cpu["outcome"], on_cpu["size"], on_cpu["judged_on"]) == ("confirmed", None, "direction")
-    assert on_cpu["verdict"] == ("direction confirmed: 0.13× the paper's size on `cpu` (95%: 0.09 to 0.16×), a size not "
-                                 "judged at this scale")
+    assert (on_cpu["size"], on_cpu["judged_on"], on_cpu["family_size"]) == (None, "direction", 21)
+    # decided alone, not over the 21 tests cpu's plan declares (20 of them count at p = 1 here)
+    assert on_cpu["outcome"] == "undecided" and on_cpu["verdict"].endswith(
+        "after Holm's correction over 21 tests; alone: direction confirmed: 0.13× the paper's size on `cpu` (95%: 0.09 "
+        "to 0.16×), a size not judged at this scale")
 
 
 def test_a_gain_that_a_causal_gate_loses_carries_the_caveat_in_its_row_and_is_refuted_as_salience():
@@ -217,7 +220,8 @@ def test_mechanism_claims_read_learned_parameters_against_decay_alone():
     runs = [run("PE-MORLET-FREE", s, 1.5, learned=decayed_morlet(64, f * 0.98, "none")) for s in range(2)]
     runs += [run("PE-MORLET-NODECAY", s, 1.5, learned=decayed_morlet(64, 1.0)) for s in range(2)]
     runs += [run("EGA-MORLET", s, 1.5, learned=decayed_morlet(64, f)) for s in range(2)]
-    found = {r["key"]: r for r in claims.claim_records("cpu", runs)}
+    cfg = get_preset("cpu")  # each rule alone, before the correction over cpu's declared family
+    found = {claim.key: claims.record(claim, claim.judge(runs, cfg)) for claim in claims.CLAIMS}
     below = found["below-without-bound"]
     assert below["ours"] < 0 and below["outcome"] == "confirmed"  # below what decay alone gives
     pushed = found["every-pair-pushed"]
@@ -248,9 +252,9 @@ def test_claims_json_carries_every_field_of_the_verdict(store):
     assert len(records) == len(claims.CLAIMS)
     for record in records:
         assert set(record) == {"key", "claim", "quote", "section", "kind", "paper", "test", "shown_in", "judged_on",
-                               "ours", "sd", "n", "resolution", "interval", "outcome", "size", "seeds_needed",
-                               "seeds_needed_range", "p_value", "p_adjusted", "source", "fixed_in", "loss", "caveat",
-                               "verdict"}
+                               "ours", "sd", "n", "df", "resolution", "interval", "outcome", "size", "seeds_needed",
+                               "seeds_needed_range", "p_value", "p_adjusted", "family", "family_size", "source",
+                               "fixed_in", "loss", "caveat", "verdict"}
         assert record["outcome"] in verdicts.OUTCOMES and record["loss"] in ("val_batches", "val_whole", None)
         assert record["outcome"] == "not_run" and record["verdict"] == "not run"
 
@@ -380,6 +384,23 @@ def test_the_jsons_sd_reproduces_its_interval_with_the_resolution_floor():
     assert "never less than the numbers' resolution" in verdicts.VOCABULARY
 
 
+def test_every_stored_interval_is_recomputed_from_its_records_mean_sd_n_and_df():
+    """Issue 54: the JSON carries the degrees of freedom of every test, Welch's included (cpu-long-4x's rules read two
+    presets' unpaired seeds, whose df is not n − 1), so that mean ± t(df)·sd/√n gives its interval."""
+    from mope.evidence.estimates import t_quantile
+
+    welch = 0
+    for preset in ("cpu-long-4x", "cpu"):
+        for record in claims.claim_records(preset):
+            if record["interval"] is None:
+                assert record["df"] is None
+                continue
+            half = t_quantile(record["df"]) * record["sd"] / record["n"] ** 0.5
+            assert record["interval"] == pytest.approx([record["ours"] - half, record["ours"] + half], abs=1e-5), record["key"]
+            welch += record["df"] != record["n"] - 1
+    assert welch >= 2  # the token budget's two Welch rules at least
+
+
 def test_holm_adjusts_each_p_value_by_its_rank_among_the_presets_tests():
     adjusted = corrections.holm([("a", 0.01), ("b", 0.04), ("c", 0.03), ("d", 0.5)])
     assert adjusted == pytest.approx({"a": 0.04, "c": 0.09, "b": 0.09, "d": 0.5})  # 4×, 3×, 2× (kept rising), 1×
@@ -425,8 +446,62 @@ def test_a_claim_looked_at_again_is_judged_at_pococks_level_for_two_looks():
     assert "(look 2 of 2: Pocock's level 0.0294)" in found["between"].detail
     found = dict(corrections.corrected([("clear", clear)], looks={"clear": 2}))
     assert found["clear"].outcome == "confirmed" and found["clear"].p_adjusted == pytest.approx(0.02 * 0.05 / 0.0294)
-    with pytest.raises(ValueError, match="Pocock's levels are tabulated for 1 to 5 looks"):
-        corrections.sequential_level(9)
+    # a look beyond Pocock's table is held to Bonferroni's split of 5%, stricter, and named: never a crash
+    assert corrections.sequential_level(6) == pytest.approx(0.05 / 6) and 0.05 / 6 < corrections.POCOCK_LEVELS[5]
+    found = dict(corrections.corrected([("between", between)], looks={"between": 6}))
+    assert "(look 6 of 6: Bonferroni's level 0.00833)" in found["between"].detail
+
+
+def test_holm_refuses_a_p_value_that_is_not_a_number_naming_its_claim():
+    """Issue 54: a NaN sorted among the p-values would set every later-ranked adjusted p by where it landed."""
+    with pytest.raises(ValueError, match="'ega-gain' has p = nan"):
+        corrections.holm([("mope-below-base", 0.01), ("ega-gain", float("nan")), ("interaction", 0.02)])
+    with pytest.raises(ValueError, match="'interaction' has p = 1.5"):
+        corrections.holm([("interaction", 1.5)])
+
+
+def test_a_declared_family_counts_its_planned_tests_without_runs_at_p_1():
+    """Issue 54: the family is the plan's, not whatever runs are loaded: a declared test without a p-value counts
+    at p = 1; a verdict with a p outside the declaration joins the family rather than escaping the correction."""
+    edge = replace(ordering({0: 0.03, 1: 0.05, 2: 0.04}), p_value=0.02)
+    found = dict(corrections.corrected([("edge", edge)], family=("edge", "a", "b"), name="cpu"))
+    assert found["edge"].p_adjusted == pytest.approx(0.06) and found["edge"].corrected
+    assert (found["edge"].family, found["edge"].family_size) == ("cpu", 3)
+    found = dict(corrections.corrected([("edge", edge), ("stray", edge)], family=("edge",), name="cpu"))
+    assert found["stray"].family_size == 2 and found["edge"].p_adjusted == pytest.approx(0.04)
+
+
+def test_every_presets_family_is_the_one_its_plan_declares():
+    """Issue 54: each record names its family (its home preset) and the family's size is the count the plan
+    declares there, on every preset with stored runs; a claim across two presets is counted at its home alone."""
+    from mope.store import plan
+
+    for preset, declared in plan.FAMILIES.items():
+        assert set(declared) <= set(claims.CLAIMS_BY_KEY), preset
+        for key in declared:
+            assert claims.get_claim(key).home(preset) == preset, (preset, key)
+        records = claims.claim_records(preset)
+        for record in records:
+            if record["family"] == preset:
+                assert record["family_size"] == len(declared), (preset, record["key"])
+        tested_here = {r["key"] for r in records if r["p_value"] is not None and r["family"] == preset}
+        assert tested_here <= set(declared), (preset, tested_here - set(declared))
+
+
+def test_removing_the_runs_of_a_model_a_claim_does_not_read_never_changes_its_family():
+    """Issue 54: PE-MORLET's three tests entering the family moved "EGA-MORLET beats BASE-DOT" from refuted to
+    undecided. With the family declared, removing every run of a variant the claim does not read leaves its
+    family's size as it was, and its adjusted p no smaller."""
+    values = {"BASE-DOT": 1.600, "EGA-MORLET": 1.650, "EGA-1": 1.590, "PE-MORLET": 1.700}
+    noise = (0.0, 0.012, -0.009)
+    runs = [run(variant, seed, value + noise[seed] * (1 + index / 7), full=value + noise[seed] * (1 + index / 7))
+            for index, (variant, value) in enumerate(values.items()) for seed in range(3)]
+    whole = {r["key"]: r for r in claims.claim_records("cpu-long-4x", runs)}
+    without = {r["key"]: r for r in claims.claim_records("cpu-long-4x", [r for r in runs if r["variant"] != "PE-MORLET"])}
+    headline = "ega-mope-gain"
+    assert whole[headline]["family_size"] == without[headline]["family_size"] == 11
+    assert without[headline]["p_adjusted"] >= whole[headline]["p_adjusted"]
+    assert whole["mope-below-base"]["p_value"] is not None and without["mope-below-base"]["p_value"] is None
 
 
 def test_the_plan_records_the_further_looks_and_the_claims_judge_them_at_their_looks():

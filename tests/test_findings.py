@@ -241,6 +241,7 @@ def headline_runs(preset: str, gain: float, seeds: int) -> list[dict]:
     return out
 
 
+@pytest.mark.usefixtures("families_of_the_runs")
 def test_the_headline_gives_its_standing_then_its_verdict_at_every_scale_the_papers_first():
     runs = {"cpu": headline_runs("cpu", 0.03, 3), "cpu-long": headline_runs("cpu-long", -0.10, 3),
             "paper": headline_runs("paper", 0.11, 1)}

@@ -47,6 +47,7 @@ def test_the_new_claims_stand_together_and_their_numbers_are_computed():
     assert TOKENIZATION_PAIRS == {"cpu": "cpu-bpe"}
 
 
+@pytest.mark.usefixtures("families_of_the_runs")
 def test_sigma_beyond_two_words_in_characters_decides_the_subword_claim(store):
     per_token = BPE.characters_per_token()
     threshold_in_tokens = 2 * characters_per_word() / per_token  # 4.74 tokens
@@ -115,6 +116,7 @@ def test_the_deficit_is_compared_in_nats_a_character(store):
     assert records(characters)["subword-deficit-smaller"]["outcome"] == "refuted"
 
 
+@pytest.mark.usefixtures("families_of_the_runs")
 def test_centres_moved_into_the_window_by_more_than_sigma_confirm_and_centres_at_the_origin_refute():
     def centred(seed, shift):
         learned = decayed_morlet(64, decay_factor("cpu"))
@@ -132,6 +134,7 @@ def test_centres_moved_into_the_window_by_more_than_sigma_confirm_and_centres_at
     assert records(pe)["centres-leave-origin"]["outcome"] == "not_run"
 
 
+@pytest.mark.usefixtures("families_of_the_runs")
 def test_the_bound_and_morlet_rope_claims_are_orderings_of_the_loss():
     runs = [r for s in range(3) for r in (run("PE-MORLET", s, 1.79 + 0.002 * s), run("PE-MORLET-FREE", s, 1.80 + 0.002 * s),
                                           run("ROPE-ONLY", s, 1.59 + 0.001 * s), run("MORLET-ROPE-REL", s, 1.58 + 0.001 * s))]

@@ -22,6 +22,7 @@ def test_markdown_table_escapes_pipes_and_breaks_lines():
     assert table.splitlines() == ["| a | b |", "|---|---|", "| \\|x\\| | one<br>two |", "", "note"]
 
 
+@pytest.mark.usefixtures("families_of_the_runs")
 def test_table_2_side_by_side_with_dashes_and_no_nan():
     runs = {"cpu": [run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)]
             + [run("EGA-1", s, 1.484 + 0.002 * s) for s in range(3)],

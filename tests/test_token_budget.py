@@ -42,7 +42,8 @@ def test_the_plan_trains_the_headline_first_and_the_causal_gates_only_when_a_rul
     assert set(stages[2].only_if) <= set(claims.CLAIMS_BY_KEY)
     # a conditional stage is not counted as planned (no run is reported missing before it is called for)
     assert planned_seeds("cpu-long-4x") == {v: (0, 1, 2) for v in ("BASE-DOT", "EGA-MORLET", "EGA-1", "PE-MORLET")}
-    assert stage_lines("cpu")[-1].endswith("|ega-gain-grows-with-tokens ega-mope-beats-base-more-tokens")
+    (causal,) = [line for line in stage_lines("cpu") if line.startswith("cpu-long-4x|EGA-1-CAUSAL")]
+    assert causal.endswith("|ega-gain-grows-with-tokens ega-mope-beats-base-more-tokens")
 
 
 def test_the_unpaired_difference_is_welchs_test():
@@ -203,3 +204,14 @@ def test_the_budget_page_sets_each_presets_end_beside_the_paper_at_no_more_token
                                                  "cpu-long-4x": more})
     assert reached.endswith("`paper`'s gap is first above 0 at 0.2M tokens.")  # within the budget: no such caveat
     assert chapter_runs.gaps_at_equal_tokens({"paper": [], "cpu-long-4x": more}) == ""
+
+
+def test_the_paper_protocol_on_the_cpu_trains_the_headline_at_three_seeds_first_then_the_causal_gates():
+    """Issue 59: BASE-DOT and EGA-MORLET seeds 1-2 first, then EGA-1-CAUSAL and EGA-MORLET-CAUSAL seed 0, then EGA-1
+    and PE-MORLET seeds 1-2; and `paper`'s family declared for all of them (mope.store.plan.FAMILIES)."""
+    from mope.store.plan import FAMILIES
+
+    stages = [(s.variants, s.seeds) for s in CPU_STAGES if s.preset == "paper"]
+    assert stages == [(("BASE-DOT", "EGA-MORLET"), (1, 2)), (("EGA-1-CAUSAL", "EGA-MORLET-CAUSAL"), (0,)),
+                      (("EGA-1", "PE-MORLET"), (1, 2))]
+    assert {"ega-mope-gain", "ega-gain", "gain-survives-causal-gate", "mope-below-base"} <= set(FAMILIES["paper"])

@@ -13,7 +13,7 @@ from mope.book.markdown_tables import plain_markdown_table
 from mope.evidence import claims, paper
 from mope.evidence.claims import CLAIMS, Findings, estimate_text, paper_text, verdict_of
 from mope.evidence.standings import INDICATIVE, NOT_JUDGED, NOT_TESTED, Standing, closeness
-from mope.evidence.verdicts import DECIDED, RULES, Verdict
+from mope.evidence.verdicts import DECIDED, RULES, Rule, Verdict
 from mope.evidence.estimates import DASH
 
 
@@ -188,13 +188,20 @@ def multiple_comparisons(findings: Mapping[str, Findings]) -> str:
     return "\n".join(lines)
 
 
+def rule_line(rule: Rule) -> str:
+    """"* **2026-12-03**, *one claim, one verdict* (`9ddb457`, 8.5 minutes after ...): what it changed."": one rule
+    of the history, with its commit and when it came against the runs it judges, where recorded."""
+    when = ", ".join(filter(None, [f"`{rule.commit[:7]}`" if rule.commit else "", rule.when]))
+    return f"* **{rule.since}**, *{rule.name}*" + (f" ({when})" if when else "") + f": {rule.change}."
+
+
 def rule_history(findings_by_rule: Mapping[str, Mapping[str, Findings]]) -> str:
     """The rules' history (MyST Markdown): each rule with its date and what it changed, then, for every claim
     and preset whose verdict a change of rule moved, its verdict under each rule, a column a rule
     (``findings_by_rule``: {rule name: {preset: findings under it}}, in the order of
     :data:`~mope.evidence.verdicts.RULES`; :func:`findings_under_every_rule`)."""
     rules = [rule for rule in RULES if rule.name in findings_by_rule]
-    lines = [f"* **{rule.since}**, *{rule.name}*: {rule.change}." for rule in rules]
+    lines = [rule_line(rule) for rule in rules]
     rows = []
     current = findings_by_rule[rules[-1].name]
     for preset in sorted(current, key=closeness):
@@ -203,7 +210,8 @@ def rule_history(findings_by_rule: Mapping[str, Mapping[str, Findings]]) -> str:
             if len({verdict.word for verdict in verdicts}) > 1:
                 rows.append([claim.words, f"`{preset}`", *(f"{v.word} (n={v.estimate.n})" for v in verdicts)])
     moved = (f"{len(rows)} verdicts moved with a change of rule:\n\n"
-             + plain_markdown_table(["claim", "preset", *(f"{rule.since}" for rule in rules)], rows)
+             + plain_markdown_table(["claim", "preset", *(rule.since + (f" `{rule.commit[:7]}`" if rule.commit else "")
+                                                          for rule in rules)], rows)
              if rows else "No verdict moved with a change of rule.")
     return "\n".join(lines) + "\n\n" + moved
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 from mope.store import plan, results
 from mope.evidence import corrections, measures, open_questions, paper
 from mope.evidence.estimates import DASH, Estimate
-from mope.evidence.verdicts import (CURRENT_RULE, PAPER_PROTOCOL, RULES, VOCABULARY, Verdict, verdict_direction,
+from mope.evidence.verdicts import (CURRENT_RULE, PAPER_PROTOCOL, RULE_NAMES, RULES, VOCABULARY, Verdict,
+                                    rule_at_least, verdict_direction,
                                     verdict_equivalence, verdict_every, verdict_mechanism, verdict_moot,
                                     verdict_not_judged, verdict_ordering, verdict_size)
 from mope.store.presets import BUDGET_PAIRS, CONTEXT_PAIRS, TOKENIZATION_PAIRS, TrainConfig, get_preset
@@ -130,7 +131,7 @@ class Claim:
         off_protocol = cfg.name != PAPER_PROTOCOL and rule != RULES[0].name
         if gain is not None and gain.n and gain.mean <= 0:
             verdict = verdict_moot(estimate, gain)
-        elif self.kind == "equivalence" and off_protocol and rule == CURRENT_RULE:
+        elif self.kind == "equivalence" and off_protocol and rule_at_least(rule, "parts, corrected"):
             verdict = verdict_not_judged(estimate, self.paper, cfg.name)
         elif self.kind in ("size", "equivalence") and off_protocol:
             verdict = verdict_direction(estimate, self.paper, cfg.name)
@@ -343,27 +344,31 @@ def judge_all(preset: str | TrainConfig, runs: list[dict] | None = None,
     fewer_twin = next((few for few, many in BUDGET_PAIRS.items() if many == cfg.name), None)
     if fewer is None and more is None and fewer_twin is not None:
         fewer = results.load_results(fewer_twin)
-    if rule not in (r.name for r in RULES):
-        raise ValueError(f"unknown rule {rule!r}; rules: {', '.join(r.name for r in RULES)}")
+    if rule not in RULE_NAMES:
+        raise ValueError(f"unknown rule {rule!r}; rules: {', '.join(RULE_NAMES)}")
     judged = [(claim, claim.judge(runs, cfg, longer, shorter, more, fewer, rule)) for claim in CLAIMS]
-    if rule != CURRENT_RULE:
+    if not rule_at_least(rule, "parts, corrected"):
         return judged
     looks = {claim.key: plan.looks(claim.presets_read(cfg.name), claim.key) for claim in CLAIMS}
-    corrected = dict(corrections.corrected([(claim.key, verdict) for claim, verdict in judged], looks))
-    corrected.update(verdicts_at_home(cfg.name, runs, longer, more))
-    return [(claim, corrected[claim.key]) for claim, _ in judged]
+    if rule_at_least(rule, "families declared before the runs"):  # the declared family; a twin's claims at home alone
+        at_home = [(claim.key, verdict) for claim, verdict in judged if claim.home(cfg.name) == cfg.name]
+        corrected = dict(corrections.corrected(at_home, looks, family=plan.family(cfg.name), name=cfg.name))
+    else:  # every verdict with a p-value, a twin's claims too
+        corrected = dict(corrections.corrected([(claim.key, verdict) for claim, verdict in judged], looks))
+    if rule_at_least(rule, "one claim, one verdict"):
+        corrected.update(verdicts_at_home(cfg.name, runs, longer, more, rule))
+    return [(claim, corrected.get(claim.key, verdict)) for claim, verdict in judged]
 
 
 def verdicts_at_home(preset: str, runs: list[dict], longer: list[dict] | None,
-                     more: list[dict] | None) -> dict[str, Verdict]:
+                     more: list[dict] | None, rule: str = CURRENT_RULE) -> dict[str, Verdict]:
     """{key: verdict} of the claims across two presets that ``preset`` (with ``runs``) shares with a twin that is
     their home (:meth:`Claim.home`: the longer context, the more tokens): each claim judged once, corrected in its
-    home's family, so that both presets give it the same verdict. On ``preset`` it still counts as a test of its
-    family (:func:`judge_all`), which only makes that family's correction stricter."""
+    home's family, so that both presets give it the same verdict."""
     shared = {}
     for pairs, twin_runs, as_twin in ((CONTEXT_PAIRS, longer, "shorter"), (BUDGET_PAIRS, more, "fewer")):
         if preset in pairs and twin_runs is not None:
-            at_home = judge_all(pairs[preset], twin_runs, **{as_twin: runs})
+            at_home = judge_all(pairs[preset], twin_runs, rule=rule, **{as_twin: runs})
             shared.update({claim.key: verdict for claim, verdict in at_home if claim.pairs == pairs})
     return shared
 
@@ -382,18 +387,21 @@ def rounded(value: float | None) -> float | None:
 
 def record(claim: Claim, verdict: Verdict) -> dict:
     """One claim's verdict as the JSON of ``python -m mope claims --json`` gives it. ``sd`` is the sd the
-    interval uses (the sample sd, at least ``resolution``): mean ± t·sd/√n reproduces ``interval``."""
+    interval uses (the sample sd, at least ``resolution``): mean ± t(``df``)·sd/√n reproduces ``interval`` (``df``:
+    n − 1 seed by seed; Welch–Satterthwaite's for two presets' unpaired seeds)."""
     interval = verdict.estimate.interval
     return {"key": claim.key, "claim": claim.words, "quote": claim.quote, "section": claim.section,
             "kind": claim.kind, "paper": claim.paper, "test": claim.test, "shown_in": claim.shown_in,
             "judged_on": verdict.judged_on,
             "ours": rounded(verdict.estimate.mean), "sd": rounded(verdict.estimate.spread), "n": verdict.estimate.n,
+            "df": rounded(verdict.estimate.degrees_of_freedom) if interval is not None else None,
             "resolution": verdict.estimate.resolution,
             "interval": None if interval is None else [rounded(bound) for bound in interval],
             "outcome": verdict.outcome, "size": verdict.size, "seeds_needed": verdict.seeds_needed,
             "seeds_needed_range": None if verdict.seeds_range is None else list(verdict.seeds_range),
             "p_value": None if verdict.p_value is None else float(f"{verdict.p_value:.3g}"),
             "p_adjusted": None if verdict.p_adjusted is None else float(f"{verdict.p_adjusted:.3g}"),
+            "family": verdict.family, "family_size": verdict.family_size,
             "source": claim.source, "fixed_in": claim.fixed_in,
             "loss": LOSSES.get(claim.loss) if claim.loss else None, "caveat": verdict.caveat,
             "verdict": verdict.text}

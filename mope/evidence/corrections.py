@@ -19,17 +19,26 @@ from mope.evidence.verdicts import DECIDED, FAMILY_LEVEL, POCOCK_LEVELS, Verdict
 
 
 def sequential_level(looks: int) -> float:
-    """The level each of ``looks`` looks at a claim is decided at, for 5% overall (Pocock)."""
-    try:
-        return POCOCK_LEVELS[looks]
-    except KeyError:
-        raise ValueError(f"{looks} looks: Pocock's levels are tabulated for {min(POCOCK_LEVELS)} to "
-                         f"{max(POCOCK_LEVELS)} looks") from None
+    """The level each of ``looks`` looks at a claim is decided at, for 5% overall: Pocock's, tabulated for 1 to 5
+    looks; beyond the table (a look the plan did not count), Bonferroni's split of 5% over the looks, which is
+    stricter than Pocock's at every number of looks."""
+    if looks < 1:
+        raise ValueError(f"{looks} looks: a claim is looked at once at least")
+    return POCOCK_LEVELS.get(looks, FAMILY_LEVEL / looks)
+
+
+def level_name(looks: int) -> str:
+    """Whose level :func:`sequential_level` gives at ``looks`` looks: "Pocock's", or beyond his table "Bonferroni's"."""
+    return "Pocock's" if looks in POCOCK_LEVELS else "Bonferroni's"
 
 
 def holm(tests: Sequence[tuple[str, float]]) -> dict[str, float]:
     """{key: Holm-adjusted p} for the tests ``(key, p)`` of one family: the k-th smallest of the m p-values
-    multiplied by m − k + 1, the adjusted values kept non-decreasing and at most 1."""
+    multiplied by m − k + 1, the adjusted values kept non-decreasing and at most 1. A p-value that is not a
+    number between 0 and 1 is refused, naming its test (sorting would put it anywhere)."""
+    for key, p in tests:
+        if not 0.0 <= p <= 1.0:  # also False for NaN
+            raise ValueError(f"the test of {key!r} has p = {p}: Holm's correction needs a p-value in [0, 1]")
     adjusted, running = {}, 0.0
     ordered = sorted(tests, key=lambda test: test[1])
     for rank, (key, p) in enumerate(ordered):
@@ -39,27 +48,36 @@ def holm(tests: Sequence[tuple[str, float]]) -> dict[str, float]:
 
 
 def corrected(verdicts: Sequence[tuple[str, Verdict]], looks: dict[str, int] | None = None,
-              level: float = FAMILY_LEVEL) -> list[tuple[str, Verdict]]:
-    """``verdicts`` ``(key, verdict)`` of one preset with ``p_adjusted`` and ``looks`` set, every verdict with a
-    p-value counted as one test of the family; a decided verdict whose adjusted p is ``level`` or more made
-    undecided after the correction (the raw and adjusted p in its detail, the verdict it had alone after them).
-    ``looks``: {key: the looks the plan makes at that claim}, 1 where absent."""
+              level: float = FAMILY_LEVEL, family: Sequence[str] | None = None,
+              name: str | None = None) -> list[tuple[str, Verdict]]:
+    """``verdicts`` ``(key, verdict)`` of one preset with ``p_adjusted``, ``looks`` and their family set; a decided
+    verdict whose adjusted p is ``level`` or more made undecided after the correction (the raw and adjusted p in
+    its detail, the verdict it had alone after them). ``family``: the keys the plan declares as the family
+    (:data:`mope.store.plan.FAMILIES`), each without a p-value among ``verdicts`` counted at p = 1 (a planned test
+    without runs yet); a verdict with a p-value outside it joins it (never a test left uncorrected). None: the
+    family is every verdict with a p-value. ``name``: the family's name (its preset). ``looks``: {key: the looks
+    the plan makes at that claim}, 1 where absent."""
     looks = looks or {}
     scaled = [(key, min(1.0, verdict.p_value * level / sequential_level(looks.get(key, 1))))
               for key, verdict in verdicts if verdict.p_value is not None]
+    tested = {key for key, _ in scaled}
+    scaled += [(key, 1.0) for key in dict.fromkeys(family or ()) if key not in tested]
     adjusted = holm(scaled)
     out = []
     for key, verdict in verdicts:
         if key not in adjusted:
             out.append((key, verdict))
             continue
-        verdict = replace(verdict, p_adjusted=adjusted[key], looks=looks.get(key, 1))
+        verdict = replace(verdict, looks=looks.get(key, 1), family=name, family_size=len(scaled))
+        if verdict.p_value is None:  # a member of the declared family without a test yet (one seed, no runs)
+            out.append((key, verdict))
+            continue
+        verdict = replace(verdict, p_adjusted=adjusted[key])
         if verdict.outcome in DECIDED and adjusted[key] >= level:
-            sequential = (f" (look {verdict.looks} of {verdict.looks}: Pocock's level "
-                          f"{sequential_level(verdict.looks)})" if verdict.looks > 1 else "")
+            sequential = (f" (look {verdict.looks} of {verdict.looks}: {level_name(verdict.looks)} level "
+                          f"{sequential_level(verdict.looks):.3g})" if verdict.looks > 1 else "")
             verdict = replace(verdict, outcome="undecided", corrected=True, seeds_needed=None, seeds_range=None,
                               detail=f"p = {verdict.p_value:.3g}{sequential}, {adjusted[key]:.3g} after Holm's "
                                      f"correction over {len(scaled)} tests; alone: {verdict.text}")
         out.append((key, verdict))
     return out
-
