@@ -816,3 +816,20 @@ def test_a_page_shows_one_search_control_wide_and_narrow():
     finally:
         browser.quit()
     assert visible == {1280: 1, 400: 1}
+
+
+@needs_build
+def test_every_adjusted_p_a_page_shows_is_the_claims_documents():
+    """Issue 54: a page shows the claims document's verdicts, never those of the runs it happens to load: every
+    "p = …, … after Holm's correction over N tests" on a built page is one of the document's records, on some preset
+    the book shows, with that adjusted p and that family size."""
+    from mope.store.presets import STANDING_PRESETS
+
+    records = {(f"{r['p_adjusted']:.3g}", r["family_size"]) for preset in STANDING_PRESETS
+               for r in claims.claim_records(preset) if r["p_adjusted"] is not None}
+    shown = 0
+    for page in [BUILT / "book" / "intro.html", *(BUILT / "notebooks").glob("0*.html"), *(BUILT / "book").glob("*.html")]:
+        for adjusted, size in re.findall(r"([0-9.e−-]+) after Holm's correction over (\d+) tests", text_of(page.read_text())):
+            shown += 1
+            assert (adjusted.replace("−", "-"), int(size)) in records, (page.name, adjusted, size)
+    assert shown

@@ -195,9 +195,9 @@ def test_claims_on_constructed_runs():
     on_cpu = {r["key"]: r for r in claims.claim_records("cpu", runs)}["ega-mope-gain"]  # a smaller model: its direction
     assert (on_cpu["size"], on_cpu["judged_on"], on_cpu["family_size"]) == (None, "direction", 21)
     # decided alone, not over the 21 tests cpu's plan declares (20 of them count at p = 1 here)
-    assert on_cpu["outcome"] == "undecided" and on_cpu["verdict"].endswith(
+    assert on_cpu["outcome"] == "undecided" and (
         "after Holm's correction over 21 tests; alone: direction confirmed: 0.13× the paper's size on `cpu` (95%: 0.09 "
-        "to 0.16×), a size not judged at this scale")
+        "to 0.16×), a size not judged at this scale; ") in on_cpu["verdict"]
 
 
 def test_a_gain_that_a_causal_gate_loses_carries_the_caveat_in_its_row_and_is_refuted_as_salience():
@@ -424,7 +424,12 @@ def test_a_p_of_0_041_among_24_tests_is_undecided_after_the_correction_with_its_
     assert found["edge"].word == "undecided after the correction"
     assert found["edge"].p_value == 0.041 and found["edge"].p_adjusted >= 0.05
     assert found["edge"].text.startswith("undecided after the correction: p = 0.041, ")
-    assert found["edge"].text.endswith("after Holm's correction over 24 tests; alone: confirmed")
+    assert "after Holm's correction over 24 tests; alone: confirmed; " in found["edge"].text
+    # issue 54: how many seeds would decide it at the level its rank needs (third of 24: 5% / 22 each side)
+    assert found["edge"].text.endswith(f"{found['edge'].seeds_needed} seeds in all would decide it "
+                                       f"({found['edge'].seeds_range[0]}–{found['edge'].seeds_range[1]}) at the "
+                                       f"{1 - 0.05 / 22:.2%} level its correction needs")
+    assert found["edge"].seeds_needed > verdicts.seeds_needed(0.01, 0.04)  # more than at 95% alone
     assert found["edge"].p_adjusted == pytest.approx(22 * 0.041)  # third smallest of 24: times 22
     assert all(found[f"strong{i}"].outcome == "confirmed" and found[f"strong{i}"].p_adjusted < 0.05 for i in range(2))
     alone = dict(corrections.corrected([("edge", edge)]))  # one test: nothing to correct for
@@ -810,3 +815,39 @@ def test_a_claim_decided_on_one_preset_never_holds_at_every_scale():
     two_and_open = standings.standing({"cpu-long": verdict_with("refuted"), "cpu": verdict_with("refuted"),
                                        "cpu-short": verdict_with("undecided")})
     assert "every scale" not in two_and_open.text
+
+
+def test_a_page_that_loads_part_of_a_presets_runs_shows_the_verdicts_of_the_whole_preset():
+    """Issue 54: each chapter judged only its own models' runs, so its family and adjusted p differed from the claims
+    document's. preset_findings judges the whole stored preset whatever part of it a page loads; runs that are
+    not stored (made up here) are judged as given."""
+    from mope.model.variants import TABLE_2
+    from mope.store import results
+
+    part = [r for r in results.load_results("cpu") if r["variant"] in TABLE_2]
+    shown = [claims.record(claim, verdict) for claim, verdict in claims.preset_findings("cpu", part)]
+    assert shown == claims.claim_records("cpu")
+    on_the_part_alone = {claim.key: verdict.p_adjusted for claim, verdict in claims.judge_all("cpu", part)}
+    assert on_the_part_alone["ega-mope-gain"] > {r["key"]: r for r in shown}["ega-mope-gain"]["p_adjusted"]
+    made_up = [run("BASE-DOT", s, 1.5 + 0.001 * s) for s in range(3)] + [run("EGA-1", s, 1.4) for s in range(3)]
+    judged = dict((claim.key, verdict) for claim, verdict in claims.preset_findings("cpu", made_up))
+    assert judged["ega-gain"].estimate.n == 3 and judged["mope-below-base"].outcome == "not_run"
+
+
+def test_every_undecided_verdict_says_how_many_seeds_would_settle_it_at_the_level_it_must_clear():
+    """Issue 54: "undecided after the correction" carried no seeds count, and the plain counts were computed at 95%
+    alone. Every stored undecided record has seeds_needed or says 50 would not do; counted at its corrected level
+    (never fewer than at 95% alone); a claim of two presets' unpaired seeds counts the seeds on each."""
+    from mope.store.presets import STANDING_PRESETS
+
+    for preset in STANDING_PRESETS:
+        for record in claims.claim_records(preset):
+            if record["outcome"] != "undecided":
+                continue
+            assert ("would decide it" in record["verdict"]) == (record["seeds_needed"] is not None), record["key"]
+            assert "would not decide it" in record["verdict"] or record["seeds_needed"] is not None
+            assert record["verdict"].endswith("level its correction needs"), (preset, record["key"])
+            if record["seeds_needed"] is not None:
+                assert record["seeds_needed"] > record["n"], (preset, record["key"])
+            if claims.get_claim(record["key"]).test.find("Welch") >= 0:
+                assert "on each of the two presets" in record["verdict"], record["key"]

@@ -69,7 +69,9 @@ def outcome(estimate: Estimate, positive: str, negative: str) -> str:
 
 
 def _claim_verdicts(preset: str, preset_runs: list[dict]) -> dict[str, Verdict]:
-    return {claim.key: verdict for claim, verdict in claims.judge_all(preset, preset_runs)}
+    """The verdicts of the claims document on ``preset`` (:func:`mope.evidence.claims.preset_findings`): a table that
+    shows some of the stored runs shows the verdicts of all of them."""
+    return {claim.key: verdict for claim, verdict in claims.preset_findings(preset, preset_runs)}
 
 
 def preset_header(presets: Sequence[str]) -> list[str]:

@@ -360,6 +360,22 @@ def judge_all(preset: str | TrainConfig, runs: list[dict] | None = None,
     return [(claim, corrected.get(claim.key, verdict)) for claim, verdict in judged]
 
 
+def preset_findings(preset: str, runs: list[dict] | None = None) -> Findings:
+    """The verdicts the claims document (``python -m mope claims --preset P --json``) gives on ``preset``: every claim
+    judged on all of the preset's current stored runs, whichever part of them ``runs`` holds (None: all), so that
+    no page judges a subset of runs, whose tests would differ from the document's. ``runs`` that are not all among
+    the preset's stored runs (a reader's own, or runs made up in a test) are judged as they are given."""
+    stored = results.load_results(preset)
+    if runs is not None and not {_identity(run) for run in runs} <= {_identity(run) for run in stored}:
+        return judge_all(preset, runs)
+    return judge_all(preset, stored)
+
+
+def _identity(run: dict) -> tuple:
+    """What tells one stored run from another: its variant, seed, configuration and final loss."""
+    return (run.get("variant"), run.get("seed"), run.get("config_hash"), (run.get("final") or {}).get("val_loss"))
+
+
 def verdicts_at_home(preset: str, runs: list[dict], longer: list[dict] | None,
                      more: list[dict] | None, rule: str = CURRENT_RULE) -> dict[str, Verdict]:
     """{key: verdict} of the claims across two presets that ``preset`` (with ``runs``) shares with a twin that is

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from mope.evidence.verdicts import DECIDED, FAMILY_LEVEL, POCOCK_LEVELS, Verdict
+from mope.evidence.estimates import UnpairedDifference, seeds_needed, seeds_range
+from mope.evidence.verdicts import DECIDED, FAMILY_LEVEL, POCOCK_LEVELS, Verdict, decision_text
 
 
 def sequential_level(looks: int) -> float:
@@ -63,6 +64,7 @@ def corrected(verdicts: Sequence[tuple[str, Verdict]], looks: dict[str, int] | N
     tested = {key for key, _ in scaled}
     scaled += [(key, 1.0) for key in dict.fromkeys(family or ()) if key not in tested]
     adjusted = holm(scaled)
+    multiplier = {key: len(scaled) - rank for rank, (key, _) in enumerate(sorted(scaled, key=lambda test: test[1]))}
     out = []
     for key, verdict in verdicts:
         if key not in adjusted:
@@ -79,5 +81,32 @@ def corrected(verdicts: Sequence[tuple[str, Verdict]], looks: dict[str, int] | N
             verdict = replace(verdict, outcome="undecided", corrected=True, seeds_needed=None, seeds_range=None,
                               detail=f"p = {verdict.p_value:.3g}{sequential}, {adjusted[key]:.3g} after Holm's "
                                      f"correction over {len(scaled)} tests; alone: {verdict.text}")
+        if verdict.outcome == "undecided" and verdict.test is not None:
+            verdict = seeds_after_correction(verdict, multiplier[key])
         out.append((key, verdict))
     return out
+
+
+def corrected_level(test_level: float, looks: int, multiplier: int) -> float:
+    """The confidence level a test must clear once corrected: its own (0.95 for a t test, 0.90 for two one-sided
+    tests) with its error rate scaled by the sequential level of its ``looks`` over 5% and divided by Holm's
+    ``multiplier`` at its rank (m − k + 1 for the k-th smallest of m p-values)."""
+    return 1.0 - (1.0 - test_level) * sequential_level(looks) / FAMILY_LEVEL / multiplier
+
+
+def seeds_after_correction(verdict: Verdict, multiplier: int) -> Verdict:
+    """An undecided ``verdict`` with the seeds that would decide it at the level its correction needs (its Holm
+    rank, ``multiplier``, and its looks): every undecided verdict, "after the correction" included, says how many
+    seeds would settle it at the level it must actually clear (more than at 95% alone)."""
+    low, high, test_level, mean = verdict.test
+    level = corrected_level(test_level, verdict.looks, multiplier)
+    estimate, each_preset = verdict.estimate, isinstance(verdict.estimate, UnpairedDifference)
+    needed = seeds_needed(estimate.spread, mean, low, high, level)
+    spread = seeds_range(estimate.spread, estimate.n, mean, low, high, level, estimate.resolution) if needed else None
+    decide = decision_text(needed, spread, each_preset) + f" at the {level:.2%} level its correction needs"
+    if verdict.corrected:
+        detail = f"{verdict.detail}; {decide}"
+    else:
+        alone = decision_text(verdict.seeds_needed, verdict.seeds_range, each_preset)
+        detail = verdict.detail.replace(alone, decide) if alone in verdict.detail else f"{verdict.detail}; {decide}"
+    return replace(verdict, seeds_needed=needed, seeds_range=spread, detail=detail)

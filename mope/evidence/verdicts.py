@@ -30,7 +30,8 @@ import math
 from dataclasses import dataclass, replace
 
 from mope.evidence import paper
-from mope.evidence.estimates import LEVEL, MOST_SEEDS, RESOLUTION, Estimate, seeds_needed, seeds_range
+from mope.evidence.estimates import (LEVEL, MOST_SEEDS, RESOLUTION, Estimate, UnpairedDifference, seeds_needed,
+                                     seeds_range)
 
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_judged", "not_run")
 DECIDED = ("confirmed", "refuted")
@@ -136,6 +137,9 @@ class Verdict:
     p_adjusted: float | None = None  # p after the sequential level and Holm's correction (corrections.corrected)
     looks: int = 1  # how many looks at the claim the plan makes on this preset (mope.store.plan.looks)
     corrected: bool = False  # decided at 95% alone, undecided once the correction is applied
+    # what its test decides, in the test's own units: (low, high, level, mean) = the mean, the interval at ``level``
+    # that must lie inside (low, high) to decide it the way the mean points; what seeds_needed reads at another level
+    test: tuple[float, float, float, float] | None = None
     family: str | None = None  # the family it was corrected in: the preset whose plan declares it
     family_size: int | None = None  # the tests of that family
 
@@ -173,6 +177,18 @@ def p_value(estimate: Estimate, boundary: float) -> float:
     return float(2 * stats.t.sf(abs(t), estimate.degrees_of_freedom))
 
 
+def tested(estimate: Estimate, boundary: float) -> dict:
+    """The ``p_value`` of the t test of ``estimate`` against ``boundary``, and the ``test`` a verdict records:
+    its 95% interval on the side of ``boundary`` the mean lies on."""
+    return {"p_value": p_value(estimate, boundary), "test": (*_beyond(estimate.mean, boundary), LEVEL, estimate.mean)}
+
+
+def tested_band(estimate: Estimate, low: float, high: float) -> dict:
+    """The ``p_value`` of two one-sided tests that the mean of ``estimate`` lies in (``low``, ``high``), and the
+    ``test`` a verdict records: its 90% interval inside the band."""
+    return {"p_value": band_p_value(estimate, low, high), "test": (low, high, EQUIVALENCE_LEVEL, estimate.mean)}
+
+
 def band_p_value(estimate: Estimate, low: float, high: float) -> float:
     """The p-value of two one-sided tests that the mean lies inside (``low``, ``high``): the larger of the
     two one-sided p-values, below 0.05 exactly when the 90% interval lies inside."""
@@ -197,12 +213,15 @@ def size_ratio(ours: float, claimed: float, interval: tuple[float, float] | None
     return f"{ratio:.2g}× larger" if ratio >= 1 else f"{1 / ratio:.2g}× smaller"
 
 
-def decision_text(needed: int | None, seeds_range: tuple[int | None, int | None] | None) -> str:
+def decision_text(needed: int | None, seeds_range: tuple[int | None, int | None] | None,
+                  each_preset: bool = False) -> str:
     """"13 seeds in all would decide it (4–26)", or "50 seeds would not decide it"; in brackets the seeds
-    at the two ends of the range of plausible sds (:func:`~mope.evidence.estimates.seeds_range`)."""
+    at the two ends of the range of plausible sds (:func:`~mope.evidence.estimates.seeds_range`). ``each_preset``:
+    an unpaired difference of two presets, which needs that many seeds on each (seeds added to one alone never
+    shrink the other's share of the error)."""
     if needed is None:
-        return f"{MOST_SEEDS} seeds would not decide it"
-    text = f"{needed} seeds in all would decide it"
+        return f"{MOST_SEEDS} seeds {'on each of the two presets ' if each_preset else ''}would not decide it"
+    text = f"{needed} seeds {'on each of the two presets' if each_preset else 'in all'} would decide it"
     if seeds_range is not None:
         low, high = seeds_range
         text += f" ({low}–{high})" if high is not None else f" ({low} to over {MOST_SEEDS})"
@@ -219,9 +238,9 @@ def _undecided(estimate: Estimate, low: float = 0.0, high: float = math.inf, lev
     needed = seeds_needed(estimate.spread, mean, low, high, level)
     spread = (seeds_range(estimate.spread, estimate.n, mean, low, high, level, estimate.resolution)
               if needed is not None else None)
-    decide = decision_text(needed, spread)
+    decide = decision_text(needed, spread, isinstance(estimate, UnpairedDifference))
     return Verdict(estimate, "undecided", size, f"{detail}; {decide}" if detail else decide, needed,
-                   seeds_range=spread, p_value=p)
+                   seeds_range=spread, p_value=p, test=(low, high, level, mean))
 
 
 def _beyond(mean: float, boundary: float) -> tuple[float, float]:
@@ -242,9 +261,9 @@ def verdict_ordering(estimate: Estimate) -> Verdict:
         return _indicative(estimate, side if estimate.mean else "no difference")
     low, high = estimate.interval
     if low > 0:
-        return Verdict(estimate, "confirmed", p_value=p_value(estimate, 0.0))
+        return Verdict(estimate, "confirmed", **tested(estimate, 0.0))
     if high < 0:
-        return Verdict(estimate, "refuted", detail="the other way round", p_value=p_value(estimate, 0.0))
+        return Verdict(estimate, "refuted", detail="the other way round", **tested(estimate, 0.0))
     return _undecided(estimate, *_beyond(estimate.mean, 0.0), p=p_value(estimate, 0.0))
 
 
@@ -272,9 +291,9 @@ def verdict_direction(estimate: Estimate, claimed: float, preset: str) -> Verdic
         side = "the paper's direction" if oriented.mean > 0 else "against the paper's direction"
         return replace(_indicative(estimate, f"{side}; {ratio}"), judged_on="direction")
     if direction.outcome == "confirmed":
-        return Verdict(estimate, "confirmed", detail=ratio, p_value=direction.p_value, judged_on="direction")
+        return Verdict(estimate, "confirmed", detail=ratio, p_value=direction.p_value, test=direction.test, judged_on="direction")
     if direction.outcome == "refuted":
-        return Verdict(estimate, "refuted", detail=f"the other way round; {ratio}", p_value=direction.p_value,
+        return Verdict(estimate, "refuted", detail=f"the other way round; {ratio}", p_value=direction.p_value, test=direction.test,
                        judged_on="direction")
     return replace(direction, estimate=estimate, detail=f"direction open; {ratio}; " + direction.detail,
                    judged_on="direction")
@@ -308,15 +327,15 @@ def verdict_size(estimate: Estimate, claimed: float, margin: float = MARGIN) -> 
     edge_low, edge_high = magnitude - margin, magnitude + margin
     direction = "confirmed" if low95 > 0 else "refuted" if high95 < 0 else "undecided"
     if high95 < 0:
-        return Verdict(estimate, "refuted", "smaller", "the other sign", p_value=p_value(oriented, 0.0))
+        return Verdict(estimate, "refuted", "smaller", "the other sign", **tested(oriented, 0.0))
     if edge_low <= low90 and high90 <= edge_high:
-        return Verdict(estimate, "confirmed", "matches", "size matches", p_value=band_p_value(oriented, edge_low, edge_high))
+        return Verdict(estimate, "confirmed", "matches", "size matches", **tested_band(oriented, edge_low, edge_high))
     confirmed_sign = " (direction confirmed)" if direction == "confirmed" else ""
     if high95 < edge_low:
         detail = ratio + confirmed_sign if mean > 0 else f"smaller, {ratio}"  # "smaller, a sign still open"
-        return Verdict(estimate, "refuted", "smaller", detail, p_value=p_value(oriented, edge_low))
+        return Verdict(estimate, "refuted", "smaller", detail, **tested(oriented, edge_low))
     if low95 > edge_high:
-        return Verdict(estimate, "refuted", "larger", ratio + confirmed_sign, p_value=p_value(oriented, edge_high))
+        return Verdict(estimate, "refuted", "larger", ratio + confirmed_sign, **tested(oriented, edge_high))
     detail = f"{ratio} so far{confirmed_sign.replace(' (', '; ').rstrip(')')}"
     if edge_low < mean < edge_high:  # inside the band: what decides it is the 90% interval inside
         return _undecided(estimate, edge_low, edge_high, EQUIVALENCE_LEVEL, detail, "undecided", mean,
@@ -336,12 +355,12 @@ def verdict_equivalence(estimate: Estimate, claimed: float, margin: float = MARG
     low90, high90 = estimate.interval_at(EQUIVALENCE_LEVEL)
     low95, high95 = estimate.interval
     if -margin <= low90 and high90 <= margin:
-        return Verdict(estimate, "confirmed", detail=f"within ±{margin}", p_value=band_p_value(estimate, -margin, margin))
+        return Verdict(estimate, "confirmed", detail=f"within ±{margin}", **tested_band(estimate, -margin, margin))
     if low95 > margin or high95 < -margin:
         same_sign = estimate.mean * claimed > 0
         gap = f"a gap {estimate.mean / claimed:.2g}× the paper's, " if same_sign else ""
         edge = margin if low95 > margin else -margin
-        return Verdict(estimate, "refuted", detail=f"{gap}outside ±{margin}", p_value=p_value(estimate, edge))
+        return Verdict(estimate, "refuted", detail=f"{gap}outside ±{margin}", **tested(estimate, edge))
     if abs(estimate.mean) < margin:
         return _undecided(estimate, -margin, margin, EQUIVALENCE_LEVEL, p=band_p_value(estimate, -margin, margin))
     edge = math.copysign(margin, estimate.mean)
@@ -377,10 +396,10 @@ def verdict_mechanism(estimate: Estimate, threshold: float, side: int) -> Verdic
         return _indicative(estimate, f"on {'the paper' + chr(39) + 's' if paper_side else 'the other'} side of {threshold:g}")
     low, high = sorted(side * (bound - threshold) for bound in estimate.interval)
     if low > 0:
-        return Verdict(estimate, "confirmed", p_value=p_value(estimate, threshold))
+        return Verdict(estimate, "confirmed", **tested(estimate, threshold))
     if high < 0:
         return Verdict(estimate, "refuted", detail=f"{'below' if side > 0 else 'above'} {threshold:g}",
-                       p_value=p_value(estimate, threshold))
+                       **tested(estimate, threshold))
     return _undecided(estimate, *_beyond(estimate.mean, threshold), p=p_value(estimate, threshold))
 
 
