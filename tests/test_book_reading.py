@@ -833,3 +833,26 @@ def test_every_adjusted_p_a_page_shows_is_the_claims_documents():
             shown += 1
             assert (adjusted.replace("−", "-"), int(size)) in records, (page.name, adjusted, size)
     assert shown
+
+
+@needs_build
+def test_the_introduction_opens_with_the_bottom_line_above_its_first_figure():
+    """Issue 53: the first screen has a sentence. The bottom line's five questions stand, in order, before the first
+    figure of the built introduction, and its text is the one bottom_line computes from the claims document."""
+    from mope.evidence import bottom_line
+    from mope.store import results
+    from mope.store.presets import STANDING_PRESETS
+
+    html = built("book/intro.html")
+    first_figure = html.index("<img")
+    questions = [html.find(q) for q in ("Does MoPE beat the usual position encodings?", "Does the energy gate help?",
+                                        "Does the paper&#8217;s headline hold" if "&#8217;" in html else
+                                        "Does the paper’s headline hold" if "paper’s headline" in html else
+                                        "Does the paper's headline hold", "What would settle it?", "What to use instead?")]
+    assert -1 not in questions and questions == sorted(questions) and questions[-1] < first_figure
+    sentences = bottom_line.bottom_line({p: claims.claim_records(p) for p in STANDING_PRESETS},
+                                        {p: results.load_results(p) for p in STANDING_PRESETS})
+    page = text_of(html).replace("’", "'")
+    for sentence in sentences:
+        plain = re.sub(r"\{ref\}`[^`]+`", "", sentence).replace("**", "").replace("`", "")
+        assert plain.split(" (")[0] in page

@@ -1,0 +1,228 @@
+"""The book's answer in plain words: five sentences, one per question a reader brings, above everything else.
+
+1. Does MoPE beat the usual encodings (a learned table, sin/cos, RoPE)?
+2. Does the energy gate (EGA) help, and why?
+3. What holds at the paper's own scale?
+4. What does the book not know yet, and what would settle it?
+5. What to use instead?
+
+Each sentence is built from the claims document's records (:func:`mope.evidence.claims.claim_records`, the JSON
+of ``python -m mope claims --preset P --json``): its numbers are the records' ``ours``, each named with the
+scale and seeds it stands on, and "settled" means the record's verdict is decided (``confirmed`` or
+``refuted``), whatever the paper said. No p-value and no name of a correction stands here: the statistics are
+one click away, in the claims table. A difference "L(A) − L(B)" of a claim's test is read as which of the two
+models has the lower loss, and by how much.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from mope.store import plan
+from mope.store.presets import TRAINING_CHARACTERS, get_preset
+
+PUBLISHED, MAIN, LONG, BPE = "paper", "cpu", "cpu-long", "cpu-bpe"
+SHORT = "cpu-short"
+
+#: The models as a reader who has not read the paper knows them.
+PLAIN = {"BASE-DOT": "a learned position table", "PE-SINCOS": "sin/cos positions", "PE-ROPE": "rotary positions (RoPE)",
+         "PE-MORLET": "MoPE", "EGA-1": "the energy gate", "EGA-MORLET": "MoPE with the energy gate",
+         "NOPE": "no positions at all"}
+#: The outcomes of the claims document in the bottom line's words.
+SETTLED = ("confirmed", "refuted")
+
+Records = Mapping[str, Mapping[str, dict]]  # {preset: {claim key: record}}
+
+
+def records_by_preset(documents: Mapping[str, list[dict]]) -> Records:
+    """{preset: {key: record}} from {preset: the list of records of ``claims --json``}."""
+    return {preset: {record["key"]: record for record in records} for preset, records in documents.items()}
+
+
+def compared(record: dict) -> tuple[str, str, float] | None:
+    """(the model with the lower loss, the other, by how much) of a record whose test is "L(A) − L(B) ...";
+    None where the record has no estimate or its test is not such a difference."""
+    found = re.match(r"L\(([A-Z0-9-]+)\) − L\(([A-Z0-9-]+)\)", record["test"])
+    if found is None or record["ours"] is None:
+        return None
+    first, second = found.groups()
+    return (second, first, record["ours"]) if record["ours"] >= 0 else (first, second, -record["ours"])
+
+
+def where(preset: str, n: int) -> str:
+    """"`cpu`, 8 seeds": the scale and the seeds a number stands on."""
+    return f"`{preset}`, {'one seed' if n == 1 else f'{n} seeds'}"
+
+
+def certainty(record: dict) -> str:
+    """"settled", "not settled: about 20 seeds would settle it", "not settled", "one seed only"."""
+    if record["outcome"] in SETTLED:
+        return "settled"
+    if record["n"] == 1:
+        return "one seed only"
+    if record["outcome"] == "undecided" and record["seeds_needed"] is not None:
+        return f"not settled: about {record['seeds_needed']} seeds would settle it"
+    if record["outcome"] == "undecided":
+        return "not settled: 50 seeds would not settle it"
+    return "not settled"
+
+
+def _settled_word(record: dict, yes: bool) -> str:
+    """"yes" or "no" where ``record`` is settled (``yes``: the way the question asks), else "not settled"."""
+    return ("yes" if yes else "no") if record["outcome"] in SETTLED else "one seed only" if record["n"] == 1 \
+        else "not settled"
+
+
+def lower_by(record: dict, model: str) -> float | None:
+    """How much lower ``model``'s loss is than the other model's of ``record`` (negative: higher)."""
+    found = compared(record)
+    if found is None:
+        return None
+    lower, _, by = found
+    return by if lower == model else -by
+
+
+def _against(record: dict, model: str, against: str) -> str:
+    """"0.133 above that of a learned position table": ``model``'s loss against ``against``'s, from ``record``."""
+    by = lower_by(record, model)
+    return f"{abs(by):.3f} {'below' if by > 0 else 'above'} that of {PLAIN[against]}"
+
+
+def _percent(share: float) -> str:
+    """"88%", "−3%" (a true minus sign, never "-0%")."""
+    return f"{share:.0%}".replace("-0%", "0%").replace("-", "−")
+
+
+def mope_against_the_usual(records: Records) -> str | None:
+    """Question 1, on the CPU model and at the paper's context: MoPE against a learned table, RoPE and sin/cos."""
+    keys = (("mope-below-base", "BASE-DOT"), ("rope-beats-mope", "PE-ROPE"), ("mope-beats-sincos", "PE-SINCOS"))
+    shown = [p for p in (MAIN, LONG) if all(records.get(p, {}).get(k, {}).get("n") for k, _ in keys)]
+    if not shown:
+        return None
+    main = records[shown[0]]
+    below = [lower_by(main[k], "PE-MORLET") > 0 and main[k]["outcome"] in SETTLED for k, _ in keys]
+    above = [lower_by(main[k], "PE-MORLET") < 0 and main[k]["outcome"] in SETTLED for k, _ in keys]
+    answer = ("Yes" if all(below) else "Only against sin/cos" if above[:2] == [True, True] and below[2]
+              else "No" if all(above) else "Not settled")
+    parts = []
+    for preset in shown:
+        found = records[preset]
+        n = min(found[k]["n"] for k, _ in keys)
+        parts.append(f"on {where(preset, n)} its loss is "
+                     + ", ".join(_against(found[k], "PE-MORLET", model) for k, model in keys)
+                     + f" ({'all settled' if all(found[k]['outcome'] in SETTLED for k, _ in keys) else 'not all settled'})")
+    return (f"**Does MoPE beat the usual position encodings? {answer}.** In nats a character, "
+            + "; ".join(parts) + " ({ref}`repro-table-2`).")
+
+
+def gate(records: Records) -> str | None:
+    """Question 2: the energy gate's gain over the learned table, and how much of it a gate that sees only past
+    tokens keeps, on every scale that measured both."""
+    gains = [(p, records[p]["ega-gain"]) for p in (MAIN, LONG) if records.get(p, {}).get("ega-gain", {}).get("n")]
+    if not gains:
+        return None
+    said = "; ".join(f"{'lowers' if lower_by(record, 'EGA-1') > 0 else 'raises'} it by {abs(lower_by(record, 'EGA-1')):.3f} "
+                     f"on {where(p, record['n'])} ({certainty(record)})" for p, record in gains)
+    answer = "; ".join(f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains)
+    text = (f"**Does the energy gate help? {answer[0].upper() + answer[1:]}.** Added to a model with a learned "
+            f"position table, it {said}")
+    shares = [(p, records[p]["gain-survives-causal-gate"]) for p in (MAIN, SHORT, LONG)
+              if records.get(p, {}).get("gain-survives-causal-gate", {}).get("n", 0) > 1]
+    if shares:
+        kept = "; ".join(f"{_percent(record['ours'])} on {where(p, record['n'])} ({certainty(record)})"
+                         for p, record in shares)
+        text += (f". The published gate reads future tokens, which a language model must not; of its gain, a gate "
+                 f"that sees only the past keeps {kept}")
+    return text + " ({ref}`stress-causal-gate`)."
+
+
+def paper_scale(records: Records) -> str | None:
+    """Question 3: the paper's headline at its own protocol beside the CPU scales."""
+    headline = records.get(PUBLISHED, {}).get("ega-mope-gain")
+    if not headline or not headline["n"]:
+        return None
+    cfg = get_preset(PUBLISHED)
+    gain = lower_by(headline, "EGA-MORLET")
+    answer = ("Not known yet" if headline["n"] == 1 else "Yes" if headline["outcome"] == "confirmed"
+              else "No" if headline["outcome"] == "refuted" else "Not settled")
+    text = (f"**Does the paper's headline hold at its own scale? {answer}.** There ({cfg.n_layer} layers, width "
+            f"{cfg.n_embd}, "
+            f"{cfg.steps * cfg.batch_size * cfg.block_size / 1e6:.0f}M training tokens; {where(PUBLISHED, headline['n'])}) "
+            f"MoPE with the energy gate has a loss {abs(gain):.3f} {'below' if gain > 0 else 'above'} the learned "
+            f"table's (the paper: {headline['paper']:.3f} below; {certainty(headline)})")
+    cpu = [(p, records[p]["ega-mope-gain"]) for p in (LONG, MAIN) if records.get(p, {}).get("ega-mope-gain", {}).get("n")]
+    if cpu:
+        text += "; on the CPU models it is " + "; ".join(
+            f"{abs(lower_by(r, 'EGA-MORLET')):.3f} {'below' if lower_by(r, 'EGA-MORLET') > 0 else 'above'} on "
+            f"{where(p, r['n'])} ({certainty(r)})" for p, r in cpu)
+    return text + " ({ref}`repro-table-2`)."
+
+
+def missing_runs(stored: Mapping[str, list[dict]], preset: str = PUBLISHED,
+                 variants: tuple[str, ...] = ("BASE-DOT", "EGA-MORLET")) -> list[tuple[str, int]]:
+    """The runs of ``variants`` the plan trains on ``preset`` that are not stored: (variant, seed)."""
+    planned = plan.planned_seeds(preset) or {}
+    have = {(r["variant"], r["seed"]) for r in stored.get(preset, [])}
+    return [(v, s) for v in variants for s in planned.get(v, ()) if (v, s) not in have]
+
+
+def what_would_settle_it(records: Records, stored: Mapping[str, list[dict]]) -> str | None:
+    """Question 4: the runs that would settle the headline at the paper's scale, and what they cost on a GPU
+    (the stored seed-0 runs' wall time)."""
+    missing = missing_runs(stored)
+    if not missing:
+        return None
+    seeds = sorted({s for _, s in missing})
+    minutes = [r["provenance"]["wall_time_s"] / 60 for r in stored.get(PUBLISHED, [])
+               if r["variant"] in ("BASE-DOT", "EGA-MORLET") and "cuda" in r["provenance"]["device"]]
+    cost = (f"about {max(minutes):.0f} minutes a run on one H200 GPU, or most of a day on two CPU cores"
+            if minutes else "a GPU, or most of a day a run on two CPU cores")
+    return (f"**What would settle it?** Seeds "
+            f"{' and '.join(map(str, seeds))} of the learned table and of MoPE with the energy gate there "
+            f"({len(missing)} runs; {cost}: `bash scripts/gpu_suite.sh`); no GPU has been lent to this book, so "
+            "they train on CPU cores ({ref}`repro-table-2`).")
+
+
+def instead(records: Records) -> str | None:
+    """Question 5: what the runs favour instead of MoPE (RoPE, where its loss is below every other encoding's with
+    each difference's interval on one side of 0), and the subword result a practitioner most needs."""
+    found = records.get(MAIN, {})
+    rope = [found.get(k) for k in ("rope-matches-base", "rope-beats-mope", "rope-beats-sincos")]
+    parts = []
+    if all(r and r["n"] > 1 and r["interval"] for r in rope):
+        by = [lower_by(r, "PE-ROPE") for r in rope]
+        clear = all(b > 0 and min(abs(x) for x in r["interval"]) * max(r["interval"]) > 0 for b, r in zip(by, rope))
+        if clear and all(abs(lower_by(r, "PE-ROPE")) > 0 for r in rope):
+            parts.append(f"rotary positions (RoPE) have the lowest loss of the encodings tested on "
+                         f"{where(MAIN, min(r['n'] for r in rope))}: {by[0]:.3f} below the learned table, {by[1]:.3f} "
+                         f"below MoPE and {by[2]:.3f} below sin/cos")
+    nope = records.get(BPE, {}).get("mope-beats-nope")
+    if nope and nope["n"]:
+        gap = lower_by(nope, "PE-MORLET")
+        parts.append(f"on subword tokens MoPE's loss is {abs(gap):.3f} nats a token {'below' if gap > 0 else 'above'} "
+                     f"that of a model with no positions at all ({where(BPE, nope['n'])}, {certainty(nope)})")
+    if not parts:
+        return None
+    return "**What to use instead?** " + "; ".join(parts)[0].upper() + "; ".join(parts)[1:] + " ({ref}`open-subword`)."
+
+
+def scope(stored: Mapping[str, list[dict]]) -> str:
+    """What the evidence covers and what no run here can say, in one paragraph: the stored runs, the largest
+    model among them, the data."""
+    runs = [run for preset_runs in stored.values() for run in preset_runs]
+    largest = max(runs, key=lambda run: run["num_parameters"])
+    model = largest["config"]["model"]
+    return (f"**What this stands on.** {len(runs)} stored training runs of models of at most "
+            f"{largest['num_parameters'] / 1e6:.1f}M parameters ({model['n_layer']} layers, width {model['n_embd']}), "
+            f"on TinyShakespeare ({TRAINING_CHARACTERS / 1e6:.1f}M characters of training text), read by character "
+            "(and once by subword tokens). No run here "
+            "says how MoPE or the gate behave in larger models, with longer training or on other data "
+            "({doc}`reproducibility`).")
+
+
+def bottom_line(documents: Mapping[str, list[dict]], stored: Mapping[str, list[dict]]) -> list[str]:
+    """The bottom line's sentences (MyST Markdown), from {preset: claims records} and {preset: stored runs}."""
+    records = records_by_preset(documents)
+    sentences = [mope_against_the_usual(records), gate(records), paper_scale(records),
+                 what_would_settle_it(records, stored), instead(records)]
+    return [sentence for sentence in sentences if sentence]
