@@ -59,3 +59,28 @@ def families_of_the_runs(monkeypatch):
     from mope.store import plan
 
     monkeypatch.setattr(plan, "FAMILIES", {})
+
+
+#: Why a test may be skipped on CI's machine: nothing CI lacks (it installs Chromium and builds the book before the
+#: tests). Any other skip there fails the run: a test that never runs in CI guards nothing.
+EXPECTED_SKIPS_IN_CI: tuple[str, ...] = ("no GPU", "needs CUDA")
+_SKIPPED: list[tuple[str, str]] = []
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        _SKIPPED.append((report.nodeid, reason.removeprefix("Skipped: ")))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("CI") != "true" or hasattr(session.config, "workerinput"):  # xdist workers report to the controller
+        return
+    unexpected = [(test, reason) for test, reason in _SKIPPED
+                  if not any(expected in reason for expected in EXPECTED_SKIPS_IN_CI)]
+    if unexpected:
+        lines = "\n".join(f"  {test}: {reason}" for test, reason in unexpected)
+        session.config.get_terminal_writer().line(
+            f"\n{len(unexpected)} tests skipped in CI for a reason it should not have (build the book and install "
+            f"Chromium first, as .ci/run does):\n{lines}", red=True)
+        session.exitstatus = 1

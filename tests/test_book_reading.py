@@ -392,9 +392,38 @@ def test_every_column_of_the_runs_csv_is_described_beside_the_download():
     assert "nats per character" in downloads.column_meaning("final.val_loss_full_by_context.4x")
     assert "empty cell" in dictionary and "random batches" in downloads.column_meaning("final.val_loss")
     with pytest.raises(KeyError):
-        downloads.column_meaning("final.something_new")  # a new column must be described before it ships
+        downloads.column_meaning("provenance_of_nothing")  # a column the CSV's own code adds is described first
     page = (ROOT / "book" / "reproducibility.md").read_text()
     assert page.index("downloads.column_dictionary(") > page.index("downloads.write_downloads(")
+
+
+def test_a_field_a_later_writer_adds_to_a_runs_final_section_is_described_and_the_page_still_builds(store, tmp_path):
+    """Issue 57: the schema leaves `final` open, every key becomes a column, and a column no one described stopped
+    the reproducibility page. The page's own steps (write the downloads, then the dictionary of their columns)
+    now go through, the new column described by name."""
+    from mope.store import results
+    from mope.store.presets import get_preset
+
+    smoke = get_preset("smoke")
+    stored = run("NOPE", 0, 2.0, preset=smoke)
+    stored["final"]["val_loss_full_ema"] = 1.5
+    path = results.result_path(smoke, "NOPE", 0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(stored))
+    runs = {"smoke": results.load_results("smoke")}
+    assert runs["smoke"], "the run with a new field in `final` is valid and current"
+    written = downloads.write_downloads(tmp_path, runs, [])
+    columns = downloads.csv_columns(written[0].read_text())
+    dictionary = downloads.column_dictionary(columns)
+    assert "final.val_loss_full_ema" in columns
+    assert "| `final.val_loss_full_ema` | `val_loss_full_ema` as a run stored it at its last step" in dictionary
+
+
+def test_a_formula_behind_spaces_or_in_full_width_stays_text():
+    """Issue 57: a leading space or a full-width ＝ before a formula passed the CSV's guard."""
+    for value in (" =1+1", "\u3000=SUM(A1)", "＝HYPERLINK(\"x\")", "＋1", "－1", "＠A1"):
+        assert downloads.csv_text(value).startswith("'"), value
+    assert downloads.csv_text("cpu: AMD EPYC") == "cpu: AMD EPYC"
 
 
 INJECTED = ['=HYPERLINK("http://x","y")', "<img src=x onerror=alert(1)>", "first line\nsecond line", "-2+3",

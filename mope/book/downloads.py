@@ -21,11 +21,12 @@ import csv
 import io
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from mope.evidence.claims_json import claims_document
-from mope.store.results import shown
+from mope.store.results import atomic_write, shown
 
 #: The name of the download that holds every stored run.
 RUNS_CSV = "mope-runs.csv"
@@ -68,13 +69,20 @@ EMPTY_CELL = ("an empty cell: the run stored no such number (an older run that d
 
 
 def column_meaning(column: str) -> str:
-    """What ``column`` of the CSV holds, with its unit; a KeyError for a column no one has described."""
+    """What ``column`` of the CSV holds, with its unit. A field a writer added later to a run's open ``final``
+    section, which no one has described here yet, gets a generic description naming it (never an error that
+    stops the book)."""
     context = re.fullmatch(r"final\.val_loss_full_by_context\.([1-9][0-9]*)x", column)
     if context:
         times = context.group(1)
         return (f"the loss over the whole validation split in windows of {times}× the training context, in "
                 f"{LOSS_UNIT} (empty where a learned position table has no rows that far)")
-    return COLUMNS[column]
+    if column in COLUMNS:
+        return COLUMNS[column]
+    if column.startswith("final."):
+        return (f"`{shown(column.removeprefix('final.'))}` as a run stored it at its last step (a field a later "
+                "version of the training loop added; not described here yet, and read by no verdict)")
+    raise KeyError(f"no description of the column {column!r}")
 
 
 def column_dictionary(columns: Iterable[str]) -> str:
@@ -85,9 +93,11 @@ def column_dictionary(columns: Iterable[str]) -> str:
 
 def csv_text(value: str) -> str:
     """A stored string as a cell that stays text in a spreadsheet: control characters escaped, and a
-    leading ``'`` where it would start a formula (:data:`FORMULA_STARTS`)."""
+    leading ``'`` where it would start a formula (:data:`FORMULA_STARTS`), also behind leading spaces or in its
+    full-width form (＝, ＋, －, ＠: spreadsheets read those as formulas too)."""
     text = shown(value)
-    return "'" + text if value.startswith(FORMULA_STARTS) else text
+    first = unicodedata.normalize("NFKC", value.lstrip(" \u3000\u00a0"))[:1]
+    return "'" + text if value.startswith(FORMULA_STARTS) or first in FORMULA_STARTS else text
 
 
 def claims_file(preset: str) -> str:
@@ -154,9 +164,14 @@ def write_downloads(folder: str | Path, runs_by_preset: Mapping[str, list[dict]]
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = [folder / RUNS_CSV]
-    written[0].write_text(runs_csv(runs_by_preset), encoding="utf-8")
+    _write_atomically(written[0], runs_csv(runs_by_preset))
     for preset in claims_presets:
         path = folder / claims_file(preset)
-        path.write_text(json.dumps(claims_document(preset), indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+        _write_atomically(path, json.dumps(claims_document(preset), indent=1, ensure_ascii=False, allow_nan=False) + "\n")
         written.append(path)
     return written
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """``text`` into ``path`` whole or not at all (a full disk leaves the former file, never a truncated one)."""
+    atomic_write(path, lambda file: file.write(text.encode("utf-8")))

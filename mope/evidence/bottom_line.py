@@ -210,6 +210,8 @@ def scope(stored: Mapping[str, list[dict]]) -> str:
     """What the evidence covers and what no run here can say, in one paragraph: the stored runs, the largest
     model among them, the data."""
     runs = [run for preset_runs in stored.values() for run in preset_runs]
+    if not runs:
+        return "**What this stands on.** No training run is stored yet: `python -m mope suite --preset cpu` trains them."
     largest = max(runs, key=lambda run: run["num_parameters"])
     model = largest["config"]["model"]
     return (f"**What this stands on.** {len(runs)} stored training runs of models of at most "

@@ -381,7 +381,7 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
             stored, checkpoint = result_path(spec.preset, variant, seed, results_root), spec.checkpoint_path(checkpoint_dir)
             check_writable(stored.parent)
             check_writable(checkpoint.parent)
-            held.enter_context(run_lock(checkpoint, f"{variant} seed {seed} of {spec.preset.name}"))
+            held.enter_context(run_lock(stored, f"{variant} seed {seed} of {spec.preset.name}"))
             done = load_result(spec.preset, variant, seed, results_root) if unless_stored else None
             if done is not None and parallel.world_size == 1:
                 print(f"notice: {variant} seed {seed} of {spec.preset.name} is stored and current; not trained again",
@@ -400,32 +400,67 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
                 dist.destroy_process_group()
 
 
-LOCK_SUFFIX = ".lock"  # seed0-<hash>.pt.lock beside the checkpoint: held while the run trains
+LOCK_SUFFIX = ".lock"  # seed0.json.lock beside the result: held while the run trains
 
 
 @contextlib.contextmanager
-def run_lock(checkpoint: Path, run: str):
-    """Hold the lock of the run whose checkpoint is ``checkpoint``: an exclusive ``flock`` on the file
-    ``{checkpoint}.lock`` beside it, waited for (with a notice on stderr) while another process holds it.
-    The kernel releases it when the process ends, however it ends (an exception, a signal, SIGKILL), so
-    that two suites on one store never train one run at once. The file stays (removing it would let a
-    third process lock a new file while the second holds the old one); what is at its path that is not
-    a regular file (a folder, a FIFO, a link) is set aside first."""
-    path = checkpoint.with_name(checkpoint.name + LOCK_SUFFIX)
-    if os.path.lexists(path) and not is_regular_file(path):
-        moved = set_aside(path)
-        print(f"notice: lock file {shown(path)} was not a regular file; kept as {shown(moved.name)}", file=sys.stderr)
-    handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+def run_lock(result: Path, run: str):
+    """Hold the lock of the run whose result is ``result``: an exclusive ``flock`` on the file ``{result}.lock``
+    beside it, waited for (with a notice on stderr naming the file) while another process holds it. It lies
+    with the result, so that one store means one lock whatever checkpoint folder each user names. It is taken
+    on a read-only descriptor: another user of a shared store, who may read the file but not write it, locks it
+    all the same. The kernel releases it when the process ends, however it ends (an exception, a signal,
+    SIGKILL), so that two suites on one store never train one run at once. Once the run is over its holder
+    removes the file; a process that was waiting on that file finds, once it holds its lock, that the path is
+    no longer the file it locked, and locks the path anew (so no two processes ever hold the run at once). What
+    is at its path that is not a regular file (a folder, a FIFO, a link) is set aside first."""
+    path = result.with_name(result.name + LOCK_SUFFIX)
+    waited = False
+    while True:
+        if os.path.lexists(path) and not is_regular_file(path):
+            moved = set_aside(path)
+            print(f"notice: lock file {shown(path)} was not a regular file; kept as {shown(moved.name)}", file=sys.stderr)
+        try:
+            handle = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+        except OSError as error:
+            raise UserError(f"cannot open the lock file {shown(path)} of {run} ({error.strerror}): make its folder "
+                            "writable to you, or train into a store of your own (--results-dir)") from None
+        try:
+            if not _flock(handle, path, run, quiet=waited):
+                waited = True
+                continue
+            yield path
+            _remove_lock(path)
+            return
+        finally:
+            os.close(handle)  # releases the lock
+
+
+def _flock(handle: int, path: Path, run: str, quiet: bool) -> bool:
+    """Lock ``handle`` (the file at ``path``) exclusively, waiting for another holder with a notice; False when,
+    once locked, ``path`` is no longer that file (its holder removed it when the run ended: lock anew)."""
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            print(f"notice: another process is training {run} ({shown(path)} is locked); waiting for it",
-                  file=sys.stderr)
+            if not quiet:
+                print(f"notice: another process is training {run} ({shown(path)} is locked); waiting for it "
+                      "(stop that process to train here)", file=sys.stderr)
             fcntl.flock(handle, fcntl.LOCK_EX)
-        yield path
-    finally:
-        os.close(handle)  # releases the lock
+    except OSError as error:  # ENOLCK, EOPNOTSUPP: a file system without locks (some network mounts)
+        raise UserError(f"cannot lock {shown(path)} for {run} ({error.strerror}): its file system does not "
+                        "support locks; put the store on a local disk (--results-dir)") from None
+    try:
+        return os.path.samestat(os.fstat(handle), os.stat(path, follow_symlinks=False))
+    except FileNotFoundError:
+        return False
+
+
+def _remove_lock(path: Path) -> None:
+    """Remove a run's lock file while holding it (the run is over); where the folder is not ours to change, it
+    stays, harmless."""
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 def use_fused_adamw(device: torch.device) -> bool:
