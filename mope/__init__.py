@@ -22,12 +22,22 @@ if _starting_as_command():  # from this first line on, Ctrl-C is handled (mope._
         _signal.signal(_signal.SIGINT, _end_interrupted)
 
 __version__ = "0.1.0"
-__all__ = ["GPT", "GPTConfig", "TABLE_2", "VARIANTS", "build_model", "get_variant", "variant_config"]
+__all__ = [
+    # drop-in modules for a model of your own (torch only): positions added to the embeddings, attention hooks, gates
+    "MorletPositions", "SinusoidalPositions", "LearnedPositions", "Rotary", "ALiBi", "MorletRotary",
+    "CausalEnergyGate", "FutureReadingEnergyGate",
+    # the book's GPT and its variants
+    "GPT", "GPTConfig", "TABLE_2", "VARIANTS", "build_model", "get_variant", "variant_config",
+]
 
 # Nothing is imported here (the variant registry imports torch, seconds; even the configuration's
 # dataclasses take tens of milliseconds): each name is loaded when first asked for, so that
 # `python -m mope` takes Ctrl-C cleanly from its first line (see mope.__main__).
-_LAZY = {"GPT": "mope.model.gpt", "GPTConfig": "mope.model.config", "TABLE_2": "mope.model.variants",
+_LAZY = {"MorletPositions": "mope.model.positional.morlet", "SinusoidalPositions": "mope.model.positional.sincos",
+         "LearnedPositions": "mope.model.positional.learned", "Rotary": "mope.model.positional.rope",
+         "ALiBi": "mope.model.positional.alibi", "MorletRotary": "mope.model.positional.morlet_rope",
+         "CausalEnergyGate": "mope.model.energy_gate", "FutureReadingEnergyGate": "mope.model.energy_gate",
+         "GPT": "mope.model.gpt", "GPTConfig": "mope.model.config", "TABLE_2": "mope.model.variants",
          "VARIANTS": "mope.model.variants", "build_model": "mope.model.variants", "get_variant": "mope.model.variants",
          "variant_config": "mope.model.variants"}
 

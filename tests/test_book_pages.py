@@ -16,7 +16,7 @@ import yaml
 from mope.train import loop as training
 from mope.evidence import claims, standings
 from mope.book import chapter_runs, explorer
-from mope.model.energy_gate import CausalEnergyGate, EnergyGate
+from mope.model.energy_gate import CausalEnergyGate, FutureReadingEnergyGate
 from mope.model.positional.morlet import MorletPositions, project_admissible
 from synthetic_runs import run
 
@@ -42,10 +42,10 @@ def included(page: Path) -> set[tuple[str, str]]:
 def test_the_encodings_and_gate_chapters_include_the_packages_own_classes():
     encodings, stress = NOTEBOOKS / "02_encodings.md", NOTEBOOKS / "06_stress_tests.md"
     shown = included(encodings)
-    for wanted in (("mope/model/positional/morlet.py", "MorletPositions"), ("mope/model/energy_gate.py", "EnergyGate"),
+    for wanted in (("mope/model/positional/morlet.py", "MorletPositions"), ("mope/model/energy_gate.py", "FutureReadingEnergyGate"),
                    ("mope/model/energy_gate.py", "CausalEnergyGate")):
         assert wanted in shown, wanted
-    assert {("mope/model/energy_gate.py", "EnergyGate.standardised"),
+    assert {("mope/model/energy_gate.py", "FutureReadingEnergyGate.standardised"),
             ("mope/model/energy_gate.py", "CausalEnergyGate.standardised")} <= included(stress)
     assert ("mope/model/positional/morlet.py", "project_admissible") in included(NOTEBOOKS / "01_mathematics.md")
     for page in (encodings, stress, NOTEBOOKS / "01_mathematics.md", NOTEBOOKS / "04_reproduction.md"):
@@ -60,11 +60,11 @@ def test_the_built_pages_show_the_source_of_the_model_and_the_gates():
         return re.sub(r"<[^>]+>", "", html).replace("&quot;", '"').replace("&gt;", ">").replace("&lt;", "<")
 
     encodings, stress = text_of("02_encodings.html"), text_of("06_stress_tests.html")
-    for obj in (MorletPositions, EnergyGate, CausalEnergyGate):
+    for obj in (MorletPositions, FutureReadingEnergyGate, CausalEnergyGate):
         source = inspect.getsource(obj)
         first, last = source.splitlines()[0], source.rstrip().splitlines()[-1].strip()
         assert first in encodings and last in encodings, obj.__name__
-    for obj in (EnergyGate.standardised, CausalEnergyGate.standardised):
+    for obj in (FutureReadingEnergyGate.standardised, CausalEnergyGate.standardised):
         assert inspect.getsource(obj).splitlines()[0].strip() in stress
     assert inspect.getsource(project_admissible).splitlines()[0] in text_of("01_mathematics.html")
     assert "scaler.step(optimizer)" in text_of("04_reproduction.html")

@@ -22,6 +22,8 @@ $E[e^2]-\mu^2$ can round to zero or below, where $\sqrt{\max(\cdot,0)}$ has an i
 """
 from __future__ import annotations
 
+import warnings
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -31,10 +33,15 @@ PREFIX_VARIANCE_EPS = 1e-6  # causal gate: s_i = sqrt(var_i + eps)
 RENORMALISE_FLOOR = 1e-8
 
 
-class EnergyGate(nn.Module):
-    """EGA-1 as published: window statistics (not causal)."""
+class FutureLeakWarning(UserWarning):
+    """A module was built whose output at a position depends on tokens after it: not for a language model."""
 
-    causal = False
+
+class EnergyScores(nn.Module):
+    """What both gates share: the per-head energy scores $e_j = w_h^\top x_{n,j} + b_h$ and the gate's α, τ
+    (259 parameters per head at d = 256). A gate overrides :meth:`standardised` (and may fuse :meth:`log_gate`)."""
+
+    causal: bool
 
     def __init__(self, n_embd: int, n_head: int):
         super().__init__()
@@ -47,20 +54,74 @@ class EnergyGate(nn.Module):
         return self.energy(normed).transpose(1, 2).float()
 
     def standardised(self, normed: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def log_gate(self, normed: torch.Tensor) -> torch.Tensor:
+        """log g = log σ(α (z − τ)), broadcastable to the (B, H, T, T) attention logits."""
+        z = self.standardised(normed)
+        return F.logsigmoid(self.alpha[:, None, None] * (z - self.tau[:, None, None]))
+
+
+class FutureReadingEnergyGate(EnergyScores):
+    r"""EGA-1 as published (Zeris 2026a; the paper's EGA-1 and EGA-MORLET): the gate standardises each key's energy
+    over the **whole window**, $z_j = (e_j - \mu)/\max(s, 10^{-8})$, so the output at position $i$ depends on the
+    tokens after $i$, the next-token target among them: its teacher-forced loss contains the leak. Building it
+    warns (:class:`FutureLeakWarning`); use :class:`CausalEnergyGate` in a language model.
+
+    :param n_embd: the model width d.
+    :param n_head: the heads (one gate each).
+    :param warn: False only where the caller knowingly reproduces the published, non-causal model.
+
+    Shapes: ``log_gate(normed)``, normed (batch, time, n_embd) the input of q, k, v (after the block's first
+    LayerNorm) → (batch, n_head, 1, time): log g_j, added to the attention logits of every query row (with the
+    causal mask), or multiplied into the weights after dropout and the rows renormalised, as released.
+
+    Example::
+
+        import torch
+        from mope import FutureReadingEnergyGate
+        gate = FutureReadingEnergyGate(n_embd=64, n_head=4)     # warns: it reads future tokens
+        normed = torch.randn(2, 10, 64)
+        bias = gate.log_gate(normed)                           # (2, 4, 1, 10)
+    """
+
+    causal = False
+
+    def __init__(self, n_embd: int, n_head: int, warn: bool = True):
+        super().__init__(n_embd, n_head)
+        if warn:
+            warnings.warn("FutureReadingEnergyGate standardises over the whole window, so each position reads the "
+                          "tokens after it (the next-token target among them); use CausalEnergyGate in a language "
+                          "model", FutureLeakWarning, stacklevel=2)
+
+    def standardised(self, normed: torch.Tensor) -> torch.Tensor:
         """z_j over the whole window: (B, H, 1, T)."""
         e = self.energies(normed)
         mean = e.mean(dim=-1, keepdim=True)
         std = e.std(dim=-1, correction=0, keepdim=True).clamp_min(STD_FLOOR)
         return ((e - mean) / std).unsqueeze(2)
 
-    def log_gate(self, normed: torch.Tensor) -> torch.Tensor:
-        """log g, broadcastable to the (B, H, T, T) logits."""
-        z = self.standardised(normed)
-        return F.logsigmoid(self.alpha[:, None, None] * (z - self.tau[:, None, None]))
 
+class CausalEnergyGate(EnergyScores):
+    r"""The energy gate with the statistics of each query row taken over its prefix $j \le i$ (a control of this
+    book; no released counterpart): $z_{ij} = (e_j - \mu_i)/s_i$, $s_i = \sqrt{\mathrm{var}_i + 10^{-6}}$,
+    $g_{ij} = \sigma(\alpha_h(z_{ij} - \tau_h))$. Changing a later token never changes an earlier output. The
+    gate to use in a language model.
 
-class CausalEnergyGate(EnergyGate):
-    """EGA-1 with the statistics of each query row taken over its prefix j <= i."""
+    :param n_embd: the model width d.
+    :param n_head: the heads (one gate each).
+
+    Shapes: ``log_gate(normed)``, normed (batch, time, n_embd) → (batch, n_head, time, time): log g_ij, added to
+    the attention logits of query i and key j (entries j > i are masked by the causal mask).
+
+    Example::
+
+        import torch
+        from mope import CausalEnergyGate
+        gate = CausalEnergyGate(n_embd=64, n_head=4)
+        normed = torch.randn(2, 10, 64)                        # the input of q, k, v after LayerNorm
+        bias = gate.log_gate(normed)                           # (2, 4, 10, 10): add to the logits, then mask
+    """
 
     causal = True
 

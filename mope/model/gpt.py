@@ -15,7 +15,7 @@ from torch import nn
 
 from mope.model.attention import CausalSelfAttention
 from mope.model.config import GPTConfig
-from mope.model.energy_gate import CausalEnergyGate, EnergyGate
+from mope.model.energy_gate import CausalEnergyGate, FutureReadingEnergyGate
 from mope.model.positional import (
     ALiBi,
     LearnedPositions,
@@ -51,7 +51,8 @@ def attention_positions(config: GPTConfig) -> nn.Module | None:
 
 
 def energy_gate(config: GPTConfig) -> nn.Module | None:
-    gates = {"ega": EnergyGate, "ega_causal": CausalEnergyGate}
+    # the published gate knowingly: EGA-1 and EGA-MORLET reproduce the paper (tests/test_causality.py marks them)
+    gates = {"ega": lambda d, h: FutureReadingEnergyGate(d, h, warn=False), "ega_causal": CausalEnergyGate}
     return gates[config.gate](config.n_embd, config.n_head) if config.gate in gates else None
 
 

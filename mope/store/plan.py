@@ -99,8 +99,8 @@ GPU_STAGES = (
 )
 
 #: Each preset's family: the claims whose tests are corrected together (Holm's correction at 5% over the family,
-#: :mod:`mope.evidence.corrections`), declared here before the runs it judges (issue 54; `paper`'s before its
-#: seeds 1-2 and its causal gates, `cpu-long-4x`'s and the others' after their runs, a change the rules' history
+#: :mod:`mope.evidence.corrections`), declared here before the runs it judges (`paper`'s before its seeds 1-2
+#: and its causal gates, `cpu-long-4x`'s and the others' after their runs, a change the rules' history
 #: records with the verdicts it moved). A family holds every claim the plan tests on the preset: each claim whose
 #: models the plan trains there at two seeds or more (a conditional stage's too), whose rule is a test (not "every
 #: pair", a count; not a near-equality off the paper's protocol, which is not judged), and whose home is the preset

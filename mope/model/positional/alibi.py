@@ -29,7 +29,22 @@ def alibi_slopes(n_head: int) -> torch.Tensor:
 
 
 class ALiBi(nn.Module):
-    """Attention hook: the key bias $m_h j$ (equivalent to $-m_h(i-j)$ after the softmax)."""
+    r"""ALiBi (Press et al., 2022): the attention logit of query i and key j gets $-m_h (i - j)$, a linear penalty
+    on the distance with a fixed slope $m_h$ per head; added as the key bias $m_h j$, which the softmax of each row
+    makes equivalent. No parameters.
+
+    :param n_head: the number of heads (the slopes are the geometric sequence of the paper, for any count).
+
+    Shapes: ``logit_bias(length)`` → (1, n_head, 1, length), added to (batch, n_head, length, length) logits.
+
+    Example::
+
+        import torch
+        from mope import ALiBi
+        alibi = ALiBi(n_head=4)
+        logits = torch.randn(2, 4, 10, 10)        # (batch, heads, query, key) before the causal mask
+        logits = logits + alibi.logit_bias(10)    # same shape
+    """
 
     def __init__(self, n_head: int):
         super().__init__()

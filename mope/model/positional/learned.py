@@ -11,6 +11,24 @@ from torch import nn
 
 
 class LearnedPositions(nn.Module):
+    r"""A learned table of positions (the GPT-2 and nanoGPT default, the paper's BASE-DOT): row $b$ added to the
+    token embedding at position $b$, $P \in \mathbb{R}^{T\times d}$ (initialised N(0, 1) by ``nn.Embedding``; the
+    project's GPT re-initialises it N(0, 0.02) as nanoGPT does).
+
+    :param block_size: the rows, the longest context the model can read.
+    :param n_embd: the model width d.
+
+    Shapes: ``forward(length)`` → (length, n_embd), length ≤ block_size.
+
+    Example::
+
+        import torch
+        from mope import LearnedPositions
+        pos = LearnedPositions(block_size=256, n_embd=64)
+        tokens = torch.randn(2, 10, 64)
+        x = tokens + pos(tokens.size(1))          # (2, 10, 64)
+    """
+
     def __init__(self, block_size: int, n_embd: int):
         super().__init__()
         self.table = nn.Embedding(block_size, n_embd)
@@ -20,6 +38,7 @@ class LearnedPositions(nn.Module):
         return self.table.num_embeddings
 
     def forward(self, length: int) -> torch.Tensor:
+        """The first ``length`` rows of the table, (length, n_embd)."""
         if length > self.max_context:
             raise ValueError(
                 f"context of {length} tokens is longer than the learned position table "

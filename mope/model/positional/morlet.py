@@ -73,6 +73,30 @@ def effective_parameters(log_omega: torch.Tensor, log_sigma: torch.Tensor,
 
 
 class MorletPositions(nn.Module):
+    r"""Morlet positional encoding (MoPE, Eq. 5 of the paper): a learned Gaussian-windowed oscillator per channel
+    pair, added to the token embeddings, $\mathrm{MoPE}(b, 2i) = \cos(\omega_i b)\,G_i(b)$,
+    $\mathrm{MoPE}(b, 2i+1) = \sin(\omega_i b)\,G_i(b)$, $G_i(b) = e^{-b^2/(2\sigma_i^2)}$, each forward under
+    the clamps and the bound $\omega_i\sigma_i \ge 5$ of Appendix A.3 (module docstring).
+
+    :param n_embd: the model width d (even): d/2 pairs (ω_i, σ_i), stored as their logarithms.
+    :param admissibility: "published" (the bound inside autograd, as released), "straight_through" (Appendix A.3's
+        words) or "none" (no bound).
+    :param learned_centre: learn each pair's centre b_0 (the paper's §7 remedy); off as published.
+    :param weight_decay: whether AdamW decays log ω, log σ, as published. Only an optimiser that asks
+        :meth:`no_decay_parameters` (the project's GPT does) keeps them out otherwise: nanoGPT's grouping by
+        dimension puts these 1-D parameters in the no-decay group, which differs from the paper's runs.
+
+    Shapes: ``forward(length)`` → (length, n_embd), the same for every sequence of the batch (broadcast it).
+
+    Example::
+
+        import torch
+        from mope import MorletPositions
+        pos = MorletPositions(n_embd=64)
+        tokens = torch.randn(2, 10, 64)          # (batch, time, width): token embeddings
+        x = tokens + pos(tokens.size(1))          # (2, 10, 64)
+    """
+
     max_context = None  # defined at every position
 
     def __init__(self, n_embd: int, admissibility: str = "published", learned_centre: bool = False,
@@ -99,6 +123,7 @@ class MorletPositions(nn.Module):
         return effective_parameters(self.log_omega, self.log_sigma, self.admissibility)
 
     def forward(self, length: int) -> torch.Tensor:
+        """The encoding of positions 0..length-1: (length, n_embd), in float32 whatever the autocast."""
         with torch.autocast(device_type=self.log_omega.device.type, enabled=False):
             omega, sigma = self.effective()
             b = torch.arange(length, device=omega.device, dtype=torch.float32)[:, None]

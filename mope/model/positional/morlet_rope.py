@@ -29,7 +29,21 @@ from mope.model.positional.rope import Rotary
 
 
 class MorletRotary(Rotary):
-    """Attention hook: RoPE rotation times a Gaussian amplitude $e^{-b^2/2\\sigma_j^2}$ on q and k."""
+    r"""Morlet-RoPE (the paper's §7 proposal, as this book reads it): RoPE's rotation of pair $j$ by $\theta_j b$,
+    times a learned Gaussian amplitude $e^{-b^2/2\sigma_j^2}$ on q and k at position $b$; σ_j starts at
+    $5/\theta_j$ (every pair on ωσ = 5, as MoPE starts).
+
+    :param head_size: the channels of one head, d_k (even): d_k/2 learned σ_j, shared by the heads.
+
+    Shapes: ``rotate(q, k)``: q, k (batch, heads, time, head_size) in and out.
+
+    Example::
+
+        import torch
+        from mope import MorletRotary
+        hook = MorletRotary(head_size=16)
+        q, k = hook.rotate(torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16))   # same shapes
+    """
 
     def __init__(self, head_size: int):
         super().__init__(head_size)

@@ -29,7 +29,22 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
 
 
 class Rotary(nn.Module):
-    """Attention hook: rotate q and k (every head, same angles), nothing else."""
+    r"""Rotary positions (RoPE, Eq. 3): rotate channel pair $(2j, 2j+1)$ of every query and key at position $b$ by
+    $\theta_j b$, $\theta_j = 10000^{-2j/d_k}$, so that their dot product depends on $i - j$ only. No parameters.
+
+    :param head_size: the channels of one head, d_k (even).
+
+    Shapes: ``rotate(q, k)`` takes and returns q, k of shape (batch, heads, time, head_size), rotated by their
+    positions 0..time-1 (a query cached at a later offset is not supported: positions start at 0).
+
+    Example::
+
+        import torch
+        from mope import Rotary
+        rope = Rotary(head_size=16)
+        q, k = torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16)   # (batch, heads, time, head_size)
+        q, k = rope.rotate(q, k)                                         # same shapes; then attend as usual
+    """
 
     def __init__(self, head_size: int):
         super().__init__()
@@ -41,6 +56,7 @@ class Rotary(nn.Module):
         return torch.cos(phase), torch.sin(phase)
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """q and k, (batch, heads, time, head_size) each, rotated by the angles of positions 0..time-1."""
         cos, sin = self.angles(q.size(-2))
         cos, sin = cos.to(q.dtype), sin.to(q.dtype)
         return rotate_pairs(q, cos, sin), rotate_pairs(k, cos, sin)

@@ -26,6 +26,26 @@ def sincos_frequencies(n_embd: int, base: float = 10000.0) -> torch.Tensor:
 
 
 class SinusoidalPositions(nn.Module):
+    r"""Fixed sin/cos positions (Vaswani et al., 2017; the paper's PE-SINCOS): $\mathrm{PE}(b, 2i) = A\sin(\omega_i b)$,
+    $\mathrm{PE}(b, 2i+1) = A\cos(\omega_i b)$, $\omega_i = 10000^{-2i/d}$. No parameters.
+
+    :param n_embd: the model width d (even).
+    :param amplitude: A. The published 1 makes the positions about 35 times the RMS of token embeddings initialised
+        N(0, 0.02), and PE-SINCOS trains far worse than every other encoding in this book's small models
+        (chapter 4); its PE-SINCOS-SCALED control uses ``EMBEDDING_MATCHED_AMPLITUDE`` = 0.02·√2, the
+        embeddings' RMS. Pass that unless you reproduce the paper.
+
+    Shapes: ``forward(length)`` → (length, n_embd).
+
+    Example::
+
+        import torch
+        from mope import SinusoidalPositions
+        from mope.model.positional.sincos import EMBEDDING_MATCHED_AMPLITUDE
+        pos = SinusoidalPositions(n_embd=64, amplitude=EMBEDDING_MATCHED_AMPLITUDE)
+        x = torch.randn(2, 10, 64) + pos(10)      # (2, 10, 64)
+    """
+
     max_context = None  # defined at every position
 
     def __init__(self, n_embd: int, amplitude: float = 1.0):
@@ -36,6 +56,7 @@ class SinusoidalPositions(nn.Module):
         self.register_buffer("omega", sincos_frequencies(n_embd).float(), persistent=False)
 
     def forward(self, length: int) -> torch.Tensor:
+        """The encoding of positions 0..length-1: (length, n_embd)."""
         b = torch.arange(length, device=self.omega.device, dtype=torch.float32)
         phase = b[:, None] * self.omega[None, :]
         table = torch.stack((torch.sin(phase), torch.cos(phase)), dim=-1).flatten(1)

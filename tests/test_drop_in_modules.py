@@ -1,0 +1,61 @@
+"""The modules a researcher lifts into a model of their own (issue 56): reachable from the top level, each with its
+own docstring (its equation, shapes and a five-line example that runs), the published gate named for what it does
+and warning when built."""
+from __future__ import annotations
+
+import doctest
+import re
+import warnings
+
+import pytest
+import torch
+
+import mope
+from mope.model.energy_gate import FutureLeakWarning
+
+DROP_IN = ("MorletPositions", "SinusoidalPositions", "LearnedPositions", "Rotary", "ALiBi", "MorletRotary",
+           "CausalEnergyGate", "FutureReadingEnergyGate")
+
+
+def example(cls) -> str:
+    """The code of the "Example::" block of ``cls``'s docstring."""
+    block = cls.__doc__.split("Example::", 1)[1]
+    lines = [line for line in block.splitlines()[1:]]
+    return "\n".join(line[8:] for line in lines if line.strip())
+
+
+@pytest.mark.parametrize("name", DROP_IN)
+def test_each_drop_in_module_is_at_the_top_level_with_its_own_docstring_shapes_and_a_running_example(name):
+    cls = getattr(mope, name)
+    assert name in mope.__all__ and issubclass(cls, torch.nn.Module)
+    doc = cls.__doc__ or ""
+    assert "Shapes:" in doc and "Example::" in doc and ":param " in doc, name
+    assert "$" in doc or "=" in doc  # its equation
+    code = example(cls)
+    assert 3 <= len(code.splitlines()) <= 7 and f"from mope import {name}" in code
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureLeakWarning)
+        namespace: dict = {}
+        exec(compile(code, f"<example of {name}>", "exec"), namespace)  # the example runs as printed
+    if any("forward" in klass.__dict__ for klass in cls.__mro__ if klass is not torch.nn.Module):
+        assert "Define the computation performed at every call" not in cls.forward.__doc__  # torch's boilerplate
+
+
+def test_the_gate_that_reads_the_future_says_so_when_built_and_the_causal_one_does_not():
+    with pytest.warns(FutureLeakWarning, match="reads the tokens after it"):
+        mope.FutureReadingEnergyGate(16, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mope.CausalEnergyGate(16, 2)
+        mope.GPT(mope.variant_config("EGA-1", mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8)))
+    assert not mope.FutureReadingEnergyGate.causal and mope.CausalEnergyGate.causal
+    assert not hasattr(mope.model.energy_gate, "EnergyGate")  # no plain name left for the leaking gate
+
+
+def test_the_repository_ships_the_licence_its_metadata_names_and_ignores_what_an_install_leaves():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    assert "MIT License" in (root / "LICENSE").read_text() and 'license = { text = "MIT" }' in (root / "pyproject.toml").read_text()
+    ignored = (root / ".gitignore").read_text().splitlines()
+    assert "build/" in ignored and "dist/" in ignored and (root / "mope" / "py.typed").is_file()
