@@ -224,17 +224,26 @@ def _print_claims(preset, results_dir, as_json: bool) -> None:
     _print_notices(found)
 
 
-def _any_confirmed(preset, keys: list[str]) -> bool:
-    """Print the verdict of each claim ``keys`` on ``preset``; True if one is confirmed."""
-    from mope.evidence.claims import CLAIMS_BY_KEY, judge_all
+def _any_confirmed(preset, keys: list[str], results_dir, as_json: bool) -> bool:
+    """Print the verdict of each claim ``keys`` on ``preset`` (as JSON: the claims document's records of those
+    claims, with the files left out), every stored file left out named on stderr; True if one is confirmed."""
+    from mope.evidence.claims import CLAIMS_BY_KEY
+    from mope.evidence.claims_json import claims_document
 
     unknown = [key for key in keys if key not in CLAIMS_BY_KEY]
     if unknown:
         raise ConfigError(f"unknown claim {', '.join(unknown)}; valid claims: {', '.join(CLAIMS_BY_KEY)}")
-    verdicts = {claim.key: verdict for claim, verdict in judge_all(preset) if claim.key in keys}
-    for key in keys:
-        print(f"{preset.name} {key}: {verdicts[key].text}")
-    return any(verdicts[key].outcome == "confirmed" for key in keys)
+    found = scan(preset, results_dir)
+    document = claims_document(preset, results_dir, found)
+    records = {record["key"]: record for record in document["claims"] if record["key"] in keys}
+    if as_json:
+        print(json.dumps({**document, "claims": [records[key] for key in keys]}, indent=1, ensure_ascii=False,
+                         allow_nan=False))
+    else:
+        for key in keys:
+            print(f"{preset.name} {key}: {records[key]['verdict']}")
+    _print_notices(found)
+    return any(records[key]["outcome"] == "confirmed" for key in keys)
 
 
 def _print_standing(results_dir, as_json: bool) -> None:
@@ -297,7 +306,7 @@ def run(args, parser: argparse.ArgumentParser) -> None:
         _check_store(args.results_dir)
         if args.results_dir:
             os.environ[ENV_RESULTS_DIR] = str(args.results_dir)  # claims read the store through its default root
-        if not _any_confirmed(preset, args.confirmed):
+        if not _any_confirmed(preset, args.confirmed, args.results_dir, args.json):
             sys.exit(1)
     elif args.command == "claims":
         _check_store(args.results_dir)

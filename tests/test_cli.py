@@ -149,3 +149,19 @@ def test_claims_standing_with_a_preset_is_refused_in_one_line(store, capsys):
         main(["claims", "--standing", "--preset", "cpu"])
     assert stop.value.code == 2
     assert "--standing judges every preset (paper, cpu-long-4x, cpu-long, cpu, cpu-short, cpu-bpe); leave out --preset cpu" in capsys.readouterr().err
+
+
+def test_claims_confirmed_names_the_files_it_left_out_and_answers_in_json_when_asked(store, capsys):
+    """Issue 57: `claims --confirmed` dropped a stale or damaged run without a notice and ignored --json."""
+    small_store()
+    with pytest.raises(SystemExit) as exit_code:
+        main(["claims", "--preset", "smoke", "--confirmed", "ega-gain", "--json"])
+    assert exit_code.value.code == 1  # EGA-1's only run is stale: not run, not confirmed
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert [record["key"] for record in report["claims"]] == ["ega-gain"] and report["claims"][0]["outcome"] == "not_run"
+    assert report["skipped"][0]["path"] == "smoke/EGA-1/seed0.json"
+    assert "notice: " in err and "EGA-1" in err and "stale" in err
+    main(["claims", "--preset", "smoke", "--confirmed", "ega-mope-gain"])  # confirmed: exits 0
+    out, err = capsys.readouterr()
+    assert out.startswith("smoke ega-mope-gain: direction confirmed") and "EGA-1" in err

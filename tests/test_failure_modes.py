@@ -1060,3 +1060,18 @@ def test_two_clones_with_their_own_checkpoint_folders_share_one_lock_per_run_and
     _, err = process.communicate(timeout=300)
     assert process.returncode == 0, err
     assert result.is_file() and [p.name for p in result.parent.iterdir()] == [result.name]  # no lock left
+
+
+def test_a_checkpoint_that_started_after_this_machines_clock_is_refused_before_step_0_naming_the_clock(tiny, store):
+    """Such a run trained to its end, then refused to store ("finished … lies before started"), naming neither the
+    clock nor a remedy: the training was lost. It is refused at the start, with the remedy."""
+    with pytest.raises(Interrupted):
+        train("NOPE", tiny, 0, on_step=stop_at(7), progress=False)
+    path = checkpoint_path(tiny, "NOPE", 0)
+    checkpoint = torch.load(path, weights_only=False)
+    checkpoint["started"] = "2999-01-01T00:00:00+00:00"  # written by a machine whose clock runs far ahead
+    torch.save(checkpoint, path)
+    with pytest.raises(UserError, match=r"started at 2999-01-01T00:00:00\+00:00, after this machine's clock .*Set this "
+                                        r"machine's clock right, or delete the checkpoint"):
+        train("NOPE", tiny, 0, progress=False)
+    assert path.is_file() and not result_path(tiny, "NOPE", 0).exists()  # nothing trained, nothing lost

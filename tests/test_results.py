@@ -152,3 +152,20 @@ def test_stored_result_follows_schema_1(tiny, store):
 def test_parallel_jobs_refuse_a_configuration_that_is_not_a_registered_preset(tiny, store):
     with pytest.raises(ValueError, match="jobs=1"):
         ensure_results(tiny, ["BASE-DOT"], [0], jobs=2, progress=False)
+
+
+def test_a_linked_folder_in_the_store_is_named_and_not_followed(store, tmp_path):
+    """Issue 57: a symbolic link to a folder of runs elsewhere was followed, its runs shown as the store's own."""
+    from mope.store.results import scan, write_result
+    from synthetic_runs import run as made_up
+
+    smoke = get_preset("smoke")
+    elsewhere = tmp_path / "elsewhere" / "NOPE"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "seed0.json").write_text(json.dumps(made_up("NOPE", 0, 2.0, preset=smoke)))
+    write_result(made_up("BASE-DOT", 0, 2.0, preset=smoke))
+    os.symlink(elsewhere, store[0] / "smoke" / "NOPE")
+    found = scan("smoke")
+    assert [r["variant"] for r in found.current] == ["BASE-DOT"]
+    (rejected,) = found.invalid
+    assert rejected.path.name == "NOPE" and "a linked folder" in rejected.reason and "not followed" in rejected.reason

@@ -843,11 +843,18 @@ def scan(preset: str | TrainConfig, root=None, variants=None) -> Scan:
     name, cfg = preset_name(preset), folder_config(preset)
     found = Scan(results_root(root))
     order = {v: i for i, v in enumerate(VARIANTS)}
+    linked: set[Path] = set()
     for path in sorted((results_root(root) / name).glob("*/seed*.json")):
         if variants is not None and path.parent.name not in variants:
             continue
         if not RESULT_FILE.fullmatch(path.name):
             continue  # backups, set-aside and temporary files do not count
+        if path.parent.is_symlink():  # a linked folder: its runs may belong anywhere; named, never followed
+            if path.parent not in linked:
+                linked.add(path.parent)
+                found.invalid.append(Rejected(path.parent, "a linked folder (a symbolic link): not followed; copy "
+                                                           "its runs into the store instead", "invalid"))
+            continue
         data, reason, stale = check_file(path, cfg)
         if data is not None:
             found.current.append(data)

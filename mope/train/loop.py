@@ -336,6 +336,16 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def check_start_before_now(started: str, checkpoint: Path) -> None:
+    """Refuse, before step 0, to resume a run whose checkpoint says it started after this machine's present: its
+    result would record a finish before its start, which no reader accepts (the training would be lost at the end)."""
+    start = datetime.fromisoformat(started)
+    if start.utcoffset() is not None and start > datetime.now(timezone.utc):
+        raise UserError(f"the checkpoint {shown(checkpoint)} says its run started at {started}, after this machine's "
+                        f"clock ({_now()}): one of the two clocks is wrong. Set this machine's clock right, or delete "
+                        "the checkpoint to train the run from step 0")
+
+
 def resolve_device(device, parallel: DataParallelRank = SINGLE_PROCESS) -> torch.device:
     """The torch device to train on; a clear error for a name torch does not know or a device not here."""
     if device is None:
@@ -604,6 +614,8 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
             optimizer = _optimizer(raw, cfg, device)
             scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda" and cfg.autocast == "fp16")
             _set_checkpoint_aside(path, "damaged", f"cannot be resumed ({one_line(error)})", parallel)
+        else:
+            check_start_before_now(started, path)
 
     model = torch.compile(raw) if cfg.compile else raw
     if parallel.world_size > 1:
