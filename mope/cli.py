@@ -141,8 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "stored file left out)")
     claims.add_argument("--standing", action="store_true",
                         help=f"each claim's standing across the presets {', '.join(STANDING_PRESETS)} (holds at "
-                             "every scale tested, fails at every scale tested, depends on the scale, undecided at "
-                             "every scale tested, indicative only, not tested) beside its verdict on each; with "
+                             "every scale that decides it, fails at every scale that decides it, depends on the scale, "
+                             "undecided wherever tested, indicative only, not tested) beside its verdict on each; with "
                              "--json a list of {key, claim, standing, holds_on, fails_on, by_preset}")
     claims.add_argument("--confirmed", nargs="+", metavar="KEY",
                         help="exit 0 if any of these claims is confirmed on the preset, else 1 (what the CPU suite "

@@ -152,7 +152,7 @@ def test_found_lines_group_the_claims_of_a_section_by_their_standing_across_scal
     beats = next(c for c in shown if c.key == "rope-beats-mope")
     rope = next(c for c in shown if c.key == "rope-matches-base")
     # decided on both presets: at every scale; PE-SINCOS is not run at the longer context: where decided
-    (holds,) = [line for line in lines if line.startswith("* **holds at every scale tested** (`cpu-long` and `cpu`): ")]
+    (holds,) = [line for line in lines if line.startswith("* **holds at every scale that decides it** (`cpu-long` and `cpu`): ")]
     assert f"`{beats.words} <repro-table-2>`" in holds
     sincos = next(c for c in shown if c.key == "rope-beats-sincos")
     (where,) = [line for line in lines if line.startswith("* **holds where decided** (`cpu`): ")]

@@ -606,8 +606,8 @@ def verdict_with(outcome):
 
 
 @pytest.mark.parametrize("outcomes, words, text", [
-    ({"paper": "indicative", "cpu": "confirmed", "cpu-short": "confirmed"}, "holds at every scale tested",
-     "holds at every scale tested: `cpu` and `cpu-short`; `paper`: one seed"),
+    ({"paper": "indicative", "cpu": "confirmed", "cpu-short": "confirmed"}, "holds at every scale that decides it",
+     "holds at every scale that decides it: `cpu` and `cpu-short`; `paper`: one seed"),
     ({"cpu-long": "refuted", "cpu": "refuted", "cpu-short": "undecided"}, "fails where decided",
      "fails where decided: `cpu-long` and `cpu`; undecided on `cpu-short`"),
     ({"cpu": "confirmed", "paper": "indicative"}, "holds where decided", "holds where decided: `cpu`; `paper`: one seed"),
@@ -659,7 +659,7 @@ def test_standing_records_give_each_claim_its_standing_and_its_verdict_where_it_
     gain = records["ega-mope-gain"]
     assert set(gain) == {"key", "claim", "source", "standing", "text", "holds_on", "fails_on", "undecided_on", "by_preset"}
     assert gain["standing"] == "fails where decided" and gain["fails_on"] == ["cpu"]  # one preset: never "every scale"
-    assert gain["text"] == "fails where decided: `cpu`; `paper`: one seed, against the claim"
+    assert gain["text"] == "direction fails where decided: `cpu`; `paper`: one seed, against the claim"  # a size
     assert set(gain["by_preset"]) == {"paper", "cpu"}
     on_cpu = claims.verdict_of(findings["cpu"], "ega-mope-gain")
     assert gain["by_preset"]["cpu"] == {"outcome": "refuted", "ours": pytest.approx(-0.1), "n": 3, "verdict": on_cpu.text,
@@ -786,7 +786,12 @@ def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_g
             continue
         (row,) = [row for row in across.splitlines() if f"`{claim.words} <" in row]
         cells = [cell.strip() for cell in row.strip("|").split(" | ")]
-        assert cells[1] == standing.words, claim.key  # where it holds and fails: the preset cells beside it
+        assert cells[1] == standing.phrase, claim.key  # where it holds and fails: the preset cells beside it
+        # issue 54: a size claim decided on its direction alone says so ("direction holds where decided")
+        decided = standing.words in (standings.HOLDS_EVERYWHERE, standings.HOLDS_WHERE_DECIDED,
+                                     standings.FAILS_EVERYWHERE, standings.FAILS_WHERE_DECIDED)
+        assert cells[1].startswith("direction ") == (claim.kind == "size" and decided
+                                                     and "paper" not in (*standing.holds, *standing.fails)), claim.key
         for preset, cell in zip(order, cells[2:]):
             by_preset = record["by_preset"].get(preset)
             assert cell == ("—" if by_preset is None else
@@ -802,12 +807,12 @@ def test_a_claim_one_preset_alone_judges_on_several_seeds_is_named_under_the_tab
     assert "| {ref}`PE-MORLET is worse than BASE-DOT" not in across
     findings["cpu-short"] = claims.judge_all("cpu-short", [r | {"preset": "cpu-short"} for r in runs])
     across = claims_tables.standing_markdown(findings, standings.standings(findings))
-    assert "| {ref}`PE-MORLET is worse than BASE-DOT <repro-table-2>` | holds at every scale tested | confirmed (3) | confirmed (3) |" in across
+    assert "| {ref}`PE-MORLET is worse than BASE-DOT <repro-table-2>` | holds at every scale that decides it | confirmed (3) | confirmed (3) |" in across
     assert "alone" not in across
 
 
 def test_a_claim_decided_on_one_preset_never_holds_at_every_scale():
-    """Issue 42: five claims decided on one preset alone "held at every scale tested"."""
+    """Issue 42: five claims decided on one preset alone "held at every scale that decides it"."""
     one = standings.standing({"paper": verdict_with("indicative"), "cpu-long": verdict_with("undecided"),
                               "cpu": verdict_with("confirmed")})
     assert "every scale" not in one.text and one.words == "holds where decided"

@@ -1,5 +1,6 @@
 """mope.evidence.estimates: per-seed quantities, paired by seed, summarised as mean, sd, n and a 95% interval."""
 import math
+import statistics
 
 import numpy as np
 import pytest
@@ -112,3 +113,19 @@ def test_summary_gives_each_variants_final_losses_over_its_seeds_in_the_order_of
     assert ega["val_loss_full"].mean == pytest.approx(2.01) and ega["val_loss_full"].format(decimals=4) == "2.0100 ± 1.0000 (n=3)"
     assert (found["NOPE"]["val_loss"].mean, found["NOPE"]["val_loss"].sd) == (4.0, None)
     assert dict(found["BASE-DOT"]["val_loss"].values) == {5: 2.5}
+
+
+def test_fiellers_interval_of_a_share_reduces_to_the_numerators_with_a_known_denominator_and_widens_with_its_noise():
+    """Issue 54: MoPE's causal-gate share (126%, 99-154%) treated its denominator, a measured gain, as known; Fieller's
+    interval counts both (90-191% on cpu-long)."""
+    from mope.evidence.estimates import fieller_interval, t_quantile
+
+    x = {0: 0.05, 1: 0.07, 2: 0.06, 3: 0.08}
+    known = {seed: 0.05 for seed in x}
+    mean, sd = statistics.fmean(x.values()), statistics.stdev(x.values())
+    half = t_quantile(3) * sd / 2
+    assert fieller_interval(x, known) == pytest.approx(((mean - half) / 0.05, (mean + half) / 0.05))
+    noisy = {0: 0.05, 1: 0.04, 2: 0.06, 3: 0.05}  # the same mean, measured with noise
+    low, high = fieller_interval(x, noisy)
+    assert low < (mean - half) / 0.05 and high > (mean + half) / 0.05 and low < mean / 0.05 < high
+    assert fieller_interval(x, {0: 0.05, 1: -0.05, 2: 0.04, 3: -0.04}) is None  # a gain that may be 0: no bound

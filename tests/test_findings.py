@@ -149,13 +149,13 @@ def mope_against(nope_gap: float, preset: str):
 
 def test_mope_alone_names_the_comparison_whose_standing_differs_and_where_it_fails():
     same = findings.mope_alone(judged({"cpu": mope_against(0.05, "cpu"), "cpu-bpe": mope_against(0.05, "cpu-bpe")}))
-    assert "; each holds at every scale tested: `cpu` and `cpu-bpe` (" in same
+    assert "; each holds at every scale that decides it: `cpu` and `cpu-bpe` (" in same
     differs = findings.mope_alone(judged({"cpu": mope_against(0.05, "cpu"), "cpu-bpe": mope_against(-0.05, "cpu-bpe")}))
     assert differs.startswith("**MoPE alone trails the learned table and RoPE.** On a 4-layer model at a quarter "
                               "of the paper's context (`cpu`), it is worse than the learned position table "
                               "(BASE-DOT) by +0.128 (3 seeds; *confirmed*)")
     assert ("better than no positional encoding at all (NOPE) by +0.051 (3 seeds; *confirmed*); against BASE-DOT "
-            "and PE-ROPE it holds at every scale tested: `cpu` and `cpu-bpe`, against NOPE it depends on the scale: holds on `cpu`; "
+            "and PE-ROPE it holds at every scale that decides it: `cpu` and `cpu-bpe`, against NOPE it depends on the scale: holds on `cpu`; "
             "fails on `cpu-bpe` (") in differs
 
 
@@ -256,7 +256,7 @@ def test_the_headline_gives_its_standing_then_its_verdict_at_every_scale_the_pap
     assert places == sorted(places) and "cpu-short" not in text  # closest to the paper's protocol first; no runs: no word
     for preset in runs:
         assert f"*{claims.verdict_of(found[preset], 'ega-mope-gain').text}*" in text
-    assert ("That EGA-MORLET is the best overall (it beats EGA-1) fails at every scale tested: `cpu-long` and `cpu`; "
+    assert ("That EGA-MORLET is the best overall (it beats EGA-1) fails at every scale that decides it: `cpu-long` and `cpu`; "
             "`paper`: one seed, against the claim") in text
     undecided = findings.headline(judged({"paper": headline_runs("paper", 0.11, 1)}))
     assert undecided.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it is indicative only")
@@ -312,7 +312,8 @@ def test_the_causal_gate_on_mope_at_the_papers_context_is_said_with_its_share_ga
     share = measures.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
     assert said.startswith("On a 4-layer model at the paper's context (`cpu-long`), a causal gate on MoPE keeps "
                            f"{share.mean:.0%} ± {share.spread:.0%} of EGA-MORLET's gain over PE-MORLET "
-                           "(+0.062 against +0.050 on the whole validation split, 3 seeds; 95%: ")
+                           "(+0.062 against +0.050 on the whole validation split, 3 seeds; 95% by Fieller's interval, "
+                           "which counts the uncertainty of both gains: ")
     assert said in findings.causal_gate(judged(runs), runs)  # the introduction says it where the gate's finding is
     assert findings.mope_gate_share({"cpu": gate_runs(0.0)}) is None  # no causal MoPE run there: nothing said
     assert findings.mope_gate_share(runs) not in findings.causal_gate(judged(runs))  # no runs handed over

@@ -74,7 +74,7 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
                 f"{{ref}}`{claim.words} <{claim.shown_in}>` ({verdict.word}, {verdict.estimate.n} seeds)")
             continue
         cells = [DASH if v.outcome == "not_run" else f"{v.word} ({v.estimate.n})" for v in verdicts.values()]
-        rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].words, *cells])
+        rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].phrase, *cells])
     lines = [f"Judged on one preset alone (elsewhere one seed at most, in each preset's tab): "
              + "; ".join(f"on {where}: {'; '.join(claims_judged)}" for where, claims_judged in alone.items()) + "."
              ] if alone else []

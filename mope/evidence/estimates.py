@@ -218,6 +218,30 @@ class UnpairedDifference(Estimate):
         return f"{self.mean:{'+' if signed else ''}.{decimals}f}{spread} (n={len(self.values)}+{len(self.other)})"
 
 
+def fieller_interval(numerator: Mapping[int, float], denominator: Mapping[int, float],
+                     level: float = LEVEL) -> tuple[float, float] | None:
+    r"""Fieller's ``level`` interval for the ratio of the means of two paired samples, {seed: value} each (a share
+    of a gain, seed by seed): every $R$ with $(\bar x - R\bar y)^2 \le t^2\,\mathrm{Var}(\bar x - R\bar y)$. Unlike
+    an interval of $x_s/\bar y$, it counts the uncertainty of the denominator. None where the seeds do not bound
+    the ratio (the denominator's own interval reaches 0) or fewer than two are shared."""
+    import numpy as np
+
+    seeds = common_seeds(numerator, denominator)
+    if len(seeds) < 2:
+        return None
+    x, y = (np.array([values[s] for s in seeds]) for values in (numerator, denominator))
+    n, t = len(seeds), t_quantile(len(seeds) - 1, level)
+    covariance = np.cov(x, y, ddof=1) / n
+    a = y.mean() ** 2 - t ** 2 * covariance[1, 1]
+    b = x.mean() * y.mean() - t ** 2 * covariance[0, 1]
+    c = x.mean() ** 2 - t ** 2 * covariance[0, 0]
+    discriminant = b * b - a * c
+    if a <= 0 or discriminant < 0:
+        return None
+    root = math.sqrt(discriminant)
+    return (b - root) / a, (b + root) / a
+
+
 POWER = 0.80  # the power at which seeds_needed decides a claim
 MOST_SEEDS = 50  # seeds_needed looks no further
 SD_RANGE = 0.80  # the confidence of the range of plausible sds that seeds_range spans

@@ -21,7 +21,7 @@ from fractions import Fraction
 from mope.evidence import claims, learned_parameters, measures, open_questions, paper, standings as across
 from mope.evidence.claims import Findings
 from mope.evidence.verdicts import DECIDED, Verdict
-from mope.evidence.estimates import LEVEL, distance_to_paper, final_values, paired
+from mope.evidence.estimates import LEVEL, distance_to_paper, fieller_interval, final_values, paired
 from mope.store.presets import STANDING_PRESETS, TRAINING_CHARACTERS, get_preset
 
 MAIN, PUBLISHED, LONG, SHORT = "cpu", "paper", "cpu-long", "cpu-short"
@@ -41,7 +41,10 @@ def _standing(findings: Mapping[str, Findings], key: str) -> str:
 def _predicate(standing: across.Standing) -> str:
     """"holds where decided: `cpu`; undecided on `cpu-long`", "is undecided wherever tested: ...": a standing as
     what its claim does, with every preset behind it."""
-    return SINGULAR[standing.words] + (f": {standing.behind}" if standing.behind != "no run yet" else "")
+    words = SINGULAR[standing.words]
+    if standing.phrase != standing.words:  # a size judged on its direction alone
+        words = words.replace("holds", "holds in its direction").replace("fails", "fails in its direction")
+    return words + (f": {standing.behind}" if standing.behind != "no run yet" else "")
 
 
 def _percent(share: float) -> str:
@@ -217,9 +220,13 @@ def causal_gate(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]
             else f"it keeps {share} of that gain (")
     kept += (f" ± {_percent(survives.estimate.spread)}" if survives.estimate.n > 1 else "") + ")"
     short = _verdict(findings, SHORT, "gain-survives-causal-gate")
-    budget = short is not None and short.estimate.n and short.outcome in DECIDED
-    depends = budget and survives.outcome in DECIDED and short.outcome != survives.outcome
+    budget = short is not None and short.estimate.n > 1  # the other budget, said whether it decides or not
+    depends = budget and survives.outcome in DECIDED and short.outcome in DECIDED and short.outcome != survives.outcome
+    other_way = (budget and survives.outcome in DECIDED and short.outcome not in DECIDED
+                 and (short.estimate.mean > 0.5) == (survives.outcome == "refuted"))
     lead = ("**Whether EGA's gain needs the future depends on the training budget.**" if depends else
+            f"**On `{MAIN}` EGA's gain {'needs the future' if survives.outcome == 'refuted' else 'survives a causal gate'}"
+            f"; a shorter training (`{SHORT}`) points the other way, not settled.**" if other_way else
             {"refuted": "**EGA's gain needs the future.**",
              "confirmed": "**EGA's gain survives a causal gate.**"}.get(survives.outcome,
                                                                        "**Whether EGA's gain needs the future is open.**"))
@@ -232,7 +239,9 @@ def causal_gate(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]
         text += (f". A {short_cfg.n_layer}-layer model at {_context_words(SHORT)} trained {short_cfg.steps:,} steps "
                  f"instead of {main_cfg.steps:,} (`{SHORT}`, {_seeds(short.estimate.n)}) keeps "
                  f"{_percent(short.estimate.mean)} ± {_percent(short.estimate.spread)}: *{short.text}*")
-        if not depends:
+        if short.outcome not in DECIDED:
+            text += ", a direction this budget does not settle"
+        elif not depends:
             text += "; the same verdict"
         elif short_cfg.block_size != main_cfg.block_size:
             text += (f". So the dependence on the future grows with training, or as the context shortens: `{SHORT}` "
@@ -261,12 +270,14 @@ def mope_gate_share(runs: Mapping[str, list[dict]], preset: str = LONG) -> str |
     published, retrained = measures.common_gains(preset_runs, "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
     mean = lambda values: sum(values.values()) / len(values)  # noqa: E731
     spread = f" ± {_percent(share.spread)}" if share.n > 1 else ""
-    interval = (f"; {LEVEL:.0%}: {_percent(share.interval[0])} to {_percent(share.interval[1])}"
-                if share.n > 1 else "")
+    bounds = fieller_interval(retrained, published) if share.n > 1 else None  # the denominator is measured too
+    interval = (f"; {LEVEL:.0%} by Fieller's interval, which counts the uncertainty of both gains: "
+                f"{_percent(bounds[0])} to {_percent(bounds[1])}" if bounds else
+                "; the seeds do not bound the share" if share.n > 1 else "")
     reading = ""
-    if share.n > 1 and share.interval[0] > 0.5:
+    if bounds and bounds[0] > 0.5:
         reading = ": most of the gate's gain on MoPE there does not need the future"
-    elif share.n > 1 and share.interval[1] < 0.5:
+    elif bounds and bounds[1] < 0.5:
         reading = ": most of the gate's gain on MoPE there needs the future"
     return (f"On {named(preset)}, a causal gate on MoPE keeps {_percent(share.mean)}{spread} of EGA-MORLET's "
             f"gain over PE-MORLET ({mean(retrained):+.3f} against {mean(published):+.3f} on the whole validation "
@@ -429,8 +440,8 @@ def open_questions_sentence(findings: Mapping[str, Findings]) -> str | None:
 # --- across every scale -------------------------------------------------------------------------------
 
 #: How many claims have a standing, as a sentence says it when the count is not 1.
-PLURAL = {across.HOLDS_EVERYWHERE: "hold at every scale tested", across.HOLDS_WHERE_DECIDED: "hold where decided",
-          across.FAILS_EVERYWHERE: "fail at every scale tested", across.FAILS_WHERE_DECIDED: "fail where decided",
+PLURAL = {across.HOLDS_EVERYWHERE: "hold at every scale that decides them", across.HOLDS_WHERE_DECIDED: "hold where decided",
+          across.FAILS_EVERYWHERE: "fail at every scale that decides them", across.FAILS_WHERE_DECIDED: "fail where decided",
           across.DEPENDS: "depend on the scale", across.UNDECIDED: "are undecided wherever tested",
           across.INDICATIVE: "are indicative only (one seed wherever run)",
           across.NOT_JUDGED: "are not judged at these scales (a near-equality off the paper's protocol)",

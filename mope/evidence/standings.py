@@ -1,7 +1,7 @@
 """Each claim's standing across the presets: what its verdicts on every scale trained say together, and which
 presets decided it.
 
-A standing never says more than its verdicts: "at every scale tested" only where at least two presets decide
+A standing never says more than its verdicts: "at every scale that decides it" only where at least two presets decide
 the claim the same way and none leaves it undecided; otherwise "where decided", naming the presets that decide
 it, those where it is undecided, and apart from them the presets with one seed (`paper` has one seed of each
 model: it never decides, and its direction is told beside, "`paper`: one seed, the claim's way"). The
@@ -18,13 +18,13 @@ from mope.evidence.claims import CLAIMS, Claim, Findings, presets_named, verdict
 from mope.evidence.verdicts import MARGIN, Verdict
 from mope.store.presets import STANDING_PRESETS
 
-HOLDS_EVERYWHERE, HOLDS_WHERE_DECIDED = "holds at every scale tested", "holds where decided"
-FAILS_EVERYWHERE, FAILS_WHERE_DECIDED = "fails at every scale tested", "fails where decided"
+HOLDS_EVERYWHERE, HOLDS_WHERE_DECIDED = "holds at every scale that decides it", "holds where decided"
+FAILS_EVERYWHERE, FAILS_WHERE_DECIDED = "fails at every scale that decides it", "fails where decided"
 DEPENDS, UNDECIDED, INDICATIVE = "depends on the scale", "undecided wherever tested", "indicative only"
 NOT_JUDGED, NOT_TESTED = "not judged at these scales", "not tested"
 STANDINGS = (HOLDS_EVERYWHERE, HOLDS_WHERE_DECIDED, FAILS_EVERYWHERE, FAILS_WHERE_DECIDED, DEPENDS, UNDECIDED,
              INDICATIVE, NOT_JUDGED, NOT_TESTED)
-#: Fewest presets that must decide a claim, and the same way, for "at every scale tested".
+#: Fewest presets that must decide a claim, and the same way, for "at every scale that decides it".
 EVERY_SCALE = 2
 
 #: The standings in words, defined once; the book shows this table beside the claims table.
@@ -72,6 +72,7 @@ class Standing:
     against: tuple[str, ...] = ()  # ... and those whose one seed points against it (neither: not known)
     moot: tuple[str, ...] = ()  # the presets where it has nothing to test (e.g. no gain to share)
     not_judged: tuple[str, ...] = ()  # the presets where it is not judged at that scale (a near-equality)
+    direction_only: bool = False  # a size claim decided on its direction alone wherever decided (never on `paper`)
     named: Callable[[Sequence[str]], str] = presets_named  # presets as a sentence names them (Claim.judged_where)
 
     @property
@@ -100,10 +101,17 @@ class Standing:
         return "; ".join(parts) or "no run yet"
 
     @property
+    def phrase(self) -> str:
+        """:attr:`words` as a table shows them: "direction holds where decided" for a size claim that every deciding
+        preset judged on its direction alone (its size is judged at the paper's protocol only)."""
+        decided = self.words in (HOLDS_EVERYWHERE, HOLDS_WHERE_DECIDED, FAILS_EVERYWHERE, FAILS_WHERE_DECIDED)
+        return f"direction {self.words}" if self.direction_only and decided else self.words
+
+    @property
     def text(self) -> str:
         """"holds where decided: `cpu`; undecided on `cpu-long`; `paper`: one seed, the claim's way": the words
         and every preset behind them (:attr:`behind`)."""
-        return f"{self.words}: {self.behind}" if self.behind != "no run yet" else self.words
+        return f"{self.phrase}: {self.behind}" if self.behind != "no run yet" else self.phrase
 
 
 def standing(verdicts: Mapping[str, Verdict], named: Callable[[Sequence[str]], str] = presets_named,
@@ -130,7 +138,8 @@ def standing(verdicts: Mapping[str, Verdict], named: Callable[[Sequence[str]], s
     else:
         words = (UNDECIDED if rest["undecided"] else INDICATIVE if single else NOT_JUDGED if rest["not_judged"]
                  else NOT_TESTED)
-    return Standing(words, holds, fails, **rest)
+    direction_only = bool(holds or fails) and all(verdicts[p].judged_on == "direction" for p in (*holds, *fails))
+    return Standing(words, holds, fails, **rest, direction_only=direction_only)
 
 
 def judge_presets(presets: Sequence[str] = STANDING_PRESETS) -> dict[str, Findings]:
