@@ -1,0 +1,70 @@
+"""The paper's protocol on two devices: its seed 0 trained in bf16 on a GPU, its later seeds in float32 on CPU cores.
+
+Before the CPU seeds were trained, BASE-DOT seed 0 was trained again on the CPU to step 1,000 (a rehearsal, not a
+result: it is kept under ``results/rehearsals/``, beside no preset), so that the two devices' evaluations of the same
+seed, the same batches and the same schedule can be compared at steps 500 and 1,000 against how much two seeds
+differ there. The CPU timing of the protocol (seconds a step, two runs side by side) is stored with it.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from mope.store.results import results_root
+
+#: The rehearsal's record, under the results root.
+REHEARSAL = Path("rehearsals") / "paper-BASE-DOT-seed0-cpu.json"
+COMPARED_STEPS = (500, 1000)
+
+
+def load_rehearsal(root=None) -> dict | None:
+    """The stored CPU rehearsal of `paper` BASE-DOT seed 0, or None where none is stored (or it cannot be read)."""
+    path = results_root(root) / REHEARSAL
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def precision(run: Mapping) -> str:
+    """"bf16 on cuda: NVIDIA H200" or "float32 on cpu: …": how a run computed, from its provenance."""
+    device = run["provenance"]["device"]
+    autocast = run.get("config", {}).get("train", {}).get("autocast")
+    return f"{autocast if device.startswith('cuda') and autocast else 'float32'} on {device}"
+
+
+def seed_devices(runs: Iterable[Mapping]) -> str:
+    """"seed 0: bf16 on cuda: NVIDIA H200; seeds 1, 2: float32 on cpu: …": each seed of a preset's runs by how it
+    computed (a seed whose runs differ is listed under each)."""
+    by_device: dict[str, set[int]] = {}
+    for run in runs:
+        by_device.setdefault(precision(run), set()).add(run["seed"])
+    parts = []
+    for device, seeds in sorted(by_device.items(), key=lambda item: min(item[1])):
+        ordered = sorted(seeds)
+        parts.append(f"seed{'s' if len(ordered) > 1 else ''} {', '.join(map(str, ordered))}: {device}")
+    return "; ".join(parts)
+
+
+def evaluation_at(history: Sequence[Mapping], step: int) -> float | None:
+    """The random-batch validation loss a history records at ``step``, or None."""
+    return next((entry["val_loss"] for entry in history if entry["step"] == step), None)
+
+
+def device_comparison(rehearsal: Mapping, stored: Mapping, steps: Sequence[int] = COMPARED_STEPS) -> list[tuple]:
+    """(step, the CPU rehearsal's val loss, the stored GPU run's, CPU − GPU) at each of ``steps`` both evaluated."""
+    rows = []
+    for step in steps:
+        cpu, gpu = evaluation_at(rehearsal["history"], step), evaluation_at(stored["history"], step)
+        if cpu is not None and gpu is not None:
+            rows.append((step, cpu, gpu, cpu - gpu))
+    return rows
+
+
+def seed_spread(runs: Iterable[Mapping], variant: str, step: int) -> tuple[float, int] | None:
+    """(the sd over seeds of ``variant``'s val loss at ``step``, the seeds) among ``runs``; None under two seeds."""
+    values = [evaluation_at(run["history"], step) for run in runs if run["variant"] == variant]
+    values = [value for value in values if value is not None]
+    return (statistics.stdev(values), len(values)) if len(values) > 1 else None

@@ -1,0 +1,43 @@
+"""The paper's protocol on two devices (issue 59): each seed named with how it computed, and the CPU rehearsal of
+seed 0 set against the stored GPU run at steps 500 and 1,000."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mope.evidence import devices
+from mope.store.presets import get_preset
+from synthetic_runs import run
+
+
+def with_device(variant, seed, device, history=None):
+    made = run(variant, seed, 1.5, preset=get_preset("paper"), history=history)
+    made["provenance"]["device"] = device
+    return made
+
+
+def test_each_seed_is_named_with_the_device_and_precision_it_trained_in():
+    runs = [with_device("BASE-DOT", 0, "cuda: NVIDIA H200"), with_device("EGA-MORLET", 0, "cuda: NVIDIA H200"),
+            with_device("BASE-DOT", 1, "cpu: Intel Xeon, 1 thread"), with_device("BASE-DOT", 2, "cpu: Intel Xeon, 1 thread")]
+    assert devices.seed_devices(runs) == "seed 0: bf16 on cuda: NVIDIA H200; seeds 1, 2: float32 on cpu: Intel Xeon, 1 thread"
+    assert devices.seed_devices([]) == ""
+
+
+def test_the_rehearsal_is_compared_at_the_steps_both_evaluated_and_the_spread_needs_two_seeds(store):
+    history = [{"step": s, "lr": 1e-4, "train_loss": 2.0, "val_loss": v} for s, v in ((0, 4.3), (500, 2.14), (1000, 1.78))]
+    stored = with_device("BASE-DOT", 0, "cuda: NVIDIA H200", history=history)
+    rehearsal = {"history": [{"step": 500, "val_loss": 2.15}, {"step": 1000, "val_loss": 1.77}, {"step": 750, "val_loss": 1.9}]}
+    rows = devices.device_comparison(rehearsal, stored)
+    assert [(step, round(diff, 4)) for step, _, _, diff in rows] == [(500, 0.01), (1000, -0.01)]
+    other = with_device("BASE-DOT", 1, "cpu", history=[{**h, "val_loss": h["val_loss"] + 0.02} for h in history])
+    spread, seeds = devices.seed_spread([stored, other], "BASE-DOT", 500)
+    assert seeds == 2 and spread == pytest.approx(0.02 / 2 ** 0.5)
+    assert devices.seed_spread([stored], "BASE-DOT", 500) is None
+    assert devices.load_rehearsal() is None  # none in an empty store
+    path = store[0] / devices.REHEARSAL
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(rehearsal))
+    assert devices.load_rehearsal() == rehearsal
+    path.write_text("{not json")
+    assert devices.load_rehearsal() is None  # a damaged record is no comparison, never a crash
