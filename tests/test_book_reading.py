@@ -885,3 +885,22 @@ def test_the_introduction_opens_with_the_bottom_line_above_its_first_figure():
     for sentence in sentences:
         plain = re.sub(r"\{ref\}`[^`]+`", "", sentence).replace("**", "").replace("`", "")
         assert "".join(plain.split(" (")[0].split()) in page
+
+
+@needs_build
+def test_no_image_is_described_by_its_path_and_every_page_has_a_description():
+    """Issue 55: all 26 result figures had their own file path as alt text, and no page a meta description."""
+    spec = importlib.util.spec_from_file_location("page_meta", ROOT / "book" / "_ext" / "page_meta.py")
+    page_meta = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(page_meta)
+    pages = [page for page in BUILT.rglob("*.html") if "_static" not in page.parts and "_sources" not in page.parts
+             and page.name not in ("search.html", "genindex.html") and page.relative_to(BUILT).parts != ("index.html",)]  # a redirect
+    images = 0
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        for tag in re.findall(r"<img\b[^>]*>", html):
+            alt, src = re.search(r'alt="([^"]*)"', tag), re.search(r'src="([^"]*)"', tag)
+            assert alt and not page_meta.is_path(alt.group(1), src.group(1) if src else ""), (page.name, tag[:160])
+            images += 1
+        assert re.search(r'<meta name="description" content="[^"]{40,}"', html), page.name
+    assert images >= 26
