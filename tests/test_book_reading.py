@@ -904,3 +904,12 @@ def test_no_image_is_described_by_its_path_and_every_page_has_a_description():
             images += 1
         assert re.search(r'<meta name="description" content="[^"]{40,}"', html), page.name
     assert images >= 26
+
+
+@needs_build
+def test_no_page_writes_an_inline_script_twice():
+    """Issue 55: sphinx-thebe's configuration was written twice on every page (`const THEBE_JS_URL` declared twice:
+    a JavaScript error), as was the toggle buttons' selector."""
+    for page in [BUILT / "book" / "intro.html", *(BUILT / "notebooks").glob("0*.html")]:
+        inline = re.findall(r"<script>(.*?)</script>", page.read_text(encoding="utf-8"), flags=re.S)
+        assert len(inline) == len(set(inline)), page.name

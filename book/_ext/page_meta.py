@@ -4,6 +4,8 @@
   only its own file path (MyST-NB writes the path of a figure a cell draws): a screen reader then says what the
   figure shows, never ``../_images/<sha256>.png``.
 * Every page gets a ``<meta name="description">``: its first paragraph, cut at a sentence near 160 characters.
+* A script the theme's extensions add twice (sphinx-thebe's inline configuration: two ``const THEBE_JS_URL``
+  declarations, a JavaScript error on every page) is written once.
 """
 from __future__ import annotations
 
@@ -51,7 +53,19 @@ def description(app, pagename, templatename, context, doctree) -> None:
     context["metatags"] = context.get("metatags", "") + f'\n<meta name="description" content="{html.escape(text)}" />'
 
 
+def scripts_once(app, pagename, templatename, context, doctree) -> None:
+    seen, kept = set(), []
+    for script in context.get("script_files", []):
+        # an inline script is registered once with the file name None and once with "": the same script
+        key = (getattr(script, "filename", script) or "", getattr(script, "attributes", {}).get("body", ""))
+        if key not in seen:
+            seen.add(key)
+            kept.append(script)
+    context["script_files"] = kept
+
+
 def setup(app):
     app.connect("doctree-resolved", alt_from_captions)
     app.connect("html-page-context", description)
+    app.connect("html-page-context", scripts_once)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
