@@ -856,3 +856,24 @@ def test_every_undecided_verdict_says_how_many_seeds_would_settle_it_at_the_leve
                 assert record["seeds_needed"] > record["n"], (preset, record["key"])
             if claims.get_claim(record["key"]).test.find("Welch") >= 0:
                 assert "on each of the two presets" in record["verdict"], record["key"]
+
+
+def test_the_rules_history_is_whole_each_change_with_its_commit_and_when_it_came():
+    """Issue 54: Holm and Pocock (46ed670) and the home-family rule (9ddb457) were not in the rules' history; each
+    rule since names the commit that brought it, a commit of this repository's history."""
+    import subprocess
+
+    named = {rule.name: rule for rule in verdicts.RULES}
+    assert named["parts, corrected"].commit.startswith("46ed670")
+    assert named["one claim, one verdict"].commit.startswith("9ddb457")
+    assert verdicts.CURRENT_RULE == "families declared before the runs"
+    root = Path(__file__).resolve().parents[1]
+    for rule in verdicts.RULES:
+        if rule.commit is None:
+            continue
+        assert rule.when, rule.name
+        known = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", rule.commit, "HEAD"],
+                               capture_output=True)
+        assert known.returncode == 0, (rule.name, rule.commit)
+    history = claims_tables.rule_line(named["one claim, one verdict"])
+    assert history.startswith("* **2026-12-03**, *one claim, one verdict* (`9ddb457`, 8.5 minutes after")

@@ -79,7 +79,7 @@ RULES = (
     Rule("families declared before the runs", "2026-12-04", "each preset's family is declared in the plan "
          "(`mope.store.plan.FAMILIES`): every claim the plan tests there, a planned test without runs at p = 1, a "
          "claim across two presets in its home's family alone; so a run of one claim can only make another's "
-         "correction less strict", None,
+         "correction less strict", "34ca57b61752107b57bf4d9854557c60ba4f0878",
          "before `paper`'s seeds 1-2 and its causal gates; after every run of the CPU presets"),
 )
 CURRENT_RULE = RULES[-1].name
