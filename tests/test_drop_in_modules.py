@@ -59,3 +59,23 @@ def test_the_repository_ships_the_licence_its_metadata_names_and_ignores_what_an
     assert "MIT License" in (root / "LICENSE").read_text() and 'license = { text = "MIT" }' in (root / "pyproject.toml").read_text()
     ignored = (root / ".gitignore").read_text().splitlines()
     assert "build/" in ignored and "dist/" in ignored and (root / "mope" / "py.typed").is_file()
+
+
+def test_gradients_of_mope_and_both_gates_check_in_float64():
+    """Issue 56: `.double()` left the MoPE table float32, and gradcheck failed; the dtype follows the module (float32
+    at least, so bf16 autocast still computes MoPE in float32). The module's own forward, its parameters as inputs."""
+    from torch.func import functional_call
+
+    torch.manual_seed(0)
+    pos = mope.MorletPositions(8, admissibility="none").double()
+    assert pos(5).dtype == torch.float64
+    parameters = (pos.log_omega.detach().clone().requires_grad_(), pos.log_sigma.detach().clone().requires_grad_())
+    assert torch.autograd.gradcheck(
+        lambda log_omega, log_sigma: functional_call(pos, {"log_omega": log_omega, "log_sigma": log_sigma}, (5,)),
+        parameters)
+    for gate in (mope.CausalEnergyGate(8, 2).double(), mope.FutureReadingEnergyGate(8, 2, warn=False).double()):
+        with torch.no_grad():
+            gate.tau.fill_(0.3)
+        normed = torch.randn(2, 5, 8, dtype=torch.float64, requires_grad=True)
+        assert gate.log_gate(normed).dtype == torch.float64
+        assert torch.autograd.gradcheck(gate.log_gate, (normed,))

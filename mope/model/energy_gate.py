@@ -50,8 +50,9 @@ class EnergyScores(nn.Module):
         self.tau = nn.Parameter(torch.zeros(n_head))
 
     def energies(self, normed: torch.Tensor) -> torch.Tensor:
-        """(B, H, T) energy scores e_j of every head."""
-        return self.energy(normed).transpose(1, 2).float()
+        """(B, H, T) energy scores e_j of every head, in float32 at least (float64 stays float64)."""
+        e = self.energy(normed).transpose(1, 2)
+        return e.to(torch.promote_types(e.dtype, torch.float32))
 
     def standardised(self, normed: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError

@@ -67,8 +67,9 @@ def project_admissible(omega: torch.Tensor, sigma: torch.Tensor, mode: str) -> t
 def effective_parameters(log_omega: torch.Tensor, log_sigma: torch.Tensor,
                          admissibility: str) -> tuple[torch.Tensor, torch.Tensor]:
     """(omega, sigma) the forward uses for raw log-parameters: the clamps, then the admissibility bound."""
-    omega = log_omega.float().exp().clamp(max=OMEGA_MAX)
-    sigma = log_sigma.float().exp().clamp(min=SIGMA_MIN)
+    dtype = torch.promote_types(log_omega.dtype, torch.float32)  # float32 at least; float64 stays float64
+    omega = log_omega.to(dtype).exp().clamp(max=OMEGA_MAX)
+    sigma = log_sigma.to(dtype).exp().clamp(min=SIGMA_MIN)
     return project_admissible(omega, sigma, admissibility), sigma
 
 
@@ -123,11 +124,12 @@ class MorletPositions(nn.Module):
         return effective_parameters(self.log_omega, self.log_sigma, self.admissibility)
 
     def forward(self, length: int) -> torch.Tensor:
-        """The encoding of positions 0..length-1: (length, n_embd), in float32 whatever the autocast."""
+        """The encoding of positions 0..length-1: (length, n_embd), in float32 whatever the autocast (float64 for a
+        module made float64, e.g. by ``.double()``)."""
         with torch.autocast(device_type=self.log_omega.device.type, enabled=False):
             omega, sigma = self.effective()
-            b = torch.arange(length, device=omega.device, dtype=torch.float32)[:, None]
-            offset = b - self.centre.float() if self.centre is not None else b
+            b = torch.arange(length, device=omega.device, dtype=omega.dtype)[:, None]
+            offset = b - self.centre.to(omega.dtype) if self.centre is not None else b
             envelope = torch.exp(-offset.square() / (2 * sigma.square() + ENVELOPE_EPS))
             phase = omega * b
             return torch.stack((torch.cos(phase) * envelope, torch.sin(phase) * envelope), dim=-1).flatten(1)
