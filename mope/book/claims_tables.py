@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from mope.book.markdown_tables import plain_markdown_table
 from mope.evidence import claims, paper
-from mope.evidence.claims import CLAIMS, Findings, estimate_text, paper_text, verdict_of
+from mope.evidence.claims import CLAIMS, CLAIMS_BY_KEY, Findings, estimate_text, paper_text, verdict_of
 from mope.evidence.standings import INDICATIVE, NOT_JUDGED, NOT_TESTED, Standing, closeness
 from mope.evidence.verdicts import DECIDED, RULES, Rule, Verdict
 from mope.evidence.estimates import DASH
@@ -202,17 +202,28 @@ def rule_history(findings_by_rule: Mapping[str, Mapping[str, Findings]]) -> str:
     :data:`~mope.evidence.verdicts.RULES`; :func:`findings_under_every_rule`)."""
     rules = [rule for rule in RULES if rule.name in findings_by_rule]
     lines = [rule_line(rule) for rule in rules]
-    rows = []
     current = findings_by_rule[rules[-1].name]
-    for preset in sorted(current, key=closeness):
-        for claim, _ in current[preset]:
-            verdicts = [verdict_of(findings_by_rule[rule.name][preset], claim.key) for rule in rules]
-            if len({verdict.word for verdict in verdicts}) > 1:
-                rows.append([claim.words, f"`{preset}`", *(f"{v.word} (n={v.estimate.n})" for v in verdicts)])
+
+    def words(rule, preset, key):
+        return verdict_of(findings_by_rule[rule.name][preset], key).word
+
+    pairs = [(preset, claim.key) for preset in sorted(current, key=closeness) for claim, _ in current[preset]]
+    # a rule that moved no verdict's word (only adjusted p) gets no column of its own: said under the table
+    silent = [rule for before, rule in zip(rules, rules[1:])
+              if all(words(before, p, k) == words(rule, p, k) for p, k in pairs)]
+    shown = [rule for rule in rules if rule not in silent]
+    rows = []
+    for preset, key in pairs:
+        verdicts = [verdict_of(findings_by_rule[rule.name][preset], key) for rule in shown]
+        if len({verdict.word for verdict in verdicts}) > 1:
+            rows.append([CLAIMS_BY_KEY[key].words, f"`{preset}`", *(f"{v.word} (n={v.estimate.n})" for v in verdicts)])
     moved = (f"{len(rows)} verdicts moved with a change of rule:\n\n"
              + plain_markdown_table(["claim", "preset", *(rule.since + (f" `{rule.commit[:7]}`" if rule.commit else "")
-                                                          for rule in rules)], rows)
+                                                          for rule in shown)], rows)
              if rows else "No verdict moved with a change of rule.")
+    if silent:
+        moved += ("\n\n" + " and ".join(f"*{rule.name}*" for rule in silent)
+                  + " moved no verdict's word on these runs, only adjusted p-values (each record's `p_adjusted`).")
     return "\n".join(lines) + "\n\n" + moved
 
 
