@@ -913,3 +913,11 @@ def test_no_page_writes_an_inline_script_twice():
     for page in [BUILT / "book" / "intro.html", *(BUILT / "notebooks").glob("0*.html")]:
         inline = re.findall(r"<script>(.*?)</script>", page.read_text(encoding="utf-8"), flags=re.S)
         assert len(inline) == len(set(inline)), page.name
+
+
+@needs_build
+def test_every_page_names_its_favicon():
+    """Issue 55: no favicon (a failed request on every page, Lighthouse's best practices)."""
+    assert (BUILT / "_static" / "favicon.svg").is_file()
+    for page in [BUILT / "book" / "intro.html", *(BUILT / "notebooks").glob("0*.html")]:
+        assert re.search(r'<link rel="icon" href="[^"]*favicon\.svg"', page.read_text(encoding="utf-8")), page.name
