@@ -874,10 +874,13 @@ def test_the_introduction_opens_with_the_bottom_line_above_its_first_figure():
 
     html = built("book/intro.html")
     first_figure = html.index('src="../_images/')  # the page's first figure (the Colab logo of the header comes before)
-    questions = [html.find(q) for q in ("Does MoPE beat the usual position encodings?", "Does the energy gate help?",
-                                        "Does the paper&#8217;s headline hold" if "&#8217;" in html else
-                                        "Does the paper’s headline hold" if "paper’s headline" in html else
-                                        "Does the paper's headline hold", "What would settle it?", "What to use instead?")]
+    headline = ("Does the paper&#8217;s headline hold" if "&#8217;" in html else
+                "Does the paper’s headline hold" if "paper’s headline" in html else "Does the paper's headline hold")
+    asked = ["Does MoPE beat the usual position encodings?", "Does the energy gate help?", headline,
+             "What would settle it?", "What to use instead?"]
+    if not bottom_line.missing_runs({p: results.load_results(p) for p in STANDING_PRESETS}):
+        asked.remove("What would settle it?")
+    questions = [html.find(q) for q in asked]
     assert -1 not in questions and questions == sorted(questions) and questions[-1] < first_figure
     sentences = bottom_line.bottom_line({p: claims.claim_records(p) for p in STANDING_PRESETS},
                                         {p: results.load_results(p) for p in STANDING_PRESETS})

@@ -26,9 +26,11 @@ def record(key, ours, n=8, outcome="confirmed", seeds_needed=None, interval=(0.0
 def test_the_bottom_line_answers_five_questions_in_plain_words_with_the_documents_numbers(stored):
     documents, runs = stored
     sentences = bottom_line.bottom_line(documents, runs)
-    assert [s.split("?")[0] for s in sentences] == [
-        "**Does MoPE beat the usual position encodings", "**Does the energy gate help",
-        "**Does the paper's headline hold at its own scale", "**What would settle it", "**What to use instead"]
+    questions = ["**Does MoPE beat the usual position encodings", "**Does the energy gate help",
+                 "**Does the paper's headline hold at its own scale", "**What would settle it", "**What to use instead"]
+    if not bottom_line.missing_runs(runs):  # every planned run of the headline stored: nothing left to settle it
+        questions.remove("**What would settle it")
+    assert [s.split("?")[0] for s in sentences] == questions
     text = " ".join(sentences)
     for word in ("Holm", "Pocock", "p =", "adjusted", "confirmed", "refuted", "indicative"):
         assert word not in text, word
