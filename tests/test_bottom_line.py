@@ -55,6 +55,8 @@ def test_each_answer_follows_the_records_it_reads():
                      "mope-beats-sincos": record("mope-beats-sincos", 0.18, paper=0.08)}}
     assert "? Only against sin/cos.**" in bottom_line.mope_against_the_usual(usual)
     usual["cpu"]["mope-below-base"] = record("mope-below-base", -0.05)  # MoPE below the learned table too
+    assert "? Only against a learned table and sin/cos.**" in bottom_line.mope_against_the_usual(usual)
+    usual["cpu"]["rope-beats-mope"] = record("rope-beats-mope", 0.19, outcome="undecided", seeds_needed=9)
     assert "? Not settled.**" in bottom_line.mope_against_the_usual(usual)
     usual["cpu"]["rope-beats-mope"] = record("rope-beats-mope", -0.05)
     text = bottom_line.mope_against_the_usual(usual)

@@ -100,10 +100,12 @@ def mope_against_the_usual(records: Records) -> str | None:
     if not shown:
         return None
     main = records[shown[0]]
-    below = [lower_by(main[k], "PE-MORLET") > 0 and main[k]["outcome"] in SETTLED for k, _ in keys]
-    above = [lower_by(main[k], "PE-MORLET") < 0 and main[k]["outcome"] in SETTLED for k, _ in keys]
-    answer = ("Yes" if all(below) else "Only against sin/cos" if above[:2] == [True, True] and below[2]
-              else "No" if all(above) else "Not settled")
+    short = {"BASE-DOT": "a learned table", "PE-ROPE": "RoPE", "PE-SINCOS": "sin/cos"}
+    beaten = [short[model] for k, model in keys if lower_by(main[k], "PE-MORLET") > 0]
+    if not all(main[k]["outcome"] in SETTLED for k, _ in keys):
+        answer = "Not settled"
+    else:
+        answer = "Yes" if len(beaten) == len(keys) else "No" if not beaten else f"Only against {' and '.join(beaten)}"
     parts = []
     for preset in shown:
         found = records[preset]
