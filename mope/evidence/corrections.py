@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from mope.evidence.estimates import UnpairedDifference, seeds_needed, seeds_range
-from mope.evidence.verdicts import DECIDED, FAMILY_LEVEL, POCOCK_LEVELS, Verdict, decision_text
+from mope.evidence.estimates import UnpairedDifference
+from mope.evidence.verdicts import DECIDED, FAMILY_LEVEL, POCOCK_LEVELS, Verdict, decision_text, seeds_to_decide
 
 
 def sequential_level(looks: int) -> float:
@@ -100,13 +100,12 @@ def seeds_after_correction(verdict: Verdict, multiplier: int) -> Verdict:
     seeds would settle it at the level it must actually clear (more than at 95% alone)."""
     low, high, test_level, mean = verdict.test
     level = corrected_level(test_level, verdict.looks, multiplier)
-    estimate, each_preset = verdict.estimate, isinstance(verdict.estimate, UnpairedDifference)
-    needed = seeds_needed(estimate.spread, mean, low, high, level)
-    spread = seeds_range(estimate.spread, estimate.n, mean, low, high, level, estimate.resolution) if needed else None
-    decide = decision_text(needed, spread, each_preset) + f" at the {level:.2%} level its correction needs"
+    needed, spread, decide = seeds_to_decide(verdict.estimate, low, high, level, mean)
+    decide += f" at the {level:.2%} level its correction needs"
     if verdict.corrected:
         detail = f"{verdict.detail}; {decide}"
     else:
-        alone = decision_text(verdict.seeds_needed, verdict.seeds_range, each_preset)
+        alone = decision_text(verdict.seeds_needed, verdict.seeds_range,
+                              isinstance(verdict.estimate, UnpairedDifference))
         detail = verdict.detail.replace(alone, decide) if alone in verdict.detail else f"{verdict.detail}; {decide}"
     return replace(verdict, seeds_needed=needed, seeds_range=spread, detail=detail)

@@ -235,12 +235,19 @@ def _undecided(estimate: Estimate, low: float = 0.0, high: float = math.inf, lev
     the side the mean (``mean``: on the claim's side, default the estimate's) lies on, and ``p``, the
     p-value of the test that did not decide it (it counts among a preset's tests, :func:`holm`)."""
     mean = estimate.mean if mean is None else mean
+    needed, spread, decide = seeds_to_decide(estimate, low, high, level, mean)
+    return Verdict(estimate, "undecided", size, f"{detail}; {decide}" if detail else decide, needed,
+                   seeds_range=spread, p_value=p, test=(low, high, level, mean))
+
+
+def seeds_to_decide(estimate: Estimate, low: float, high: float, level: float,
+                    mean: float) -> tuple[int | None, tuple[int | None, int | None] | None, str]:
+    """(seeds needed, their range over the plausible sds, the words of :func:`decision_text`) for the ``level``
+    interval of ``estimate``, its mean taken as ``mean``, to lie inside (``low``, ``high``)."""
     needed = seeds_needed(estimate.spread, mean, low, high, level)
     spread = (seeds_range(estimate.spread, estimate.n, mean, low, high, level, estimate.resolution)
               if needed is not None else None)
-    decide = decision_text(needed, spread, isinstance(estimate, UnpairedDifference))
-    return Verdict(estimate, "undecided", size, f"{detail}; {decide}" if detail else decide, needed,
-                   seeds_range=spread, p_value=p, test=(low, high, level, mean))
+    return needed, spread, decision_text(needed, spread, isinstance(estimate, UnpairedDifference))
 
 
 def _beyond(mean: float, boundary: float) -> tuple[float, float]:
@@ -291,9 +298,11 @@ def verdict_direction(estimate: Estimate, claimed: float, preset: str) -> Verdic
         side = "the paper's direction" if oriented.mean > 0 else "against the paper's direction"
         return replace(_indicative(estimate, f"{side}; {ratio}"), judged_on="direction")
     if direction.outcome == "confirmed":
-        return Verdict(estimate, "confirmed", detail=ratio, p_value=direction.p_value, test=direction.test, judged_on="direction")
+        return Verdict(estimate, "confirmed", detail=ratio, p_value=direction.p_value, test=direction.test,
+                       judged_on="direction")
     if direction.outcome == "refuted":
-        return Verdict(estimate, "refuted", detail=f"the other way round; {ratio}", p_value=direction.p_value, test=direction.test,
+        return Verdict(estimate, "refuted", detail=f"the other way round; {ratio}", p_value=direction.p_value,
+                       test=direction.test,
                        judged_on="direction")
     return replace(direction, estimate=estimate, detail=f"direction open; {ratio}; " + direction.detail,
                    judged_on="direction")
