@@ -82,10 +82,15 @@ def lower_by(record: dict, model: str) -> float | None:
     return by if lower == model else -by
 
 
+def below_or_above(by: float, unit: str = "") -> str:
+    """"0.133 below", "0.111 above" (with ``unit`` after the number): a difference of losses in words."""
+    return f"{abs(by):.3f}{unit} {'below' if by > 0 else 'above'}"
+
+
 def _against(record: dict, model: str, against: str) -> str:
     """"0.133 above that of a learned position table": ``model``'s loss against ``against``'s, from ``record``."""
     by = lower_by(record, model)
-    return f"{abs(by):.3f} {'below' if by > 0 else 'above'} that of {PLAIN[against]}"
+    return f"{below_or_above(by)} that of {PLAIN[against]}"
 
 
 def _percent(share: float) -> str:
@@ -150,12 +155,12 @@ def paper_scale(records: Records) -> str | None:
     text = (f"**Does the paper's headline hold at its own scale? {answer}.** There ({cfg.n_layer} layers, width "
             f"{cfg.n_embd}, "
             f"{cfg.steps * cfg.batch_size * cfg.block_size / 1e6:.0f}M training tokens; {where(PUBLISHED, headline['n'])}) "
-            f"MoPE with the energy gate has a loss {abs(gain):.3f} {'below' if gain > 0 else 'above'} the learned "
+            f"MoPE with the energy gate has a loss {below_or_above(gain)} the learned "
             f"table's (the paper: {headline['paper']:.3f} below; {certainty(headline)})")
     cpu = [(p, records[p]["ega-mope-gain"]) for p in (LONG, MAIN) if records.get(p, {}).get("ega-mope-gain", {}).get("n")]
     if cpu:
         text += "; on the CPU models it is " + "; ".join(
-            f"{abs(lower_by(r, 'EGA-MORLET')):.3f} {'below' if lower_by(r, 'EGA-MORLET') > 0 else 'above'} on "
+            f"{below_or_above(lower_by(r, 'EGA-MORLET'))} on "
             f"{where(p, r['n'])} ({certainty(r)})" for p, r in cpu)
     return text + " ({ref}`repro-table-2`)."
 
@@ -201,7 +206,7 @@ def instead(records: Records) -> str | None:
     nope = records.get(BPE, {}).get("mope-beats-nope")
     if nope and nope["n"]:
         gap = lower_by(nope, "PE-MORLET")
-        parts.append(f"on subword tokens MoPE's loss is {abs(gap):.3f} nats a token {'below' if gap > 0 else 'above'} "
+        parts.append(f"on subword tokens MoPE's loss is {below_or_above(gap, ' nats a token')} "
                      f"that of a model with no positions at all ({where(BPE, nope['n'])}, {certainty(nope)})")
     if not parts:
         return None
