@@ -11,9 +11,9 @@ a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
     at lr 0), warm-up 300, AdamW 3e-4 (0.9, 0.95) eps 1e-8, decay 0.1, clip 1.0, dropout 0.1,
     evaluation every 500 steps on 50 batches per split. On CUDA bf16 autocast by default;
     ``autocast="fp16"`` (with a gradient scaler) is what the author ran on a T4. Its stored seed 0 took 4-5 min a
-    model on one H200. On CPU cores (float32; the same configuration, so the same preset) a step took 11.1 s for
-    BASE-DOT and 11.2 s for EGA-MORLET with two runs side by side, one thread each (2 Xeon cores, torch 2.13.0,
-    measured at 34ca57b): about 16 hours a run, its 11 evaluations aside.
+    model on one H200. On CPU cores (float32; the same configuration, so the same preset) a step took 10.2 s for
+    BASE-DOT and 10.1 s for EGA-MORLET with two runs side by side, one thread each (2 Xeon cores, torch 2.13.0,
+    measured from a clean tree at 34ca57b; results/rehearsals/): about 14 hours a run, its 11 evaluations aside.
 
 ``cpu``
     The paper's architecture at a size two CPU cores train in about a quarter of an hour per model,
