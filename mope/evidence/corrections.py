@@ -37,15 +37,20 @@ def holm(tests: Sequence[tuple[str, float]]) -> dict[str, float]:
     """{key: Holm-adjusted p} for the tests ``(key, p)`` of one family: the k-th smallest of the m p-values
     multiplied by m − k + 1, the adjusted values kept non-decreasing and at most 1. A p-value that is not a
     number between 0 and 1 is refused, naming its test (sorting would put it anywhere)."""
+    return _holm_ranked(tests)[0]
+
+
+def _holm_ranked(tests: Sequence[tuple[str, float]]) -> tuple[dict[str, float], dict[str, int]]:
+    """:func:`holm`'s adjusted p-values and each test's multiplier m − k + 1, from one sort of the family."""
     for key, p in tests:
         if not 0.0 <= p <= 1.0:  # also False for NaN
             raise ValueError(f"the test of {key!r} has p = {p}: Holm's correction needs a p-value in [0, 1]")
-    adjusted, running = {}, 0.0
-    ordered = sorted(tests, key=lambda test: test[1])
-    for rank, (key, p) in enumerate(ordered):
-        running = max(running, min(1.0, (len(ordered) - rank) * p))
+    adjusted, multiplier, running = {}, {}, 0.0
+    for rank, (key, p) in enumerate(sorted(tests, key=lambda test: test[1])):
+        multiplier[key] = len(tests) - rank
+        running = max(running, min(1.0, multiplier[key] * p))
         adjusted[key] = running
-    return adjusted
+    return adjusted, multiplier
 
 
 def corrected(verdicts: Sequence[tuple[str, Verdict]], looks: dict[str, int] | None = None,
@@ -63,8 +68,7 @@ def corrected(verdicts: Sequence[tuple[str, Verdict]], looks: dict[str, int] | N
               for key, verdict in verdicts if verdict.p_value is not None]
     tested = {key for key, _ in scaled}
     scaled += [(key, 1.0) for key in dict.fromkeys(family or ()) if key not in tested]
-    adjusted = holm(scaled)
-    multiplier = {key: len(scaled) - rank for rank, (key, _) in enumerate(sorted(scaled, key=lambda test: test[1]))}
+    adjusted, multiplier = _holm_ranked(scaled)
     out = []
     for key, verdict in verdicts:
         if key not in adjusted:
