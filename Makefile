@@ -14,7 +14,8 @@ $(BIN)/activate: pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# The CPU build of torch 2.13.0 (a bare `torch` would pull gigabytes of CUDA wheels).
 	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[test,book]"
+	# the package with every extra (pyproject.toml): the evidence, the byte-pair tokenizer, the book, the tests
+	$(BIN)/pip install --quiet -e ".[evidence,bpe,book,test]"
 	touch $(BIN)/activate
 
 venv: $(BIN)/activate

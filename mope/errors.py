@@ -2,7 +2,17 @@
 
 The command line prints a :class:`UserError` as one line and exits non-zero; any other exception
 is a bug in this package and keeps its traceback.
+
+The package needs torch, numpy and tqdm alone (the drop-in modules, the GPT, the training loop); what
+the evidence and the byte-pair tokenizer need comes with its optional extra (``pyproject.toml``:
+``project.optional-dependencies``). Code that needs one imports it through :func:`optional_import`, so that
+a missing extra says which to install.
 """
+
+# The packages the code imports from an optional extra, each with its extra (tests/test_wheel.py checks them
+# against pyproject.toml). jsonschema, also in "evidence", is not here: without it the store validates with
+# its own reading of the same schema (mope.store.results).
+EXTRAS = {"scipy": "evidence", "tokenizers": "bpe"}
 
 
 class UserError(Exception):
@@ -11,3 +21,37 @@ class UserError(Exception):
 
 class ConfigError(UserError, ValueError):
     """A configuration, name or argument outside what the package supports."""
+
+
+class MissingExtraError(UserError, ImportError):
+    """A feature needs a package of one of mope's optional extras, and it is not installed."""
+
+
+def install_command(extra: str) -> str:
+    """How to add ``extra`` to an installed mope: from its repository (the address of the installed package's
+    metadata, ``project.urls`` in pyproject.toml), or in a clone of it."""
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata("mope").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:  # run from a folder on sys.path, not installed
+        urls = []
+    repository = next((url.partition(",")[2].strip() for url in urls if url.lower().startswith("repository,")), None)
+    from_clone = f'pip install -e ".[{extra}]" in a clone'
+    return f'pip install "mope[{extra}] @ git+{repository}" (or {from_clone})' if repository else from_clone
+
+
+def optional_import(module: str, needed_for: str):
+    """``module`` (a package of :data:`EXTRAS`, or one of its submodules), imported; where it is not installed, a
+    :class:`MissingExtraError` that says what ``needed_for`` it and which extra installs it."""
+    import importlib
+
+    package = module.partition(".")[0]
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name is None or error.name.partition(".")[0] != package:  # the package is there, but broken
+            raise
+        extra = EXTRAS[package]
+        raise MissingExtraError(f"{needed_for} needs {package}, which mope's extra {extra!r} installs: "
+                                f"{install_command(extra)}") from None

@@ -78,10 +78,18 @@ CONDA_NAMES = {"pytorch": "torch"}  # conda-forge's name -> the name on PyPI
 
 
 def test_environment_yml_names_the_dependencies_of_pyproject():
+    """Every dependency of the package and of each extra, with its bounds; an extra that names others of the
+    package's own (mope[evidence,bpe]) names extras that exist."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
     wanted = dict(requirement_name_and_bounds(r) for r in project["dependencies"])
-    for group in project["optional-dependencies"].values():
-        wanted.update(requirement_name_and_bounds(r) for r in group)
+    for group in extras.values():
+        for requirement in group:
+            own = re.fullmatch(rf"{project['name']}\[([\w,\s-]+)\]", requirement)
+            if own:
+                assert {name.strip() for name in own[1].split(",")} <= set(extras), requirement
+            else:
+                wanted.update([requirement_name_and_bounds(requirement)])
 
     environment = yaml.safe_load((ROOT / "environment.yml").read_text())
     conda = [d for d in environment["dependencies"] if isinstance(d, str)]

@@ -16,7 +16,8 @@ This module owns three things and nothing else:
   with none, no mean.
 
 scipy (Student's t) is imported only where an interval or a seed count is computed, so that the
-summary of a store also works on a machine without it (the bare GPU image).
+summary of a store also works on a machine without it (the bare GPU image, an install without the extra
+"evidence"); an interval asked for there is a :class:`~mope.errors.MissingExtraError` naming that extra.
 
 Verdicts are :mod:`mope.evidence.claims`; formatting for the book is :mod:`mope.book.tables`.
 """
@@ -28,6 +29,7 @@ import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from mope.errors import optional_import
 from mope.evidence import paper
 from mope.model.variants import TABLE_2
 
@@ -37,12 +39,17 @@ DASH = "—"
 LEVEL = 0.95  # the confidence level of every interval the book shows
 
 
+def scipy_stats():
+    """``scipy.stats``, which the intervals, tests and seed counts need (mope's extra "evidence")."""
+    return optional_import("scipy.stats", "the evidence's intervals and tests")
+
+
 def t_quantile(degrees_of_freedom: float, level: float = LEVEL) -> float:
     """The two-sided ``level`` quantile of Student's t (scipy.stats) for ``degrees_of_freedom`` >= 1 (Welch's
     are not whole numbers)."""
     if degrees_of_freedom < 1:
         raise ValueError(f"a t interval needs at least 1 degree of freedom, got {degrees_of_freedom}")
-    from scipy import stats
+    stats = scipy_stats()
 
     return float(stats.t.ppf(0.5 + level / 2, degrees_of_freedom))
 
@@ -252,7 +259,7 @@ def _sd_ratios(df: int, bins: int):
     r"""$\sqrt{\chi^2_{df}/df}$ at ``bins`` equally likely quantiles (read-only): the sample sd over the true
     one, which :func:`decision_power` averages over (the same for every claim with ``df``)."""
     import numpy as np
-    from scipy import stats
+    stats = scipy_stats()
 
     ratios = np.sqrt(stats.chi2.ppf((np.arange(bins) + 0.5) / bins, df) / df)
     ratios.setflags(write=False)
@@ -270,7 +277,7 @@ def decision_power(n: int, sd: float, mean: float, low: float = 0.0, high: float
     $\bar x \in (\text{low} + t s/\sqrt n,\ \text{high} - t s/\sqrt n)$, a normal probability; averaged
     over $s = \text{sd}\sqrt{\chi^2_{n-1}/(n-1)}$ at ``bins`` equally likely quantiles."""
     import numpy as np
-    from scipy import stats
+    stats = scipy_stats()
 
     df = n - 1
     t = t_quantile(df, level)
@@ -299,7 +306,7 @@ def plausible_sds(spread: float, n: int, resolution: float = RESOLUTION,
     r"""The range of sds that ``spread``, measured on ``n`` seeds, leaves plausible: its two-sided
     ``confidence`` interval, $s\sqrt{(n-1)/\chi^2_{(1\pm c)/2,\,n-1}}$ (normal seeds), the lower end at
     least ``resolution``."""
-    from scipy import stats
+    stats = scipy_stats()
 
     df = n - 1
     upper_q, lower_q = stats.chi2.ppf([(1 + confidence) / 2, (1 - confidence) / 2], df)

@@ -30,8 +30,8 @@ import math
 from dataclasses import dataclass, replace
 
 from mope.evidence import paper
-from mope.evidence.estimates import (LEVEL, MOST_SEEDS, RESOLUTION, Estimate, UnpairedDifference, seeds_needed,
-                                     seeds_range)
+from mope.evidence.estimates import (LEVEL, MOST_SEEDS, RESOLUTION, Estimate, UnpairedDifference, scipy_stats,
+                                     seeds_needed, seeds_range)
 
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_judged", "not_run")
 DECIDED = ("confirmed", "refuted")
@@ -171,7 +171,7 @@ class Verdict:
 def p_value(estimate: Estimate, boundary: float) -> float:
     """Two-sided p-value of the t test of the mean against ``boundary``, with the floored sd the
     intervals use: below 0.05 exactly when the 95% interval excludes ``boundary``."""
-    from scipy import stats
+    stats = scipy_stats()
 
     t = (estimate.mean - boundary) / estimate.standard_error
     return float(2 * stats.t.sf(abs(t), estimate.degrees_of_freedom))
@@ -192,7 +192,7 @@ def tested_band(estimate: Estimate, low: float, high: float) -> dict:
 def band_p_value(estimate: Estimate, low: float, high: float) -> float:
     """The p-value of two one-sided tests that the mean lies inside (``low``, ``high``): the larger of the
     two one-sided p-values, below 0.05 exactly when the 90% interval lies inside."""
-    from scipy import stats
+    stats = scipy_stats()
 
     error, df = estimate.standard_error, estimate.degrees_of_freedom
     return float(max(stats.t.sf((estimate.mean - low) / error, df), stats.t.sf((high - estimate.mean) / error, df)))

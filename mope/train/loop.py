@@ -51,7 +51,7 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from mope.train.data import SplitIds, derived_seed, load_dataset
-from mope.train.subword import load_subword_dataset
+from mope.train.subword import hugging_face_tokenizers, load_subword_dataset
 from mope.errors import ConfigError, UserError
 from mope.model.gpt import GPT
 from mope.model.positional import MorletPositions
@@ -116,11 +116,14 @@ class RunSpec:
     @classmethod
     def resolve(cls, variant: str, preset: str | TrainConfig, seed: int) -> "RunSpec":
         """Validate the three (an unknown variant or preset, a seed outside 0..2**32-1, a configuration
-        that borrows a preset's name: :class:`~mope.errors.ConfigError`) and resolve them."""
+        that borrows a preset's name: :class:`~mope.errors.ConfigError`; a subword preset without the
+        tokenizers library: :class:`~mope.errors.MissingExtraError`) and resolve them."""
         get_variant(variant)
         check_seed(seed)
         cfg = preset if isinstance(preset, TrainConfig) else get_preset(preset)
         check_own_name(cfg)
+        if cfg.tokenizer:  # without its library (the extra "bpe") say so before any file is written
+            hugging_face_tokenizers()
         model = variant_config(variant, cfg.shape())
         return cls(variant, cfg, seed, model, config_hash(model, cfg))
 

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import torch
 
+from mope.errors import optional_import
 from mope.store.presets import TokenizerSpec, TrainConfig
 from mope.store.results import read_regular_file, shown
 from mope.train.data import SplitIds, DataError, locate, read_verified, split_text
@@ -46,15 +47,19 @@ def tokenizer_path(name: str) -> Path:
     return VOCABULARY_DIR / f"{name}.json"
 
 
+def hugging_face_tokenizers():
+    """The ``tokenizers`` library, which every byte-pair vocabulary needs (mope's extra "bpe")."""
+    return optional_import("tokenizers", "the byte-pair vocabulary of a subword preset")
+
+
 def train_tokenizer(training_text: str, vocab_size: int):
     """A byte-pair tokenizer (``tokenizers.Tokenizer``) learned from ``training_text``: byte-level
     pre-tokenisation without a prefix space, merges until ``vocab_size`` entries, no special tokens."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False, special_tokens=[])
+    library = hugging_face_tokenizers()
+    tokenizer = library.Tokenizer(library.models.BPE())
+    tokenizer.pre_tokenizer = library.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tokenizer.decoder = library.decoders.ByteLevel()
+    trainer = library.trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False, special_tokens=[])
     tokenizer.train_from_iterator([training_text], trainer=trainer)
     if tokenizer.get_vocab_size() != vocab_size:
         raise DataError(f"the training text yields {tokenizer.get_vocab_size()} byte-pair tokens, not {vocab_size}")
@@ -76,10 +81,8 @@ def build(spec: TokenizerSpec, path: str | os.PathLike | None = None) -> bytes:
 def validation_tokens(payload: bytes, path: str | os.PathLike | None = None) -> int:
     """The tokens the validation split of the data at ``path`` encodes to under the vocabulary file
     ``payload``: what ``TokenizerSpec.validation_tokens`` (:mod:`mope.store.presets`) records."""
-    from tokenizers import Tokenizer
-
     _, validation_text = split_text(read_verified(locate(path).resolve()))
-    return len(Tokenizer.from_str(payload.decode()).encode(validation_text).ids)
+    return len(hugging_face_tokenizers().Tokenizer.from_str(payload.decode()).encode(validation_text).ids)
 
 
 def sha256(payload: bytes) -> str:
@@ -89,8 +92,6 @@ def sha256(payload: bytes) -> str:
 @functools.lru_cache(maxsize=4)
 def load_tokenizer(name: str, expected_sha256: str):
     """The committed tokenizer ``name``, after checking its file against ``expected_sha256``."""
-    from tokenizers import Tokenizer
-
     path = tokenizer_path(name)
     try:  # opened as any file of the store: a FIFO there would block the reader for good
         payload = read_regular_file(path, MAX_VOCABULARY_BYTES, "any vocabulary")
@@ -100,7 +101,7 @@ def load_tokenizer(name: str, expected_sha256: str):
     if sha256(payload) != expected_sha256:
         raise DataError(f"{path} has sha256 {sha256(payload)}, the configuration expects {expected_sha256}; "
                         "rebuild it with `python scripts/build_tokenizer.py` or train under the matching preset")
-    return Tokenizer.from_str(payload.decode())
+    return hugging_face_tokenizers().Tokenizer.from_str(payload.decode())
 
 
 @dataclass(frozen=True)
