@@ -31,8 +31,9 @@ from collections import Counter
 
 from mope.errors import ConfigError, UserError
 from mope.store.presets import PRESETS, STANDING_PRESETS, get_preset, with_autocast
-from mope.store.results import ENV_RESULTS_DIR, MAX_COUNT, results_root, scan, shown
-from mope.train.loop import MAX_SEED, core_count
+from mope.store.results import ENV_RESULTS_DIR, MAX_COUNT, in_source_checkout, results_root, scan, shown
+from mope.train import data
+from mope.train.loop import ENV_CHECKPOINT_DIR, MAX_SEED, checkpoint_root, core_count
 from mope.model.variants import TABLE_2, VARIANTS
 
 EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
@@ -263,7 +264,23 @@ def _check_repeats(args) -> None:
             raise ConfigError(f"--{option} lists {', '.join(repeated)} more than once; give each once")
 
 
+def say_where(args) -> None:
+    """A package installed without its source checkout keeps its runs under the current directory: say where
+    the command reads and writes, on stderr, before it writes anything, and how to choose other places."""
+    if in_source_checkout() or args.command == "stamp":
+        return
+    places = [f"results in {shown(results_root(args.results_dir).resolve())}"]
+    choices = [f"--results-dir or ${ENV_RESULTS_DIR}"]
+    if args.command in ("train", "suite"):
+        places += [f"checkpoints in {shown(checkpoint_root().resolve())}",
+                   f"TinyShakespeare from {shown(data.source(args.data))}"]
+        choices += [f"${ENV_CHECKPOINT_DIR}", f"--data or ${data.ENV_DATA_DIR}"]
+    print(f"notice: mope runs without a source checkout: {', '.join(places)} (choose others with "
+          f"{', '.join(choices)})", file=sys.stderr)
+
+
 def run(args, parser: argparse.ArgumentParser) -> None:
+    say_where(args)
     if args.command == "stamp":
         from mope.store.code_version import write_stamp
 

@@ -71,6 +71,17 @@ def _write_atomically(destination: Path, payload: bytes) -> None:
     atomic_write(destination, lambda file: file.write(payload))
 
 
+def source(path: str | os.PathLike | None = None) -> str:
+    """Where :func:`locate` takes the text from, in words, without reading or fetching anything."""
+    if path is not None:
+        return str(Path(path).resolve())
+    if os.environ.get(ENV_DATA_DIR):
+        return f"${ENV_DATA_DIR}={Path(os.environ[ENV_DATA_DIR]).resolve()}"
+    if cache_path().is_file():
+        return str(cache_path())
+    return f"{cache_path()} (downloaded there first from {URL})"
+
+
 def locate(path: str | os.PathLike | None = None) -> Path:
     """The TinyShakespeare file to read, downloading it into the cache if nothing else is found."""
     where = f"{cache_path()} (or a directory named by ${ENV_DATA_DIR}, holding tinyshakespeare/input.txt)"
