@@ -8,6 +8,8 @@ The repository's address is written in one place, ``repository.url`` in ``_confi
 launch and repository buttons read it there). A notebook opened in Colab cannot read that file
 before it has cloned the repository, so the first code cell of every executable page carries a
 copy of the address; this script writes that copy. A fork changes ``repository.url`` and runs it.
+The cell installs the clone with the extras ``evidence`` and ``bpe`` (pyproject.toml), which the
+chapters need beyond what Colab holds.
 
 The cell's options (its tags) are kept; only its code is replaced. An executable page is a page
 of ``_toc.yml`` whose jupytext front matter names a kernel; its first code cell must be the set-up
@@ -39,7 +41,7 @@ if "google.colab" in sys.modules:
     REPOSITORY, CHECKOUT = "{url}", "/content/{name}"
     if not os.path.isdir(CHECKOUT):
         subprocess.run(["git", "clone", "--depth", "1", REPOSITORY, CHECKOUT], check=True)
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", CHECKOUT], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", CHECKOUT + "[evidence,bpe]"], check=True)
     sys.path.insert(0, CHECKOUT)  # the running kernel does not see a fresh editable install otherwise'''
 
 

@@ -16,6 +16,8 @@ import nbformat
 import pytest
 import yaml
 
+from mope.errors import EXTRAS
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 
@@ -90,6 +92,9 @@ def test_chapter_installs_in_colab_and_reads_its_preset(source):
     first = code[0]
     assert '"google.colab" in sys.modules' in first.source and "pip" in first.source
     assert load_yaml("_config.yml")["repository"]["url"] in first.source, "install from the book's repository"
+    extras = re.search(r'"-e", CHECKOUT \+ "\[([\w,]+)\]"', first.source)
+    assert extras and set(extras[1].split(",")) == set(EXTRAS.values()), \
+        f"Colab installs the extras of the packages the code imports ({sorted(set(EXTRAS.values()))})"
     assert "remove-cell" in first.metadata.get("tags", []), "the set-up cell is for Colab: the book leaves it out"
     parameters = [cell for cell in code if "parameters" in cell.metadata.get("tags", [])]
     assert len(parameters) == 1 and 'os.environ.get("MOPE_PRESET", "cpu")' in parameters[0].source
