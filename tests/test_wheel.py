@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pkgutil
 import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tomllib
 import zipfile
 from importlib import metadata
@@ -25,6 +25,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+import mope
 from mope.errors import EXTRAS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,6 +149,21 @@ def test_the_light_environment_is_consistent_and_holds_no_extra(light, tmp_path)
     found, location = probe.stdout.splitlines()
     assert found == "[]", f"the fresh environment is not bare: it holds {found}"
     assert Path(location).is_relative_to(light.parent.parent), f"mope was imported from {location}, not the install"
+
+
+def test_every_layer_below_the_book_imports_with_no_extra(light, tmp_path):
+    """The model, the store, the training loop, the evidence and the command line import with torch, numpy and tqdm
+    alone (what needs scipy or tokenizers imports it when asked: the test below); the book needs its extra."""
+    script = ("import importlib, pkgutil, mope\n"
+              "names = ['mope.cli', *(m.name for m in pkgutil.walk_packages(mope.__path__, 'mope.')\n"
+              "                       if not m.name.startswith('mope.book'))]\n"
+              "for name in names:\n"
+              "    importlib.import_module(name)\n"
+              "print(len(names))\n")
+    ran = run([str(light), "-c", script], cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    here = [m.name for m in pkgutil.walk_packages(mope.__path__, "mope.") if not m.name.startswith("mope.book")]
+    assert int(ran.stdout) == 1 + len(here), "the installed package does not hold every module of this tree"
 
 
 def readme_example() -> str:
