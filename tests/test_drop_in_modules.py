@@ -56,7 +56,7 @@ def test_the_repository_ships_the_licence_its_metadata_names_and_ignores_what_an
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    assert "MIT License" in (root / "LICENSE").read_text() and 'license = { text = "MIT" }' in (root / "pyproject.toml").read_text()
+    assert "MIT License" in (root / "LICENSE").read_text() and '\nlicense = "MIT"\n' in (root / "pyproject.toml").read_text()
     ignored = (root / ".gitignore").read_text().splitlines()
     assert "build/" in ignored and "dist/" in ignored and (root / "mope" / "py.typed").is_file()
 

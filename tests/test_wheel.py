@@ -29,7 +29,7 @@ import mope
 from mope.errors import EXTRAS
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 CORE = {"torch", "numpy", "tqdm"}  # what the package may require without an extra (issue 56)
 # What `pip install <the repository>` builds the wheel from (pyproject.toml, MANIFEST.in).
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "build_backend", "mope")
@@ -41,6 +41,15 @@ def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
     """``command``, its output captured, with no PYTHONPATH (nothing of this checkout on the path)."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"} | kwargs.pop("env", {})
     return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env, **kwargs)
+
+
+def test_this_environment_can_build_the_wheel_without_isolation():
+    """The wheel is built offline from this environment's setuptools (--no-build-isolation): it must be one that
+    pyproject.toml's build-system asks for (setuptools >= 77 reads the SPDX license)."""
+    for requirement in map(Requirement, PYPROJECT["build-system"]["requires"]):
+        version = metadata.version(requirement.name)
+        assert requirement.specifier.contains(version), \
+            f"{requirement.name} {version} is installed; building the wheel needs {requirement} (pip install '{requirement}')"
 
 
 def build_wheel(folder: Path, umask: int, later: int = 0) -> Path:
@@ -237,7 +246,7 @@ def test_the_install_lines_name_the_repository_of_config_yml():
     """README and the book's first page give `pip install "mope @ git+<repository.url>"`; the package's metadata
     names the same address (where a missing extra's error says to install from)."""
     url = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
-    assert PROJECT["urls"]["Repository"] == url
+    assert PYPROJECT["project"]["urls"]["Repository"] == url
     for page in (ROOT / "README.md", ROOT / "book" / "intro.md"):
         lines = re.findall(r'pip install "mope(?:\[[\w,]+\])? @ git\+([^"]+)"', page.read_text())
         assert lines and set(lines) == {url}, f"{page.name}: install lines {lines}, repository.url {url}"
