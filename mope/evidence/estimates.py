@@ -41,7 +41,7 @@ LEVEL = 0.95  # the confidence level of every interval the book shows
 
 def scipy_stats():
     """``scipy.stats``, which the intervals, tests and seed counts need (mope's extra "evidence")."""
-    return optional_import("scipy.stats", "the evidence's intervals and tests")
+    return optional_import("scipy.stats", "the evidence (its intervals, tests and seed counts)")
 
 
 def t_quantile(degrees_of_freedom: float, level: float = LEVEL) -> float:
