@@ -1,4 +1,5 @@
-"""Collect the book's chapters (``notebooks/NN_*.md``) with nbval, as the notebooks Colab opens.
+"""Collect the book's executable pages in ``notebooks/`` (the chapters ``NN_*.md`` and the page "MoPE and EGA in
+your own model", ``own_model.md``) with nbval, as the notebooks Colab opens.
 
 nbval only collects ``.ipynb`` files. Under ``--nbval`` or ``--nbval-lax`` this hook converts each
 ``NN_*.md`` chapter in memory to its Colab notebook (:func:`mope.book.colab_notebook.colab_notebook`,
@@ -30,7 +31,7 @@ from mope.book.colab_notebook import colab_notebook, rendering_problems
 
 collect_ignore_glob = ["*.ipynb"]
 
-CHAPTER = re.compile(r"^\d\d_.*\.md$")
+CHAPTER = re.compile(r"^(\d\d_.*|own_model)\.md$")
 _RESULTS_DIR = None
 
 

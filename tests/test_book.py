@@ -133,9 +133,26 @@ def test_nbval_collects_the_markdown_chapters_once():
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     items = [line for line in result.stdout.splitlines() if "::Cell " in line]
-    for source in chapter_notebooks():
+    for source in [*chapter_notebooks(), NOTEBOOKS / "own_model.md"]:
         assert any(line.startswith(f"notebooks/{source.name}::Cell 0") for line in items), source.name
     assert not any(".ipynb::" in line for line in items), "the committed .ipynb copies were collected too"
+
+
+def test_the_page_on_ones_own_model_uses_the_public_modules_and_sits_under_using_this_book():
+    """Issue 56: a decoder written against ``from mope import ...`` only, trained in the build, placed after "How to
+    run" and outside the numbered chapters (their numbers stay)."""
+    parts = {part["caption"]: [entry["file"] for entry in part["chapters"]] for part in load_yaml("_toc.yml")["parts"]}
+    using = parts["Using this book"]
+    assert using[using.index("book/how_to_run") + 1] == "notebooks/own_model"
+    assert "notebooks/own_model" not in parts["Chapters"]
+    cells = [cell.source for cell in jupytext.read(NOTEBOOKS / "own_model.md").cells if cell.cell_type == "code"]
+    (decoder,) = [source for source in cells if "class Decoder" in source]
+    imports = [line for line in decoder.splitlines() if "mope" in line and line.startswith(("import", "from"))]
+    assert imports and all(line.startswith("from mope import ") for line in imports), imports
+    assert 30 <= len(decoder.splitlines()) <= 50
+    text = (NOTEBOOKS / "own_model.md").read_text()
+    for habit in ("Sin/cos amplitude", "Weight decay", "Where the gate enters attention", "pip install"):
+        assert habit in text, habit
 
 
 # --- scripts/check_book_html.py ------------------------------------------------------------------
@@ -286,6 +303,7 @@ def test_heights_add_up_over_the_introduction_and_the_chapters():
     (problem,) = checker.height_problems({**heights, "book/api.html": 12_001}, 12_000, 30_000)
     assert problem.startswith("book/api.html: 12,001 px tall")
     assert checker.height_problems({**heights, "genindex.html": 20_000}, 12_000, 30_000) == []  # an index, not read
+    assert checker.height_problems({**heights, "notebooks/own_model.html": 5_000}, 12_000, 30_000) == []  # not a chapter
     lines = checker.height_report(heights)
     assert lines[-2].endswith("29,000 px") and lines[-1].endswith("34,000 px")
 

@@ -49,6 +49,14 @@ class EnergyScores(nn.Module):
         self.alpha = nn.Parameter(torch.full((n_head,), 2.0))
         self.tau = nn.Parameter(torch.zeros(n_head))
 
+    def reset_parameters(self) -> None:
+        """α = 2, τ = 0 and a fresh energy projection (``nn.Linear``'s): the step after ``to_empty`` of a
+        meta-device build."""
+        self.energy.reset_parameters()
+        with torch.no_grad():
+            self.alpha.fill_(2.0)
+            self.tau.zero_()
+
     def energies(self, normed: torch.Tensor) -> torch.Tensor:
         """(B, H, T) energy scores e_j of every head, in float32 at least (float64 stays float64)."""
         e = self.energy(normed).transpose(1, 2)
@@ -62,6 +70,10 @@ class EnergyScores(nn.Module):
         z = self.standardised(normed)
         return F.logsigmoid(self.alpha[:, None, None] * (z - self.tau[:, None, None]))
 
+    def forward(self, normed: torch.Tensor) -> torch.Tensor:
+        """``module(normed)`` is :meth:`log_gate`: log g, to add to the attention logits before the causal mask."""
+        return self.log_gate(normed)
+
 
 class FutureReadingEnergyGate(EnergyScores):
     r"""EGA-1 as published (Zeris 2026a; the paper's EGA-1 and EGA-MORLET): the gate standardises each key's energy
@@ -72,6 +84,9 @@ class FutureReadingEnergyGate(EnergyScores):
     :param n_embd: the model width d.
     :param n_head: the heads (one gate each).
     :param warn: False only where the caller knowingly reproduces the published, non-causal model.
+
+    Weight decay: the released code decays every parameter, α and τ included; nanoGPT's grouping by dimension
+    leaves these 1-D parameters (and the energy bias) undecayed, which differs from the paper's runs.
 
     Shapes: ``log_gate(normed)``, normed (batch, time, n_embd) the input of q, k, v (after the block's first
     LayerNorm) → (batch, n_head, 1, time): log g_j, added to the attention logits of every query row (with the
@@ -111,6 +126,9 @@ class CausalEnergyGate(EnergyScores):
 
     :param n_embd: the model width d.
     :param n_head: the heads (one gate each).
+
+    Weight decay: the released code decays every parameter, α and τ included; nanoGPT's grouping by dimension
+    leaves these 1-D parameters (and the energy bias) undecayed, which differs from the paper's runs.
 
     Shapes: ``log_gate(normed)``, normed (batch, time, n_embd) → (batch, n_head, time, time): log g_ij, added to
     the attention logits of query i and key j (entries j > i are masked by the causal mask).

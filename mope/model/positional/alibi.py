@@ -5,7 +5,8 @@ $$S_{ij} \leftarrow S_{ij} - m_h\,(i-j),\qquad j \le i,$$
 with head slopes $m_h = 2^{-8h/n}$, $h=1..n$, for $n$ a power of two. For other head counts
 Press et al. take the $2^{\lfloor\log_2 n\rfloor}$ slopes and fill up with every other slope of
 the next power of two. Since $-m_h i$ is the same for every key of row $i$ and softmax ignores a
-constant per row, the penalty equals the key bias $+m_h j$: no $T\times T$ matrix is needed.
+constant per row, the penalty equals the key bias $+m_h j$: no $T\times T$ matrix is needed, and a query
+after a key-value cache (any row) takes the same bias over its keys $0 \ldots T_k-1$.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import math
 
 import torch
 from torch import nn
+
+from mope.model.positional.rope import refill_buffers
 
 
 def alibi_slopes(n_head: int) -> torch.Tensor:
@@ -35,7 +38,11 @@ class ALiBi(nn.Module):
 
     :param n_head: the number of heads (the slopes are the geometric sequence of the paper, for any count).
 
-    Shapes: ``logit_bias(length)`` → (1, n_head, 1, length), added to (batch, n_head, length, length) logits.
+    Shapes: ``logit_bias(length)`` → (1, n_head, 1, length), added to (batch, n_head, Tq, length) logits of
+    ``length`` keys at positions 0 … length−1 and any Tq queries (with a key-value cache too: Tq = 1).
+
+    The slopes are a buffer outside the state dict, rebuilt by :meth:`reset_parameters` and after
+    ``load_state_dict`` (a meta-device build, ``to_empty``, then loaded, computes as the original).
 
     Example::
 
@@ -48,9 +55,24 @@ class ALiBi(nn.Module):
 
     def __init__(self, n_head: int):
         super().__init__()
+        self.n_head = n_head
         self.register_buffer("slopes", alibi_slopes(n_head), persistent=False)
+        self.register_load_state_dict_post_hook(refill_buffers)
+
+    def reset_buffers(self) -> None:
+        """Recompute the slopes in place (on the module's device): after ``to_empty`` their memory is uninitialised."""
+        with torch.no_grad():
+            self.slopes.copy_(alibi_slopes(self.n_head))
+
+    def reset_parameters(self) -> None:
+        """Rebuild what the constructor builds (here the slopes): the step after ``to_empty`` of a meta-device build."""
+        self.reset_buffers()
 
     def logit_bias(self, length: int) -> torch.Tensor:
-        """(1, H, 1, T) bias added to every query row."""
+        """(1, H, 1, length) bias $m_h j$ of keys j = 0 … length−1, added to every query row."""
         j = torch.arange(length, device=self.slopes.device, dtype=torch.float32)
         return (self.slopes[:, None] * j[None, :])[None, :, None, :]
+
+    def forward(self, length: int) -> torch.Tensor:
+        """``module(length)`` is :meth:`logit_bias`: the (1, H, 1, length) key bias."""
+        return self.logit_bias(length)

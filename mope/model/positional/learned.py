@@ -18,7 +18,7 @@ class LearnedPositions(nn.Module):
     :param block_size: the rows, the longest context the model can read.
     :param n_embd: the model width d.
 
-    Shapes: ``forward(length)`` → (length, n_embd), length ≤ block_size.
+    Shapes: ``forward(length, offset=0)`` → (length, n_embd), rows offset … offset+length−1 ≤ block_size − 1.
 
     Example::
 
@@ -37,12 +37,17 @@ class LearnedPositions(nn.Module):
     def max_context(self) -> int:
         return self.table.num_embeddings
 
-    def forward(self, length: int) -> torch.Tensor:
-        """The first ``length`` rows of the table, (length, n_embd)."""
-        if length > self.max_context:
+    def reset_parameters(self) -> None:
+        """A fresh N(0, 1) table (``nn.Embedding``'s): the step after ``to_empty`` of a meta-device build."""
+        self.table.reset_parameters()
+
+    def forward(self, length: int, offset: int = 0) -> torch.Tensor:
+        """Rows offset … offset+length−1 of the table (a query after a key-value cache of ``offset`` tokens),
+        (length, n_embd)."""
+        if offset + length > self.max_context:
             raise ValueError(
-                f"context of {length} tokens is longer than the learned position table "
+                f"context of {offset + length} tokens is longer than the learned position table "
                 f"({self.max_context} rows); use at most {self.max_context} tokens or a scheme "
                 "without a table (sincos, morlet, none, rope-only, alibi)"
             )
-        return self.table.weight[:length]
+        return self.table.weight[offset:offset + length]

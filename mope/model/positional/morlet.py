@@ -28,6 +28,7 @@ far inside it.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 
 import torch
@@ -83,11 +84,15 @@ class MorletPositions(nn.Module):
     :param admissibility: "published" (the bound inside autograd, as released), "straight_through" (Appendix A.3's
         words) or "none" (no bound).
     :param learned_centre: learn each pair's centre b_0 (the paper's §7 remedy); off as published.
-    :param weight_decay: whether AdamW decays log ω, log σ, as published. Only an optimiser that asks
-        :meth:`no_decay_parameters` (the project's GPT does) keeps them out otherwise: nanoGPT's grouping by
-        dimension puts these 1-D parameters in the no-decay group, which differs from the paper's runs.
+    :param weight_decay: whether AdamW decays log ω, log σ (and b_0): True as published, where the released code
+        decays every parameter. The flag acts only through :meth:`no_decay_parameters`, which the optimiser must ask
+        (the project's GPT does, ``GPT.optimizer_groups``); an optimiser built from ``model.parameters()`` decays them
+        whatever the flag, and nanoGPT's grouping by dimension (decay for tensors of 2 dimensions or more) never
+        decays these 1-D parameters, which differs from the paper's runs whatever the flag. Put
+        ``no_decay_parameters()`` in a group with ``weight_decay=0`` and the rest in the decayed group.
 
-    Shapes: ``forward(length)`` → (length, n_embd), the same for every sequence of the batch (broadcast it).
+    Shapes: ``forward(length, offset=0)`` → (length, n_embd) at positions offset … offset+length−1 (a query after a
+    key-value cache of ``offset`` tokens), the same for every sequence of the batch (broadcast it).
 
     Example::
 
@@ -113,6 +118,15 @@ class MorletPositions(nn.Module):
         self.centre = nn.Parameter(torch.zeros(n_embd // 2)) if learned_centre else None
         self.weight_decay = weight_decay
 
+    def reset_parameters(self) -> None:
+        """The released initialisation again, in place: the step after ``to_empty`` of a meta-device build."""
+        omega, sigma = initial_morlet_parameters(self.log_omega.numel())
+        with torch.no_grad():
+            self.log_omega.copy_(torch.log(omega))
+            self.log_sigma.copy_(torch.log(sigma))
+            if self.centre is not None:
+                self.centre.zero_()
+
     def no_decay_parameters(self) -> list[nn.Parameter]:
         """Parameters kept out of AdamW's weight decay (none, as published)."""
         if self.weight_decay:
@@ -123,12 +137,15 @@ class MorletPositions(nn.Module):
         """(omega, sigma) as the forward uses them, after clamps and the admissibility projection."""
         return effective_parameters(self.log_omega, self.log_sigma, self.admissibility)
 
-    def forward(self, length: int) -> torch.Tensor:
-        """The encoding of positions 0..length-1: (length, n_embd), in float32 whatever the autocast (float64 for a
-        module made float64, e.g. by ``.double()``)."""
-        with torch.autocast(device_type=self.log_omega.device.type, enabled=False):
+    def forward(self, length: int, offset: int = 0) -> torch.Tensor:
+        """The encoding of positions offset … offset+length−1: (length, n_embd), in float32 whatever the autocast
+        (float64 for a module made float64, e.g. by ``.double()``)."""
+        device_type = self.log_omega.device.type
+        autocast_off = torch.autocast(device_type=device_type, enabled=False) if torch.amp.is_autocast_available(
+            device_type) else contextlib.nullcontext()  # the meta device has no autocast
+        with autocast_off:
             omega, sigma = self.effective()
-            b = torch.arange(length, device=omega.device, dtype=omega.dtype)[:, None]
+            b = torch.arange(offset, offset + length, device=omega.device, dtype=omega.dtype)[:, None]
             offset = b - self.centre.to(omega.dtype) if self.centre is not None else b
             envelope = torch.exp(-offset.square() / (2 * sigma.square() + ENVELOPE_EPS))
             phase = omega * b

@@ -17,7 +17,9 @@ $$S_{ik} = \frac{1}{\sqrt{d_k}}\sum_j \mathrm{Re}\big[f_\text{RoPE}(q_i,i)_j\,\o
 which has no origin: shifting both positions leaves every score unchanged. Each frequency has its
 own envelope, so the $T\times T$ score is built pair by pair (the maths needs it).
 
-Both start on the admissibility boundary $\theta_j\sigma_j = 5$ and learn $\log\sigma_j$ per layer.
+Both start on the admissibility boundary $\theta_j\sigma_j = 5$ and learn $\log\sigma_j$ per layer. Positions
+start at an offset, as RoPE's (:mod:`mope.model.positional.rope`): decoding with a key-value cache
+gives the scores of the full forward.
 """
 from __future__ import annotations
 
@@ -25,7 +27,12 @@ import torch
 from torch import nn
 
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND
-from mope.model.positional.rope import Rotary
+from mope.model.positional.rope import Rotary, query_and_key_positions
+
+
+def initial_log_sigma(theta: torch.Tensor) -> torch.Tensor:
+    """log σ_j with σ_j = 5/θ_j: every pair on the admissibility boundary."""
+    return (ADMISSIBILITY_BOUND / theta).log()
 
 
 class MorletRotary(Rotary):
@@ -35,7 +42,9 @@ class MorletRotary(Rotary):
 
     :param head_size: the channels of one head, d_k (even): d_k/2 learned σ_j, shared by the heads.
 
-    Shapes: ``rotate(q, k)``: q, k (batch, heads, time, head_size) in and out.
+    Shapes: ``rotate(q, k, offset=None)``: q (batch, heads, Tq, head_size) and k (batch, heads, Tk, head_size) in
+    and out, at the positions :class:`Rotary` gives them (with a key-value cache: pass every key, or only the new
+    ones and ``offset``).
 
     Example::
 
@@ -47,14 +56,26 @@ class MorletRotary(Rotary):
 
     def __init__(self, head_size: int):
         super().__init__(head_size)
-        self.log_sigma = nn.Parameter((ADMISSIBILITY_BOUND / self.theta).log())
+        self.log_sigma = nn.Parameter(initial_log_sigma(self.theta))
 
-    def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        q, k = super().rotate(q, k)
-        b = torch.arange(q.size(-2), device=q.device, dtype=torch.float32)[:, None]
-        envelope = torch.exp(-b.square() / (2 * self.log_sigma.exp().square()))
-        envelope = envelope.repeat_interleave(2, dim=-1).to(q.dtype)
-        return q * envelope, k * envelope
+    def reset_parameters(self) -> None:
+        """θ and the initial σ_j again: the step after ``to_empty`` of a meta-device build."""
+        self.reset_buffers()
+        with torch.no_grad():
+            self.log_sigma.copy_(initial_log_sigma(self.theta))
+
+    def envelope(self, positions: torch.Tensor) -> torch.Tensor:
+        r"""$e^{-b^2/2\sigma_j^2}$ at float32 positions b (n,), repeated over each pair's two channels: (n, head_size)."""
+        envelope = torch.exp(-positions[:, None].square() / (2 * self.log_sigma.exp().square()))
+        return envelope.repeat_interleave(2, dim=-1)
+
+    def rotate(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """RoPE's rotation (:meth:`Rotary.rotate`), then each query and key times the envelope at its position."""
+        query_positions, key_positions = query_and_key_positions(q.size(-2), k.size(-2), offset, self.theta.device)
+        q, k = super().rotate(q, k, offset)
+        query_envelope = self.envelope(query_positions)
+        key_envelope = query_envelope if key_positions is query_positions else self.envelope(key_positions)
+        return q * query_envelope.to(q.dtype), k * key_envelope.to(k.dtype)
 
 
 class RelativeMorletRotary(Rotary):
@@ -62,17 +83,22 @@ class RelativeMorletRotary(Rotary):
 
     def __init__(self, head_size: int):
         super().__init__(head_size)
-        self.log_sigma = nn.Parameter((ADMISSIBILITY_BOUND / self.theta).log())
+        self.log_sigma = nn.Parameter(initial_log_sigma(self.theta))
 
-    def offset_envelopes(self, length: int) -> torch.Tensor:
-        """(pairs, T, T) envelopes $e^{-(i-k)^2/4\\sigma_j^2}$."""
-        b = torch.arange(length, device=self.theta.device, dtype=torch.float32)
-        offset_sq = (b[:, None] - b[None, :]).square()
+    reset_parameters = MorletRotary.reset_parameters
+
+    def offset_envelopes(self, length: int, offset: int | None = None, key_length: int | None = None) -> torch.Tensor:
+        r"""(pairs, Tq, Tk) envelopes $e^{-(i-k)^2/4\sigma_j^2}$ of ``length`` queries from ``offset`` against
+        ``key_length`` keys (default: as many as the queries, at the same positions)."""
+        queries, keys = query_and_key_positions(length, length if key_length is None else key_length, offset,
+                                                self.theta.device)
+        offset_sq = (queries[:, None] - keys[None, :]).square()
         return torch.exp(-offset_sq[None] / (4 * self.log_sigma.exp().square()[:, None, None]))
 
-    def scores(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-        """Scaled logits (B, H, T, T) before the causal mask; q and k are already rotated."""
-        envelopes = self.offset_envelopes(q.size(-2)).to(q.dtype)
+    def scores(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None) -> torch.Tensor:
+        """Scaled logits (B, H, Tq, Tk) before the causal mask; q and k are already rotated (positions as
+        :meth:`rotate`)."""
+        envelopes = self.offset_envelopes(q.size(-2), offset, k.size(-2)).to(q.dtype)
         q_pairs, k_pairs = q.unflatten(-1, (-1, 2)), k.unflatten(-1, (-1, 2))
         total = torch.zeros(q.shape[:-1] + (k.size(-2),), device=q.device, dtype=q.dtype)
         for j in range(q_pairs.size(-2)):

@@ -6,6 +6,12 @@ $\theta_j b$ at position $b$:
 $$f_\mathrm{RoPE}(q, b)_j = q_{2j}\,e^{i\theta_j b},\qquad \theta_j = 10000^{-2j/d_k}$$
 
 so that $\mathrm{Re}[f(q,i)\,\overline{f(k,j)}]$ depends on $i - j$ only (relative position).
+
+Positions start at an offset $t_0$ (decoding with a key-value cache): the $T_q$ queries sit at
+$t_0 \ldots t_0+T_q-1$ and the $T_k$ keys end where the queries end, at $t_0+T_q-T_k \ldots t_0+T_q-1$, so
+one rule serves both habits of a cache (rotate only the new keys, $T_k = T_q$; or pass every key,
+$T_k = t_0 + T_q$). The default $t_0 = T_k - T_q$ makes the keys start at 0: for $T_q = T_k$ it is 0, the
+positions of the full forward.
 """
 from __future__ import annotations
 
@@ -20,6 +26,28 @@ def rope_frequencies(head_size: int, base: float = 10000.0) -> torch.Tensor:
     return base ** (-torch.arange(0, head_size, 2, dtype=torch.float64) / head_size)
 
 
+def query_and_key_positions(query_length: int, key_length: int, offset: int | None,
+                            device: torch.device | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Float32 positions (Tq,) of the queries and (Tk,) of the keys: queries from ``offset`` (default Tk - Tq), the
+    keys ending where the queries end."""
+    if offset is None:
+        offset = key_length - query_length
+    first_key = offset + query_length - key_length
+    if offset < 0 or first_key < 0:
+        raise ValueError(f"{query_length} queries at offset {offset} against {key_length} keys put a key before "
+                         "position 0: the keys end where the queries end (pass every key, or only the new ones)")
+    queries = torch.arange(offset, offset + query_length, device=device, dtype=torch.float32)
+    keys = queries if key_length == query_length else torch.arange(
+        first_key, first_key + key_length, device=device, dtype=torch.float32)
+    return queries, keys
+
+
+def refill_buffers(module: nn.Module, incompatible_keys) -> None:
+    """Load-state-dict post hook: recompute a module's fixed buffers, which the state dict does not hold (checkpoints
+    stay as they were), so that a module built on the meta device, moved with ``to_empty`` and loaded is whole."""
+    module.reset_buffers()
+
+
 def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     """Rotate interleaved pairs of the last dimension of ``x`` (..., T, hs) by angles given as cos/sin (T, hs/2)."""
     pairs = x.unflatten(-1, (-1, 2))
@@ -30,12 +58,15 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
 
 class Rotary(nn.Module):
     r"""Rotary positions (RoPE, Eq. 3): rotate channel pair $(2j, 2j+1)$ of every query and key at position $b$ by
-    $\theta_j b$, $\theta_j = 10000^{-2j/d_k}$, so that their dot product depends on $i - j$ only. No parameters.
+    $\theta_j b$, $\theta_j = 10000^{-2j/d_k}$, so that their dot product depends on $i - j$ only. No parameters;
+    θ is a buffer outside the state dict, rebuilt by :meth:`reset_parameters` and after ``load_state_dict`` (a
+    module built on the meta device, then ``to_empty``, then loaded, computes as the original).
 
     :param head_size: the channels of one head, d_k (even).
 
-    Shapes: ``rotate(q, k)`` takes and returns q, k of shape (batch, heads, time, head_size), rotated by their
-    positions 0..time-1 (a query cached at a later offset is not supported: positions start at 0).
+    Shapes: ``rotate(q, k, offset=None)``: q (batch, heads, Tq, head_size) and k (batch, heads, Tk, head_size) in
+    and out, the queries at positions offset … offset+Tq−1 and the keys ending where they end (the default offset,
+    Tk − Tq, puts the first key at 0: with a key-value cache pass every key, or only the new keys and ``offset``).
 
     Example::
 
@@ -48,15 +79,34 @@ class Rotary(nn.Module):
 
     def __init__(self, head_size: int):
         super().__init__()
+        self.head_size = head_size
         self.register_buffer("theta", rope_frequencies(head_size).float(), persistent=False)
+        self.register_load_state_dict_post_hook(refill_buffers)
 
-    def angles(self, length: int) -> tuple[torch.Tensor, torch.Tensor]:
-        b = torch.arange(length, device=self.theta.device, dtype=torch.float32)
-        phase = b[:, None] * self.theta[None, :]
+    def reset_buffers(self) -> None:
+        """Recompute θ in place (on the module's device): after ``to_empty`` its memory is uninitialised."""
+        with torch.no_grad():
+            self.theta.copy_(rope_frequencies(self.head_size).float())
+
+    def reset_parameters(self) -> None:
+        """Rebuild what the constructor builds (here θ): the step after ``to_empty`` of a meta-device build."""
+        self.reset_buffers()
+
+    def angles(self, positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos and sin of θ_j b for float32 positions b (n,): (n, head_size/2) each."""
+        phase = positions[:, None] * self.theta[None, :]
         return torch.cos(phase), torch.sin(phase)
 
-    def rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """q and k, (batch, heads, time, head_size) each, rotated by the angles of positions 0..time-1."""
-        cos, sin = self.angles(q.size(-2))
-        cos, sin = cos.to(q.dtype), sin.to(q.dtype)
-        return rotate_pairs(q, cos, sin), rotate_pairs(k, cos, sin)
+    def rotate(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """q (batch, heads, Tq, head_size) at positions offset … offset+Tq−1 and k (batch, heads, Tk, head_size)
+        ending at the same position, each rotated by the angles of its positions (default offset Tk − Tq)."""
+        query_positions, key_positions = query_and_key_positions(q.size(-2), k.size(-2), offset, self.theta.device)
+        cos, sin = self.angles(query_positions)
+        q = rotate_pairs(q, cos.to(q.dtype), sin.to(q.dtype))
+        if key_positions is not query_positions:
+            cos, sin = self.angles(key_positions)
+        return q, rotate_pairs(k, cos.to(k.dtype), sin.to(k.dtype))
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """``module(q, k, offset)`` is :meth:`rotate`: q and k rotated by the angles of their positions."""
+        return self.rotate(q, k, offset)
