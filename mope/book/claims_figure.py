@@ -6,7 +6,7 @@ column per preset. In each cell our estimate (``ours``) is a marker and its 95% 
 bar through it (one seed, as the ``paper`` preset has: the marker alone); a black vertical line marks the
 paper's number (``paper``), a dotted grey one the value the verdict is judged against (0 for an effect, the
 threshold of a mechanism). The marker's colour, shape and fill say the verdict (``outcome``): colours of the
-Okabe–Ito set, which readers with a colour-vision deficiency tell apart, and a shape and fill per outcome
+Okabe–Ito set (:data:`mope.book.palette.VERDICT_COLOURS`), and a shape and fill per outcome
 besides, so that the verdict reads in grey as well. An outcome this module does not know (a new verdict
 word) is drawn in :data:`UNKNOWN_STYLE`'s neutral grey under its own name. A claim that is not run on a
 preset leaves its cell empty.
@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from mope.book.figures import COLUMN_WIDTH, book_style
+from mope.book.palette import BAND_SHADE, UNKNOWN_VERDICT, VERDICT_COLOURS
 from mope.evidence import claims, claims_json
 from mope.evidence.claims import CLAIMS_BY_KEY, Findings
 from mope.store.presets import STANDING_PRESETS
@@ -38,21 +39,20 @@ class VerdictStyle(NamedTuple):
 
 
 #: One style per outcome of ``OUTCOMES`` of :mod:`mope.evidence.verdicts` that is drawn ("not_run" draws nothing).
-#: Colours of the Okabe–Ito set; decided verdicts filled, the others hollow; no two share a shape.
+#: Colours of :data:`mope.book.palette.VERDICT_COLOURS`; decided verdicts filled, the others hollow; no two share a shape.
 VERDICT_STYLES: dict[str, VerdictStyle] = {
-    "confirmed": VerdictStyle("confirmed", "#0072B2", "o", True),
-    "refuted": VerdictStyle("refuted", "#D55E00", "s", True),
-    "undecided": VerdictStyle("undecided", "#E69F00", "D", False),
-    "indicative": VerdictStyle("one seed (indicative)", "#000000", "^", False),
-    "moot": VerdictStyle("moot", "#CC79A7", "v", False),
-    "not_judged": VerdictStyle("not judged at this scale", "#56B4E9", "p", False),
+    "confirmed": VerdictStyle("confirmed", VERDICT_COLOURS["confirmed"], "o", True),
+    "refuted": VerdictStyle("refuted", VERDICT_COLOURS["refuted"], "s", True),
+    "undecided": VerdictStyle("undecided", VERDICT_COLOURS["undecided"], "D", False),
+    "indicative": VerdictStyle("one seed (indicative)", VERDICT_COLOURS["indicative"], "^", False),
+    "moot": VerdictStyle("moot", VERDICT_COLOURS["moot"], "v", False),
+    "not_judged": VerdictStyle("not judged at this scale", VERDICT_COLOURS["not_judged"], "p", False),
 }
 #: An outcome not in :data:`VERDICT_STYLES` (a verdict word added since): neutral grey, its own name.
-UNKNOWN_STYLE = VerdictStyle("", "#8c8c8c", "h", False)
+UNKNOWN_STYLE = VerdictStyle("", UNKNOWN_VERDICT, "h", False)
 NOT_RUN = "not_run"
 PAPER_COLOUR = "#000000"
 REFERENCE_COLOUR = "#8c8c8c"
-BAND_SHADE = "#f0f0f0"
 
 MARGIN = 0.08  # inches left and right of the grid
 BAND_HEIGHT = 0.33  # inches a claim: its words on one line, its cells under them
