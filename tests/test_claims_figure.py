@@ -55,12 +55,23 @@ def lines(ax, gid: str):
 def test_every_claim_and_every_preset_has_its_place(drawn):
     records, fig, cells = drawn
     assert set(cells) == {f"{claim.key} @ {preset}" for claim in claims.CLAIMS for preset in STANDING_PRESETS}
-    texts = [text.get_text() for ax in fig.axes for text in ax.texts]
+    texts = [" ".join(text.get_text().split("\n")) for text in fig.texts]
     for claim in claims.CLAIMS:
         assert texts.count(claim.words) == 1, claim.words
     for preset in STANDING_PRESETS:
-        assert any(text.split("\n")[0] == preset for text in texts), preset
-    assert "cpu-long-4x\n(no runs yet)" in texts  # a preset without runs says so over its empty column
+        assert texts.count(preset) == 1, preset
+    assert "no runs yet: cpu-long-4x" in texts  # a preset without runs says so above the grid
+    assert claims_figure.HEADING in texts
+
+
+def test_the_grid_is_drawn_for_a_phones_column_its_colours_named_in_words(drawn):
+    """Issue 53: the grid read at 9 pt on a 400 px screen, its legend naming what each colour says."""
+    from test_figures import check_legible_on_a_phone
+
+    records, fig, cells = drawn
+    check_legible_on_a_phone(fig)
+    legend = [text.get_text() for text in fig.legends[0].get_texts()]
+    assert {"agrees with the paper", "contradicts the paper", "not settled"} <= set(legend)
 
 
 def test_every_point_and_interval_is_the_records(drawn):
@@ -121,7 +132,7 @@ def test_each_verdict_has_its_own_colour_and_shape_and_an_unknown_one_is_neutral
     filled = {outcome for outcome, styles in seen.items() if next(iter(styles))[2] != "#ffffff"}
     assert filled == {"confirmed", "refuted"}  # the decided verdicts filled, the others hollow
     legend = [text.get_text() for text in fig.legends[0].get_texts()]
-    assert "undecided after correction" in legend and "confirmed" in legend and "the paper's number" in legend
+    assert "undecided after correction" in legend and "agrees with the paper" in legend and "the paper's number" in legend
 
 
 def test_the_stored_records_are_the_clis_and_are_drawn_as_it_gives_them():
