@@ -77,3 +77,10 @@ def test_the_stored_runs_give_a_row_to_every_preset_that_holds_table_2s_models()
     holding = {preset for preset in gaps_figure.character_presets(stored) if {"BASE-DOT", "EGA-MORLET"}
                <= {r["variant"] for r in stored[preset]}}
     assert shown == holding and "paper" in shown
+
+
+def test_without_stored_runs_the_figure_says_so():
+    """A fresh checkout (the Colab notebook in the smoke preset) has no runs: the figure says so, it does not fail."""
+    fig = gaps_figure.plot_table_2_gaps(gaps_figure.table_2_gaps({}), gaps_figure.character_presets({}))
+    assert [text.get_text() for text in fig.texts] == ["no runs of Table 2's models are stored"]
+    check_fits_the_column(fig)

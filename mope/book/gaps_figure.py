@@ -72,12 +72,16 @@ def plot_table_2_gaps(gaps: Mapping[str, Mapping[str, Gap]], presets: Sequence[s
     """The panels of :func:`table_2_gaps`' ``gaps``, a row for each of ``presets`` in every panel (a preset
     without the model's runs: its row says "not run"). In each panel (an axes labelled with the model's name)
     the mean is the line with gid "estimate", the interval the line with gid "interval", the paper's Δ the
-    line with gid "paper"."""
+    line with gid "paper". No preset: a figure that says no run is stored."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
-    if not gaps or not presets:
-        raise ValueError("nothing to draw: no model or no preset")
+    if not presets:  # nothing stored yet (a fresh checkout, the smoke preset): a figure that says so
+        with book_style():
+            fig = plt.figure(figsize=(COLUMN_WIDTH, 0.6))
+            fig.add_subplot().set_axis_off()  # IPython draws no figure without an axes
+            fig.text(0.5, 0.5, "no runs of Table 2's models are stored", ha="center", va="center")
+        return fig
     panel = ROW * len(presets) + PANEL_EXTRA
     height = HEADER + panel * len(gaps)
     with book_style():
