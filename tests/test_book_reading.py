@@ -735,16 +735,17 @@ def test_the_environment_table_has_no_row_for_an_index_name():
     assert "set_index(" not in section.split("```\n", 2)[1] and "markdown_table([" in section
 
 
-FIGURE_PAGE = """<html><head><title>Figure</title><meta name="viewport" content="width=device-width">{styles}</head>
-<body><main><article class="bd-article"><p>text</p><figure id="figure"><img src="figure.png" alt="a figure">
+FIGURE_PAGE = """<html><head><title>Figure</title><meta name="viewport" content="width=device-width">
+<style>figure {{ margin: 1em 0; }}</style>{styles}</head><body><main><article class="bd-article"><p>text</p><figure id="figure"><img src="figure.png" alt="a figure">
 <figcaption>A figure</figcaption></figure></article></main></body></html>"""
 
 
 @needs_chromium
-def test_at_400_px_no_figure_is_wider_than_its_column(tmp_path, capsys):
-    """Issue 53: every figure was about 660 px wide in a 368 px box that scrolled sideways (Fig. 6.1 lost what
-    follows the changed token). A figure as wide as the book's were fails the browser check; one drawn at the
-    book's width (mope.book.figures.COLUMN_WIDTH) with the book's stylesheet fits the column of a phone."""
+def test_at_400_px_no_figure_is_wider_than_its_column_or_shrunk_below_9_pt(tmp_path, capsys):
+    """Issue 53: every figure was about 660 px wide in a box that scrolled sideways at 400 px (Fig. 6.1 lost what
+    follows the changed token). A figure as wide as the book's were fails the browser check: without the book's
+    stylesheet it is wider than its column, with it it is shrunk, its 9 pt text to about 5 pt; one drawn at the
+    book's width (mope.book.figures.COLUMN_WIDTH, with the notebook's margin) fits the column of a phone."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -753,18 +754,21 @@ def test_at_400_px_no_figure_is_wider_than_its_column(tmp_path, capsys):
     from mope.book import figures
 
     checker = load_checker()
-    for name, width, styles in (("wide", 6.6, ""), ("book", figures.COLUMN_WIDTH + 0.2,
-                                                     '<link rel="stylesheet" href="_static/book.css">')):
+    styles = '<link rel="stylesheet" href="_static/book.css">'
+    for name, width, linked, expected in (
+            ("wide", 6.6, "", "figure wider than its column at 400 px: figure.png (660 px in a"),
+            ("shrunk", 6.6, styles, "figure shrunk at 400 px, its 9 pt text below 9 pt: figure.png (660 px shown at"),
+            ("book", figures.COLUMN_WIDTH + 0.2, styles, None)):
         site = tmp_path / name
         (site / "_static").mkdir(parents=True)
         shutil.copy(ROOT / "_static" / "book.css", site / "_static" / "book.css")
         fig = plt.figure(figsize=(width, 2.0), dpi=figures.DPI)
-        fig.savefig(site / "figure.png", dpi=figures.DPI)  # as the notebook saves it, its margin included
+        fig.savefig(site / "figure.png", dpi=figures.DPI)
         plt.close(fig)
-        (site / "index.html").write_text(FIGURE_PAGE.format(styles=styles))
+        (site / "index.html").write_text(FIGURE_PAGE.format(styles=linked))
         status, out = checker.main([str(site)]), capsys.readouterr().out
-        if name == "wide":
-            assert status == 1 and "figure wider than its column at 400 px: figure.png (660 px in a" in out, out
+        if expected:
+            assert status == 1 and expected in out, out
         else:
             assert status == 0, out
 
@@ -772,13 +776,13 @@ def test_at_400_px_no_figure_is_wider_than_its_column(tmp_path, capsys):
 @needs_build
 def test_every_figure_of_the_introduction_and_the_chapters_reads_at_9_pt_on_a_phone():
     """Issue 53: each figure is drawn for a phone's column. Its text is set at 9 pt or more (the book's style),
-    so it reads at 9 pt wherever the image, shrunk to the 368 px column, keeps at least 96/100 of its size:
+    so it reads at 9 pt wherever the image, shrunk to the 353 px column, keeps at least 96/100 of its size:
     no image of a reading page is wider than that; the browser check measures the column itself."""
     import struct
 
     from mope.book import figures
 
-    widest = figures.PHONE_COLUMN_PX * figures.DPI / 96 * 9 / figures.SMALLEST_FONT_PT  # 383 px
+    widest = figures.PHONE_COLUMN_PX * figures.DPI / 96 * 9 / figures.SMALLEST_FONT_PT  # 367 px
     seen = 0
     for page in [BUILT / "book" / "intro.html", *sorted((BUILT / "notebooks").glob("*.html"))]:
         for source in re.findall(r'<img[^>]+src="([^"]*_images/[^"]+\.png)"', page.read_text(encoding="utf-8")):

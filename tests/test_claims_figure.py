@@ -143,6 +143,9 @@ def test_the_stored_records_are_the_clis_and_are_drawn_as_it_gives_them():
     for preset in STANDING_PRESETS:
         assert records[preset] == claims_json.claims_document(preset)["claims"], preset
     fig = claims_figure.plot_claims(records)
+    from test_figures import check_legible_on_a_phone
+
+    check_legible_on_a_phone(fig)  # the stored verdicts' legend and words, not only the constructed ones
     cells = {ax.get_label(): ax for ax in fig.axes}
     for preset, preset_records in records.items():
         for record in preset_records:

@@ -254,7 +254,7 @@ def test_seed_spread_names_only_the_seed_furthest_from_its_models_mean():
 
 
 def test_the_smallest_text_rule_holds_on_a_phone_and_fails_for_a_figure_as_wide_as_the_books_were():
-    """Issue 53: every figure the chapters draw reads at 9 pt in the 368 px column of a 400 px screen; a figure
+    """Issue 53: every figure the chapters draw reads at 9 pt in the 353 px column of a 400 px screen; a figure
     6.5 inches wide (the book's width before) shows its 9 pt text at about 5 pt there."""
     import matplotlib.pyplot as plt
 
@@ -270,7 +270,7 @@ def test_the_smallest_text_rule_holds_on_a_phone_and_fails_for_a_figure_as_wide_
     with figures.book_style():
         wide, ax = plt.subplots(figsize=(6.5, 2.0), constrained_layout=True)
         ax.set_xlabel("9 pt")
-    assert shown_fonts(wide)["9 pt"] == pytest.approx(9 * 100 / 96 * 368 / 670, abs=0.1)  # 6.5 + 0.2 inches
+    assert shown_fonts(wide)["9 pt"] == pytest.approx(9 * 100 / 96 * figures.PHONE_COLUMN_PX / 670, abs=0.1)  # 6.5 + 0.2 in
     with pytest.raises(AssertionError):
         check_legible_on_a_phone(wide)
     plt.close(wide)

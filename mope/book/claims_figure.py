@@ -47,7 +47,7 @@ VERDICT_STYLES: dict[str, VerdictStyle] = {
     "undecided": VerdictStyle("not settled", VERDICT_COLOURS["undecided"], "D", False),
     "indicative": VerdictStyle("one seed (indicative)", VERDICT_COLOURS["indicative"], "^", False),
     "moot": VerdictStyle("moot", VERDICT_COLOURS["moot"], "v", False),
-    "not_judged": VerdictStyle("not judged at this scale", VERDICT_COLOURS["not_judged"], "p", False),
+    "not_judged": VerdictStyle("not judged here", VERDICT_COLOURS["not_judged"], "p", False),
 }
 #: An outcome not in :data:`VERDICT_STYLES` (a verdict word added since): neutral grey, its own name.
 UNKNOWN_STYLE = VerdictStyle("", UNKNOWN_VERDICT, "h", False)
@@ -59,7 +59,7 @@ MARGIN = 0.08  # inches left and right of the grid
 LINE = 0.155  # inches a line of text at 9 pt takes
 CELL_HEIGHT = 0.16  # inches of a claim's band its cells take, under its words
 GAP = 0.08  # inches between a claim's cells and the next claim's words
-LINE_CHARACTERS = 46  # characters of a claim's words on a line of the column at 9 pt
+LINE_CHARACTERS = 44  # characters of a claim's words on a line of the column at 9 pt
 LEGEND_PAIR_CHARACTERS = 24  # the legend's labels fit two to a line up to this length
 HEADING = "A row: one claim, the paper's or ours. A column: a scale we trained, the paper's own first."
 

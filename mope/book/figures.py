@@ -26,14 +26,14 @@ from mope.model.variants import TABLE_2
 
 #: The book's smallest text, in CSS points as a reader's screen shows it, on a 1280 px screen and a 400 px one.
 SMALLEST_FONT_PT = 9
-#: The text column of a 400 px screen, in CSS px (what the browser check measures: the page's 400 px less its
-#: scroll bar and margins); a wider figure is shrunk to it, its text with it.
-PHONE_COLUMN_PX = 368
+#: The text column of a 400 px screen, in CSS px, as the browser check measures it: 400 px less the scroll bar
+#: (15) and the article's padding (2 × 16); a wider figure is shrunk to it, its text with it.
+PHONE_COLUMN_PX = 353
 DPI = 100  # pixels an inch of every figure of the book; a CSS inch is 96 px
-#: Inches: a figure this wide, saved with the 0.1 inch margin the notebook adds on each side (3.8 inches, 380 px),
-#: is shown on a phone at 368/380 of its size, its 9 pt at 9 × 100/96 × 368/380 ≈ 9.1 CSS pt; on a wide
+#: Inches: a figure this wide, saved with the 0.1 inch margin the notebook adds on each side (3.65 inches, 365 px),
+#: is shown on a phone at 353/365 of its size, its 9 pt at 9 × 100/96 × 353/365 ≈ 9.07 CSS pt; on a wide
 #: screen it is shown whole, in the 660 px column.
-COLUMN_WIDTH = 3.6
+COLUMN_WIDTH = 3.45
 BOOK_STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": 9,
               "ytick.labelsize": 9, "legend.fontsize": 9, "figure.dpi": DPI, "savefig.dpi": DPI}
 # Presets and sweep candidates are not models: shades of grey and a sequential map, never a model's colour.
@@ -64,8 +64,8 @@ def colour(variant: str) -> str:
 
 
 LEGEND_MARKER_SCALE = 2.5  # scatter dots are small in the panel; in the legend they must be seen
-TITLE_CHARACTERS = 34  # a panel's title at 9 pt, wrapped to the width of a panel beside the models' names
-LEGEND_PAIR_CHARACTERS = 22  # labels this long or shorter fit two to a row of the column at 9 pt
+TITLE_CHARACTERS = 32  # a panel's title at 9 pt, wrapped to the width of a panel beside the models' names
+LEGEND_PAIR_CHARACTERS = 21  # labels this long or shorter fit two to a row of the column at 9 pt
 
 
 def legend_below(fig, axes) -> None:
