@@ -2,7 +2,7 @@
 // A box that scrolls sideways (a wide table, an output, a formula, a code listing) gets the class
 // "book-scrolls-more" while more of it lies to the right: _static/book.css fades its right edge.
 (function () {
-  const SELECTOR = ".pst-scrollable-table-container, div.cell_output, div.output.text_html, div.math, div.highlight > pre, .book-wide-box";
+  const SELECTOR = ".pst-scrollable-table-container, div.cell_output, div.output.text_html, div.math, div.highlight > pre";
   function mark(box) {
     const more = box.scrollWidth > box.clientWidth + 1 && box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
     box.classList.toggle("book-scrolls-more", more);
@@ -10,22 +10,6 @@
   function markAll() {
     document.querySelectorAll(SELECTOR).forEach(mark);
   }
-  // A figure the column would shrink (on a phone the book's 660 px figures shrink to ~350 px, their 9 pt
-  // labels to 5 pt): _static/book.css shows it at its natural size, the size of the book's column on a wide
-  // screen, in a box of its own that scrolls (on a wide screen nothing changes: the figure fits).
-  function widen(img) {
-    const box = img.closest("figure") || img.parentElement;
-    if (!img.naturalWidth || img.naturalWidth <= box.clientWidth + 1) return;
-    img.classList.add("book-wide-figure");
-    img.style.setProperty("--book-natural-width", img.naturalWidth + "px");
-    box.classList.add("book-wide-box");
-    box.addEventListener("scroll", function () { mark(box); }, {passive: true});
-    mark(box);
-  }
-  window.addEventListener("load", function () {
-    document.querySelectorAll("article img").forEach(widen);
-    markAll();
-  });
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll(SELECTOR).forEach(function (box) {
       box.addEventListener("scroll", function () { mark(box); }, {passive: true});

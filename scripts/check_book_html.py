@@ -38,7 +38,10 @@ Two passes over every ``*.html`` file of the build:
    box, and a table that does carries a visible cue (its box's right edge fades, a mask or background
    image of the book's stylesheet, while more lies beyond it). Every cell of a table's "verdict"
    column, in every tab, must lie on the screen itself (the book stacks such tables on a phone), and so
-   must every cell of the claims across every preset (headers "claim", "standing", then one a preset).
+   must every cell of the claims across every preset (headers "claim", "standing", then one a preset). No
+   figure's image is wider than its column (its ``<figure>``) or the screen, nor shrunk below 96% of its natural
+   size (where its 9 pt text, drawn at 100 dpi, would read below 9 pt): the book draws its figures for a phone's
+   column, so none scrolls sideways or loses a part.
 
    ``--screenshots DIR`` saves a PNG of the chosen pages (at 1280 px, and at 400 px as ``*-400.png``).
 
@@ -479,8 +482,25 @@ NARROW_PROBE = r"""
     measureVerdicts();
   }
   checked.forEach(tab => { tab.checked = true; });
+  // Figures: every image of a figure is drawn for the column, never wider than the box it sits in (its
+  // <figure>) nor than the screen: a figure that scrolls sideways, or sticks out, hides part of itself. Nor is it
+  // shrunk below 96% of its natural size: drawn at 100 dpi with text of 9 pt, it shows that text at 9 CSS pt
+  // (9 × 100/96) only down to there (mope.book.figures.SMALLEST_FONT_PT).
+  const wideFigures = [], shrunkFigures = [];
+  for (const img of article.querySelectorAll("figure img")) {
+    const box = img.getBoundingClientRect();
+    if (box.width === 0) continue;  // in a tab or a dropdown not shown
+    const container = img.closest("figure");
+    const name = (img.currentSrc || img.src).split("/").pop();
+    if (box.width > container.clientWidth + 1 || box.right > width + 1) {
+      wideFigures.push(`${name} (${Math.round(box.width)} px in a ${container.clientWidth} px column)`);
+    } else if (box.width < 0.96 * img.naturalWidth - 1) {
+      shrunkFigures.push(`${name} (${img.naturalWidth} px shown at ${Math.round(box.width)} px)`);
+    }
+  }
   return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue,
-                         verdictsOff: verdictsOff.slice(0, 5)});
+                         verdictsOff: verdictsOff.slice(0, 5), wideFigures: wideFigures,
+                         shrunkFigures: shrunkFigures});
 })()
 """
 
@@ -620,6 +640,8 @@ def narrow_problems(state: dict) -> list[str]:
     problems += [f"sticks out of the screen {at}, in no box that scrolls: {what}" for what in state["sticking"]]
     problems += [f"table scrolls inside its box {at} with no visible cue: {text!r}" for text in state["noCue"]]
     problems += [f"verdict off the screen {at}: {text!r}" for text in state.get("verdictsOff", [])]
+    problems += [f"figure wider than its column {at}: {name}" for name in state.get("wideFigures", [])]
+    problems += [f"figure shrunk {at}, its 9 pt text below 9 pt: {name}" for name in state.get("shrunkFigures", [])]
     return problems
 
 

@@ -55,12 +55,23 @@ def lines(ax, gid: str):
 def test_every_claim_and_every_preset_has_its_place(drawn):
     records, fig, cells = drawn
     assert set(cells) == {f"{claim.key} @ {preset}" for claim in claims.CLAIMS for preset in STANDING_PRESETS}
-    texts = [text.get_text() for ax in fig.axes for text in ax.texts]
+    texts = [" ".join(text.get_text().split("\n")) for text in fig.texts]
     for claim in claims.CLAIMS:
         assert texts.count(claim.words) == 1, claim.words
     for preset in STANDING_PRESETS:
-        assert any(text.split("\n")[0] == preset for text in texts), preset
-    assert "cpu-long-4x\n(no runs yet)" in texts  # a preset without runs says so over its empty column
+        assert texts.count(preset) == 1, preset
+    assert "no runs yet: cpu-long-4x" in texts  # a preset without runs says so above the grid
+    assert claims_figure.HEADING in texts
+
+
+def test_the_grid_is_drawn_for_a_phones_column_its_colours_named_in_words(drawn):
+    """Issue 53: the grid read at 9 pt on a 400 px screen, its legend naming what each colour says."""
+    from test_figures import check_legible_on_a_phone
+
+    records, fig, cells = drawn
+    check_legible_on_a_phone(fig)
+    legend = [text.get_text() for text in fig.legends[0].get_texts()]
+    assert {"agrees with the paper", "contradicts the paper", "not settled"} <= set(legend)
 
 
 def test_every_point_and_interval_is_the_records(drawn):
@@ -121,7 +132,7 @@ def test_each_verdict_has_its_own_colour_and_shape_and_an_unknown_one_is_neutral
     filled = {outcome for outcome, styles in seen.items() if next(iter(styles))[2] != "#ffffff"}
     assert filled == {"confirmed", "refuted"}  # the decided verdicts filled, the others hollow
     legend = [text.get_text() for text in fig.legends[0].get_texts()]
-    assert "undecided after correction" in legend and "confirmed" in legend and "the paper's number" in legend
+    assert "undecided after correction" in legend and "agrees with the paper" in legend and "the paper's number" in legend
 
 
 def test_the_stored_records_are_the_clis_and_are_drawn_as_it_gives_them():
@@ -132,6 +143,9 @@ def test_the_stored_records_are_the_clis_and_are_drawn_as_it_gives_them():
     for preset in STANDING_PRESETS:
         assert records[preset] == claims_json.claims_document(preset)["claims"], preset
     fig = claims_figure.plot_claims(records)
+    from test_figures import check_legible_on_a_phone
+
+    check_legible_on_a_phone(fig)  # the stored verdicts' legend and words, not only the constructed ones
     cells = {ax.get_label(): ax for ax in fig.axes}
     for preset, preset_records in records.items():
         for record in preset_records:
@@ -150,9 +164,10 @@ def test_no_presets_is_a_clear_error():
 
 
 def test_the_introduction_opens_with_the_figure_drawn_from_the_clis_records():
-    """After its title, the first thing the introduction shows is this figure, drawn from every standing
-    preset's CLI records: the code cells before it show no code (the Colab set-up, the cell that draws it),
-    and the one that draws it is not removed (myst-nb runs a removed cell only when a later cell's output is
+    """After its title and the bottom line, the introduction shows the figure of Table 2's models on every scale
+    (issue 53: the figure that answers the reader's question), then this one, drawn from every standing
+    preset's CLI records: the code cells before them show no code (the Colab set-up, the cell that draws them),
+    and the one that draws them is not removed (myst-nb runs a removed cell only when a later cell's output is
     asked for: the figure's directive would find no figure)."""
     import re
     from pathlib import Path
@@ -161,7 +176,8 @@ def test_the_introduction_opens_with_the_figure_drawn_from_the_clis_records():
     body = page.split("\n# MoPE, executed\n", 1)[1]
     blocks = re.findall(r"```\{([\w:-]+)\}([^\n]*)\n(.*?)\n```", body, flags=re.S)
     before = list(itertools.takewhile(lambda block: block[0] == "code-cell", blocks))
-    assert blocks[len(before)][:2] == ("eval:figure", " FIG_CLAIMS")
+    assert blocks[len(before)][:2] == ("eval:figure", " FIG_GAPS")
+    assert blocks[len(before) + 1][:2] == ("eval:figure", " FIG_CLAIMS")
     assert all(re.search(r":tags: \[remove-(cell|input)\]", text) for _, _, text in before)
     assert body.index("```{eval:figure} FIG_CLAIMS") < body.index("We retrained the models")  # above the prose
     drawing = next(text for _, _, text in before if "FIG_CLAIMS =" in text)

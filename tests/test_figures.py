@@ -5,6 +5,7 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 
 from mope.evidence import learned_parameters, paper  # noqa: E402
 from mope.book import figures
@@ -33,14 +34,33 @@ def test_a_curve_far_off_the_others_is_named_not_scaled_to():
     assert figures.far_off({"A": 0.05, "B": 0.001}) == set()  # both within a few hundredths of 0
 
 
-def check_fits_the_column(fig, max_columns=2):
-    width, _ = fig.get_size_inches()
-    assert width <= figures.COLUMN_WIDTH
+SAVED_MARGIN = 0.1  # inches the notebook's inline backend adds around a figure's tight box (savefig.pad_inches)
+
+
+def shown_fonts(fig, column_px=figures.PHONE_COLUMN_PX) -> dict[str, float]:
+    """{text: its size in CSS points on a screen whose column is ``column_px`` wide}: the figure saved as a
+    notebook saves it (its tight box, with a margin) at its dpi, a CSS inch being 96 px, shrunk to the column
+    when wider, never enlarged."""
+    canvas = FigureCanvasAgg(fig)  # a figure its function closed has lost its own
+    canvas.draw()
+    box = fig.get_tightbbox(canvas.get_renderer())
+    width_px = (box.width + 2 * SAVED_MARGIN) * fig.dpi
+    scale = min(1.0, column_px / width_px)
+    return {text.get_text(): text.get_fontsize() * fig.dpi / 96 * scale
+            for text in fig.findobj(matplotlib.text.Text) if text.get_text() and text.get_visible()}
+
+
+def check_legible_on_a_phone(fig):
+    """Every text of ``fig`` at least 9 pt as a 400 px phone shows it (and so on a wide screen)."""
+    small = {text: round(size, 2) for text, size in shown_fonts(fig).items() if size < figures.SMALLEST_FONT_PT}
+    assert not small, small
+
+
+def check_fits_the_column(fig):
+    """One column of panels, legible on a phone."""
     columns = {round(ax.get_position().x0, 2) for ax in fig.axes}
-    assert len(columns) <= max_columns
-    for text in fig.findobj(matplotlib.text.Text):
-        if text.get_text():
-            assert text.get_fontsize() >= 9, text.get_text()
+    assert len(columns) == 1, columns
+    check_legible_on_a_phone(fig)
 
 
 @pytest.mark.parametrize("presets", [1, 2, 3])
@@ -114,7 +134,7 @@ def test_context_figure_joins_each_seed_across_contexts_and_marks_the_papers_gap
     long = [run("BASE-DOT", s, 1.55, preset="cpu-long") for s in range(2)] + \
            [run("PE-MORLET", s, 1.58 + 0.01 * s, preset="cpu-long") for s in range(2)]
     fig = figures.plot_context_gaps(short, long, (64, 256), published={("PE-MORLET", "BASE-DOT"): 0.0318})
-    check_fits_the_column(fig, max_columns=2)
+    check_fits_the_column(fig)
     to_table, to_sincos = fig.axes
     seeds = [line for line in to_table.get_lines() if line.get_marker() == "o"]
     assert [list(line.get_xdata()) for line in seeds] == [[64, 256], [64, 256], [64]]  # seed 2 has no long run
@@ -190,7 +210,7 @@ def test_token_budget_figure_puts_every_seeds_gap_at_the_tokens_it_had_seen():
                   budget_run("EGA-MORLET", 0, [4.0, 1.7, 1.4], 64, "paper")]
     fig = figures.plot_gap_against_tokens({"paper": paper_seed, "cpu-long-4x": [], "cpu-long": fewer},
                                           paper_delta=0.119, training_tokens=1_003_854)
-    check_fits_the_column(fig, max_columns=1)
+    check_fits_the_column(fig)
     lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
     mean = lines["cpu-long (2 seeds, 0.0M tokens)"]
     assert list(mean.get_xdata()) == pytest.approx([10 * 8 * 256 / 1e6, 20 * 8 * 256 / 1e6])  # step 0 left out
@@ -231,3 +251,26 @@ def test_seed_spread_names_only_the_seed_furthest_from_its_models_mean():
     assert names == sorted(["s4"] * (len(TABLE_2) - 1) + ["s2"])  # one name a model
     (named,) = [t for t in fig.axes[0].texts if t.get_text() == "s2"]
     assert named.xy[1] == pytest.approx(1.6 + 0.04 + 0.3)
+
+
+def test_the_smallest_text_rule_holds_on_a_phone_and_fails_for_a_figure_as_wide_as_the_books_were():
+    """Issue 53: every figure the chapters draw reads at 9 pt in the 353 px column of a 400 px screen; a figure
+    6.5 inches wide (the book's width before) shows its 9 pt text at about 5 pt there."""
+    import matplotlib.pyplot as plt
+
+    from test_palette import RUNS
+
+    reference = learned_parameters.decay_only_reference("EGA-MORLET", "cpu")
+    for fig in (figures.plot_validation_curves({"cpu": RUNS, "paper": RUNS}, list(TABLE_2)),
+                figures.plot_uncertainty_plane(RUNS, "EGA-MORLET", reference),
+                figures.plot_future_token_effect({"EGA-1": np.linspace(0, 1, 64), "EGA-1-CAUSAL": np.zeros(64)}, 40),
+                figures.plot_distance_to_table_2({"paper": RUNS, "cpu": RUNS})):
+        check_fits_the_column(fig)
+        plt.close(fig)
+    with figures.book_style():
+        wide, ax = plt.subplots(figsize=(6.5, 2.0), constrained_layout=True)
+        ax.set_xlabel("9 pt")
+    assert shown_fonts(wide)["9 pt"] == pytest.approx(9 * 100 / 96 * figures.PHONE_COLUMN_PX / 670, abs=0.1)  # 6.5 + 0.2 in
+    with pytest.raises(AssertionError):
+        check_legible_on_a_phone(wide)
+    plt.close(wide)

@@ -114,3 +114,34 @@ def test_figure_2_draws_its_oscillations_at_integer_lags_only(omega):
     fig = plots.plot_cross_correlation([("pair", omega, 1.49)], max_lag=10)
     for line in fig.axes[0].get_lines():
         assert all(float(x).is_integer() for x in line.get_xdata()), line.get_label()
+
+
+def relative_luminance(colour: str) -> float:
+    """WCAG 2.1's relative luminance of a hex colour."""
+    channels = [int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG 2.1's contrast ratio of two colours, from 1 to 21."""
+    lighter, darker = sorted((relative_luminance(first), relative_luminance(second)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def test_the_wcag_contrast_is_computed_as_the_standard_gives_it():
+    assert contrast("#000000", "#ffffff") == pytest.approx(21)
+    assert contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)  # the usual least grey for text
+    assert contrast("#E69F00", "#ffffff") == pytest.approx(2.25, abs=0.01)  # Okabe–Ito's orange: too light
+
+
+def test_every_verdict_colour_of_the_claims_figure_stands_out_from_its_backgrounds():
+    """Issue 55: "undecided" (#E69F00, 2.25:1) and "not judged" (#56B4E9, 2.31:1) were below 3:1 on white."""
+    from mope.book import claims_figure, palette
+
+    drawn = {style.colour for style in claims_figure.VERDICT_STYLES.values()} | {claims_figure.UNKNOWN_STYLE.colour}
+    assert drawn == set(palette.VERDICT_COLOURS.values()) | {palette.UNKNOWN_VERDICT}
+    for colour in drawn:
+        for background in (palette.WHITE, palette.BAND_SHADE):
+            assert contrast(colour, background) >= palette.MIN_CONTRAST, (colour, background)
+    assert len(set(palette.VERDICT_COLOURS.values())) == len(palette.VERDICT_COLOURS)

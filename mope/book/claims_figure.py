@@ -6,7 +6,7 @@ column per preset. In each cell our estimate (``ours``) is a marker and its 95% 
 bar through it (one seed, as the ``paper`` preset has: the marker alone); a black vertical line marks the
 paper's number (``paper``), a dotted grey one the value the verdict is judged against (0 for an effect, the
 threshold of a mechanism). The marker's colour, shape and fill say the verdict (``outcome``): colours of the
-Okabe–Ito set, which readers with a colour-vision deficiency tell apart, and a shape and fill per outcome
+Okabe–Ito set (:data:`mope.book.palette.VERDICT_COLOURS`), and a shape and fill per outcome
 besides, so that the verdict reads in grey as well. An outcome this module does not know (a new verdict
 word) is drawn in :data:`UNKNOWN_STYLE`'s neutral grey under its own name. A claim that is not run on a
 preset leaves its cell empty.
@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from mope.book.figures import COLUMN_WIDTH, book_style
+from mope.book.palette import BAND_SHADE, UNKNOWN_VERDICT, VERDICT_COLOURS
 from mope.evidence import claims, claims_json
 from mope.evidence.claims import CLAIMS_BY_KEY, Findings
 from mope.store.presets import STANDING_PRESETS
@@ -37,29 +38,30 @@ class VerdictStyle(NamedTuple):
     filled: bool
 
 
-#: One style per outcome of ``OUTCOMES`` of :mod:`mope.evidence.verdicts` that is drawn ("not_run" draws nothing).
-#: Colours of the Okabe–Ito set; decided verdicts filled, the others hollow; no two share a shape.
+#: One style per outcome of ``OUTCOMES`` of :mod:`mope.evidence.verdicts` that is drawn ("not_run" draws nothing),
+#: its legend's words a reader needs no vocabulary for (confirmed: agrees with the paper; refuted: contradicts it).
+#: Colours of :data:`mope.book.palette.VERDICT_COLOURS`; decided verdicts filled, the others hollow; no two share a shape.
 VERDICT_STYLES: dict[str, VerdictStyle] = {
-    "confirmed": VerdictStyle("confirmed", "#0072B2", "o", True),
-    "refuted": VerdictStyle("refuted", "#D55E00", "s", True),
-    "undecided": VerdictStyle("undecided", "#E69F00", "D", False),
-    "indicative": VerdictStyle("one seed (indicative)", "#000000", "^", False),
-    "moot": VerdictStyle("moot", "#CC79A7", "v", False),
-    "not_judged": VerdictStyle("not judged at this scale", "#56B4E9", "p", False),
+    "confirmed": VerdictStyle("agrees with the paper", VERDICT_COLOURS["confirmed"], "o", True),
+    "refuted": VerdictStyle("contradicts the paper", VERDICT_COLOURS["refuted"], "s", True),
+    "undecided": VerdictStyle("not settled", VERDICT_COLOURS["undecided"], "D", False),
+    "indicative": VerdictStyle("one seed (indicative)", VERDICT_COLOURS["indicative"], "^", False),
+    "moot": VerdictStyle("moot", VERDICT_COLOURS["moot"], "v", False),
+    "not_judged": VerdictStyle("not judged here", VERDICT_COLOURS["not_judged"], "p", False),
 }
 #: An outcome not in :data:`VERDICT_STYLES` (a verdict word added since): neutral grey, its own name.
-UNKNOWN_STYLE = VerdictStyle("", "#8c8c8c", "h", False)
+UNKNOWN_STYLE = VerdictStyle("", UNKNOWN_VERDICT, "h", False)
 NOT_RUN = "not_run"
 PAPER_COLOUR = "#000000"
 REFERENCE_COLOUR = "#8c8c8c"
-BAND_SHADE = "#f0f0f0"
 
 MARGIN = 0.08  # inches left and right of the grid
-BAND_HEIGHT = 0.33  # inches a claim: its words on one line, its cells under them
-CELL_HEIGHT = 0.16  # inches of the band the cells take
-HEADER_HEIGHT = 0.75  # inches above the grid: the legend and the presets' names
-FONT = 8  # points: the claims, the presets, the legend
-SMALL = 7  # points: the rows' scales
+LINE = 0.155  # inches a line of text at 9 pt takes
+CELL_HEIGHT = 0.16  # inches of a claim's band its cells take, under its words
+GAP = 0.08  # inches between a claim's cells and the next claim's words
+LINE_CHARACTERS = 44  # characters of a claim's words on a line of the column at 9 pt
+LEGEND_PAIR_CHARACTERS = 24  # the legend's labels fit two to a line up to this length
+HEADING = "A row: one claim, the paper's or ours. A column: a scale we trained, the paper's own first."
 
 
 def cli_records(findings: Mapping[str, Findings], presets: Sequence[str] = STANDING_PRESETS) -> dict[str, list[dict]]:
@@ -157,7 +159,7 @@ def _legend_handles(outcomes: Sequence[str]) -> list:
         handles.append(Line2D([], [], marker=style.marker, ms=5.5, mew=1.3, color=style.colour,
                               mfc=style.colour if style.filled else "white", label=style.label))
     return handles + [Line2D([], [], color=PAPER_COLOUR, lw=1.3, label="the paper's number"),
-                      Line2D([], [], color=REFERENCE_COLOUR, lw=0.9, ls=":", label="0, or the claim's threshold")]
+                      Line2D([], [], color=REFERENCE_COLOUR, lw=0.9, ls=":", label="0, or the threshold")]
 
 
 def _cell(ax, record: Mapping, limits: tuple[float, float]) -> None:
@@ -183,12 +185,24 @@ def _cell(ax, record: Mapping, limits: tuple[float, float]) -> None:
             mfc=style.colour if style.filled else "white", gid="estimate", zorder=3, clip_on=False)
 
 
+def words_lines(words: str, scale: str) -> tuple[str, int]:
+    """A claim's words wrapped to the column (:data:`LINE_CHARACTERS`), and the lines its band gives them: one
+    more where the row's scale, set at the right of the last line, would not fit beside it."""
+    import textwrap
+
+    lines = textwrap.wrap(words, LINE_CHARACTERS, break_on_hyphens=False)  # never a model's name cut
+    room = len(lines[-1]) + 3 + len(scale) <= LINE_CHARACTERS
+    return "\n".join(lines), len(lines) + (0 if room else 1)
+
+
 def plot_claims(records: Mapping[str, Sequence[Mapping]]):
     """The grid of claims (rows) by presets (columns) from ``records`` ({preset: its claim records}, the
-    presets in the order the columns take): each claim's words on a line of their own, its cells under
-    them. Each cell is an axes labelled "<claim key> @ <preset>"; in it the estimate is the line with gid
-    "estimate", its interval the line with gid "interval", the paper's number the line with gid "paper"
-    and the verdict's reference the line with gid "reference"."""
+    presets in the order the columns take), drawn for the column of a phone: each claim's words wrapped over
+    the lines they need, its cells under them; above the grid a heading that says what a row is, the legend
+    (each verdict's colour named in words) and the presets' names, staggered over two lines. Each cell is an
+    axes labelled "<claim key> @ <preset>"; in it the estimate is the line with gid "estimate", its interval
+    the line with gid "interval", the paper's number the line with gid "paper" and the verdict's reference
+    the line with gid "reference"."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
@@ -198,33 +212,47 @@ def plot_claims(records: Mapping[str, Sequence[Mapping]]):
     rows = claim_rows(records)
     if not rows:
         raise ValueError(f"no claim records for the presets {', '.join(presets)}")
-    height = HEADER_HEIGHT + BAND_HEIGHT * len(rows)
-    gap = BAND_HEIGHT - CELL_HEIGHT
+    outcomes = sorted({r["outcome"] for row in rows for r in row if drawn(r)})
+    handles = _legend_handles(outcomes)
+    limits = [row_limits(row) for row in rows]
+    scales = [f"scale {scale_text(low)} to {scale_text(high)}" for low, high in limits]
+    words = [words_lines(row[0]["claim"], scale) for row, scale in zip(rows, scales)]
+    bands = [lines * LINE + CELL_HEIGHT + GAP for _, lines in words]
+    empty = [preset for preset in presets if not any(drawn(record) for record in records[preset])]
+    legend_top = 2 * LINE + 0.1 + (LINE if empty else 0)
+    columns = 2 if max(len(handle.get_label()) for handle in handles) <= LEGEND_PAIR_CHARACTERS else 1
+    header = legend_top + LINE * math.ceil(len(handles) / columns) + 0.1 + 2 * LINE + 0.05
+    height = header + sum(bands)
     with book_style():
         fig = plt.figure(figsize=(COLUMN_WIDTH, height))
-        grid = fig.add_gridspec(len(rows), len(presets), left=MARGIN / COLUMN_WIDTH, right=1 - MARGIN / COLUMN_WIDTH,
-                                top=1 - (HEADER_HEIGHT + gap) / height, bottom=0.04 / height,
-                                wspace=0.15, hspace=gap / CELL_HEIGHT)
-        outcomes = sorted({r["outcome"] for row in rows for r in row if drawn(r)})
-        for r, row in enumerate(rows):
-            limits = row_limits(row)
-            cells = [fig.add_subplot(grid[r, c], label=f"{record['key']} @ {preset}")
+        left, right = MARGIN / COLUMN_WIDTH, 1 - MARGIN / COLUMN_WIDTH
+        fig.text(left, 1 - 0.04 / height, HEADING, ha="left", va="top", wrap=True)
+        if empty:
+            fig.text(left, 1 - (0.04 + 2 * LINE + 0.05) / height, f"no runs yet: {', '.join(empty)}", ha="left",
+                     va="top")
+        fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0, 1 - legend_top / height), ncol=columns,
+                   frameon=False, handlelength=1.5, columnspacing=0.6, borderaxespad=0.2, handletextpad=0.4,
+                   labelspacing=0.25)
+        top = header
+        cells_by_row = []
+        for r, (row, band, (text, lines)) in enumerate(zip(rows, bands, words)):
+            y0 = 1 - (top + lines * LINE + CELL_HEIGHT) / height
+            grid = fig.add_gridspec(1, len(presets), left=left, right=right, bottom=y0,
+                                    top=y0 + CELL_HEIGHT / height, wspace=0.15)
+            cells = [fig.add_subplot(grid[0, c], label=f"{record['key']} @ {preset}")
                      for c, (preset, record) in enumerate(zip(presets, row))]
             for ax, record in zip(cells, row):
-                _cell(ax, record, limits)
+                _cell(ax, record, limits[r])
             if r % 2 == 0:  # every other claim shaded: its words and its cells read as one band
-                bottom = cells[0].get_position().y0 - 0.03 / height
-                fig.patches.append(Rectangle((0, bottom), 1, BAND_HEIGHT / height, transform=fig.transFigure,
-                                             color=BAND_SHADE, zorder=-1))
-            cells[0].text(0, 1.25, row[0]["claim"], transform=cells[0].transAxes, ha="left", va="bottom",
-                          fontsize=FONT)
-            cells[-1].text(1, 1.25, f"scale {scale_text(limits[0])} to {scale_text(limits[1])}",
-                           transform=cells[-1].transAxes, ha="right", va="bottom", fontsize=SMALL, color="#555555")
+                fig.patches.append(Rectangle((0, 1 - (top + band - GAP / 2) / height), 1, band / height,
+                                             transform=fig.transFigure, color=BAND_SHADE, zorder=-1))
+            fig.text(left, 1 - (top + 0.02) / height, text, ha="left", va="top", linespacing=1.2)
+            fig.text(right, 1 - (top + lines * LINE + 0.01) / height, scales[r], ha="right", va="bottom",
+                     color="#555555")
+            cells_by_row.append(cells)
+            top += band
         for c, preset in enumerate(presets):
-            runs = any(drawn(record) for record in records[preset])
-            fig.axes[c].text(0.5, 1.25 + gap / CELL_HEIGHT * 0.9, preset if runs else f"{preset}\n(no runs yet)",
-                             transform=fig.axes[c].transAxes, ha="center", va="bottom", fontsize=FONT,
-                             fontweight="bold")
-        fig.legend(handles=_legend_handles(outcomes), loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=4,
-                   frameon=False, fontsize=FONT, handlelength=1.8, columnspacing=1.2, borderaxespad=0.2)
+            box = cells_by_row[0][c].get_position()
+            y = 1 - (header - 0.05 - (LINE if c % 2 == 0 else 0)) / height
+            fig.text((box.x0 + box.x1) / 2, y, preset, ha="center", va="bottom", fontweight="bold")
     return fig

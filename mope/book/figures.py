@@ -1,14 +1,16 @@
 r"""The figures of the reproduction chapters, drawn from stored runs (the figures that need no run are
 :mod:`mope.book.plots`).
 
-This module owns how a results figure looks in the book: at most two panels side by side (more are
-stacked), 6.5 inches wide, within the text column at 100 dpi, so that text set at 9 pt is shown
-at 9 pt; axis ranges chosen so that the differences the chapter discusses are visible (a model far off
+This module owns how a results figure looks in the book: drawn for the text column of a phone, panels
+stacked, :data:`COLUMN_WIDTH` inches wide at 100 dpi, so that text set at 9 pt is shown at no less than
+:data:`SMALLEST_FONT_PT` on a 1280 px screen (at its natural size) and on a 400 px one (shrunk to the
+:data:`PHONE_COLUMN_PX` column); axis ranges chosen so that the differences the chapter discusses are visible (a model far off
 the others is named at the edge of the panel instead of setting the scale). It draws only what the
 runs stored; a preset without runs gets a panel that says so.
 """
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 
@@ -22,9 +24,18 @@ from mope.evidence.estimates import distance_to_paper, gap_by_tokens, gap_curve,
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND
 from mope.model.variants import TABLE_2
 
-COLUMN_WIDTH = 6.5  # inches: within the book's text column at 100 dpi (660 px in a 1280 px window with its scroll bar)
+#: The book's smallest text, in CSS points as a reader's screen shows it, on a 1280 px screen and a 400 px one.
+SMALLEST_FONT_PT = 9
+#: The text column of a 400 px screen, in CSS px, as the browser check measures it: 400 px less the scroll bar
+#: (15) and the article's padding (2 × 16); a wider figure is shrunk to it, its text with it.
+PHONE_COLUMN_PX = 353
+DPI = 100  # pixels an inch of every figure of the book; a CSS inch is 96 px
+#: Inches: a figure this wide, saved with the 0.1 inch margin the notebook adds on each side (3.65 inches, 365 px),
+#: is shown on a phone at 353/365 of its size, its 9 pt at 9 × 100/96 × 353/365 ≈ 9.07 CSS pt; on a wide
+#: screen it is shown whole, in the 660 px column.
+COLUMN_WIDTH = 3.45
 BOOK_STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": 9,
-              "ytick.labelsize": 9, "legend.fontsize": 9, "figure.dpi": 100, "savefig.dpi": 100}
+              "ytick.labelsize": 9, "legend.fontsize": 9, "figure.dpi": DPI, "savefig.dpi": DPI}
 # Presets and sweep candidates are not models: shades of grey and a sequential map, never a model's colour.
 PRESET_SHADES = ("#000000", "#6a6a6a", "#a0a0a0")
 FAR_OFF = 2.0  # a curve that would stretch the others' axis more than this many times is named, not drawn
@@ -38,16 +49,11 @@ def book_style():
         yield
 
 
-def panels(count: int, height: float | None = None):
-    """``count`` panels: side by side up to two, stacked beyond; one figure the width of the column.
-    ``height`` of a row of panels in inches (default 2.9, or 2.3 a panel when stacked: each has the
-    column's whole width)."""
+def panels(count: int, height: float = 2.2):
+    """``count`` panels stacked, each the column's width and ``height`` inches tall: one figure."""
     import matplotlib.pyplot as plt
 
-    height = height or (2.9 if count <= 2 else 2.3)
-    columns = 1 if count > 2 else count
-    rows = 1 if count <= 2 else count
-    fig, axes = plt.subplots(rows, columns, figsize=(COLUMN_WIDTH, height * rows), squeeze=False,
+    fig, axes = plt.subplots(count, 1, figsize=(COLUMN_WIDTH, height * count), squeeze=False,
                              constrained_layout=True)
     return fig, list(axes.flat)
 
@@ -58,6 +64,8 @@ def colour(variant: str) -> str:
 
 
 LEGEND_MARKER_SCALE = 2.5  # scatter dots are small in the panel; in the legend they must be seen
+TITLE_CHARACTERS = 32  # a panel's title at 9 pt, wrapped to the width of a panel beside the models' names
+LEGEND_PAIR_CHARACTERS = 21  # labels this long or shorter fit two to a row of the column at 9 pt
 
 
 def legend_below(fig, axes) -> None:
@@ -69,7 +77,7 @@ def legend_below(fig, axes) -> None:
                 handles[label] = handle
                 labels.append(label)
     if labels:
-        columns = 4 if max(map(len, labels)) <= 18 else 2
+        columns = 2 if max(map(len, labels)) <= LEGEND_PAIR_CHARACTERS else 1
         fig.legend([handles[label] for label in labels], labels, loc="outside lower center",
                    ncol=min(len(labels), columns), frameon=False, markerscale=LEGEND_MARKER_SCALE)
 
@@ -239,8 +247,9 @@ def plot_distance_to_table_2(runs: Mapping[str, list[dict]], variants: Sequence[
             ax.set_yticks(range(len(variants)), labels=list(variants))
             ax.set_ylim(len(variants) - 0.5, -0.5)
             names = ", ".join(group)
-            ax.set_title(f"{names}: the paper's own protocol" if group == [published] else
-                         f"{names}: smaller models, fewer tokens (expected above the paper)", loc="left")
+            ax.set_title(textwrap.fill(f"{names}: the paper's own protocol" if group == [published] else
+                                       f"{names}: smaller models, fewer tokens (expected above the paper)",
+                                       TITLE_CHARACTERS), loc="left")
             ax.grid(alpha=0.3, axis="x")
         axes[-1].set_xlabel("our loss − the paper's Val (nats/char)")
         legend_below(fig, axes)
@@ -279,8 +288,8 @@ def plot_sweep(sweep: Mapping, chosen, decided_at: int):
 # --- what MoPE learns ---------------------------------------------------------------------------------
 
 def plot_uncertainty_plane(runs: list[dict], variant: str, reference: Mapping[str, np.ndarray]):
-    """Left: every learned pair of every seed in the (σ, ω) plane, with ωσ = 5, the initial and the
-    decay-only pairs. Right: σ_i against the pair index, learned (each seed), initial and decay-only."""
+    """Top: every learned pair of every seed in the (σ, ω) plane, with ωσ = 5, the initial and the
+    decay-only pairs. Below: σ_i against the pair index, learned (each seed), initial and decay-only."""
     with book_style():
         fig, (plane, sigma_axis) = panels(2)
         found = learned_parameters.morlet_runs(runs, variant)
@@ -357,7 +366,7 @@ def plot_boundary(runs: list[dict], variants: Sequence[str], free_reference: tup
         loglog.set_title("learned pairs (every seed)", loc="left")
         plain_log_ticks(loglog)
         product_axis.set(xlabel="pair index $i$", ylabel=r"$\omega_i\sigma_i$")
-        product_axis.set_title("ωσ per pair: median over seeds, band from lowest to highest seed", loc="left")
+        product_axis.set_title("ωσ per pair: median and range over seeds", loc="left")
         for ax in (loglog, product_axis):
             ax.grid(alpha=0.3, which="both")
         legend_below(fig, [loglog])
@@ -408,7 +417,7 @@ def plot_seed_spread(runs: list[dict], variants: Sequence[str] = TABLE_2, key: s
             ax.hlines(mean, x - 0.3, x + 0.3, color=colour(name), linewidth=1.5)
         if not drawn:
             _empty(ax, "no stored runs")
-        ax.set_xticks(range(len(variants)), variants, rotation=20)
+        ax.set_xticks(range(len(variants)), variants, rotation=40, ha="right", rotation_mode="anchor")
         ax.set_ylabel(label)
         ax.grid(axis="y", alpha=0.3)
     plt.close(fig)
@@ -428,7 +437,7 @@ def plot_context_gaps(short: list[dict], long: list[dict], contexts: tuple[int, 
 
     ticks = sorted({*contexts, *([256] if published else [])})
     with book_style():
-        fig, axes = panels(len(panels_of), height=2.6)
+        fig, axes = panels(len(panels_of), height=2.3)
         for ax, pairs in zip(axes, panels_of):
             drawn = False
             for first, second in pairs:
@@ -552,15 +561,15 @@ def plot_sigma_in_characters(tokenizations: Mapping[str, tuple[list[dict], float
 
 
 def plot_centres(runs: list[dict], variant: str = "PE-MORLET-CENTRED", threshold: float = 1.0):
-    """Left: each pair's learned centre b₀ (tokens) against its index, every seed; 0 is the origin, where
-    the published encoding and weight decay alone keep it. Right: b₀ in units of its pair's σ, with the
+    """Top: each pair's learned centre b₀ (tokens) against its index, every seed; 0 is the origin, where
+    the published encoding and weight decay alone keep it. Below: b₀ in units of its pair's σ, with the
     claim's ``threshold``."""
     import matplotlib.pyplot as plt
 
     from mope.evidence.open_questions import centre_runs
 
     with book_style():
-        fig, (centre_axis, ratio_axis) = panels(2, height=2.6)
+        fig, (centre_axis, ratio_axis) = panels(2, height=2.3)
         found = centre_runs(runs, variant)
         if not found:
             _empty(centre_axis, variant)
@@ -582,13 +591,13 @@ def plot_centres(runs: list[dict], variant: str = "PE-MORLET-CENTRED", threshold
 
 
 def plot_without_bound(runs: list[dict], free: str, bounded: str, decay_level: float):
-    """Left: ωσ of every pair of ``free`` (no bound) against its index, every seed, with the bound 5 and the
-    level ``decay_level`` weight decay alone leaves it at. Right: σ_i of ``free`` and of ``bounded``, every
+    """Top: ωσ of every pair of ``free`` (no bound) against its index, every seed, with the bound 5 and the
+    level ``decay_level`` weight decay alone leaves it at. Below: σ_i of ``free`` and of ``bounded``, every
     seed: what removing the bound does to each pair's width."""
     import matplotlib.pyplot as plt
 
     with book_style():
-        fig, (product_axis, sigma_axis) = panels(2, height=2.6)
+        fig, (product_axis, sigma_axis) = panels(2, height=2.3)
         found = learned_parameters.morlet_runs(runs, free)
         if not found:
             _empty(product_axis, free)

@@ -9,6 +9,10 @@ one.
 Things that are not models use colours outside the palette: :data:`NEUTRAL` for references (the unit
 circle of the $\\sigma\\to\\infty$ limit, a bound, a decay-only curve), :data:`CHANNELS` for the two channels
 of one MoPE pair.
+
+The verdicts of the claims have colours of their own (:data:`VERDICT_COLOURS`, drawn by
+:mod:`mope.book.claims_figure`): each stands out from the figure's white and from its light grey bands by at
+least :data:`MIN_CONTRAST` (WCAG 2's contrast for graphics), which ``tests/test_palette.py`` computes.
 """
 from __future__ import annotations
 
@@ -46,6 +50,26 @@ CHANNELS = ("#1a1a1a", "#8c8c8c")
 ENCODINGS = {"learned table": "BASE-DOT", "sin/cos": "PE-SINCOS", "RoPE": "PE-ROPE", "MoPE": "PE-MORLET",
              "ALiBi": "ALIBI", "Morlet-RoPE": "MORLET-ROPE", "EGA-1 gate": "EGA-1",
              "causal EGA-1 gate": "EGA-1-CAUSAL"}
+
+
+#: WCAG 2.1's least contrast ratio for the parts of a graphic a reader needs (success criterion 1.4.11).
+MIN_CONTRAST = 3.0
+#: The backgrounds a verdict is drawn on: the page's white and the light grey of every other claim's band.
+WHITE, BAND_SHADE = "#ffffff", "#f0f0f0"
+#: One colour per verdict (an ``outcome`` of :mod:`mope.evidence.verdicts`): the hues of the Okabe–Ito set,
+#: which readers with a colour-vision deficiency tell apart, darkened where needed to reach
+#: :data:`MIN_CONTRAST` on :data:`BAND_SHADE` (Okabe–Ito's orange #E69F00 and sky blue #56B4E9 reach 2.25 and
+#: 2.31 on white); the figure tells them apart by shape and fill as well.
+VERDICT_COLOURS: dict[str, str] = {
+    "confirmed": "#0072B2",  # blue
+    "refuted": "#D55E00",  # vermilion
+    "undecided": "#A87400",  # orange, darkened
+    "indicative": "#000000",
+    "moot": "#B35C9A",  # reddish purple, darkened
+    "not_judged": "#00879A",  # sky blue, darkened to a teal: a darker sky blue is hard to tell from confirmed's blue
+}
+#: A verdict word no colour is given to (one added since): a grey that keeps the contrast.
+UNKNOWN_VERDICT = "#767676"
 
 
 def colour(model: str) -> str:

@@ -61,7 +61,7 @@ def _label_positions(ax, z, positions) -> None:
     for b in positions:
         best = None
         for offset in LABEL_OFFSETS:
-            label = ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=offset, fontsize=8)
+            label = ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=offset)
             label.set_in_layout(False)  # placing a label must not move the panels (and the labels placed)
             box = label.get_window_extent(renderer).expanded(*MARGIN)
             label.remove()
@@ -69,7 +69,7 @@ def _label_positions(ax, z, positions) -> None:
                 best = (cost(box), offset, box)
             if best[0] == (False, 0.0):
                 break
-        label = ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=best[1], fontsize=8)
+        label = ax.annotate(f"b={b}", (z.real[b], z.imag[b]), textcoords="offset points", xytext=best[1])
         label.set_in_layout(False)
         placed.append(best[2])
 
@@ -92,9 +92,8 @@ def plot_spirals(pairs: Sequence[Pair], length: int = 257, axes=None, title: str
         ax.set_xlabel(r"Re $z(b)$ = channel $2i$ (cos)")
         ax.set_ylabel(r"Im $z(b)$ = channel $2i+1$ (sin)")
         n_visible = int(visible.sum())
-        ax.set_title(f"{label}\n$\\omega$={omega:.3f}, $\\sigma$={sigma:.2f} ({n_visible} positions with |z|>0.001)",
-                     fontsize=9)
-    axes[0].legend(loc="lower left", fontsize=8)
+        ax.set_title(f"{label}\n$\\omega$={omega:.3f}, $\\sigma$={sigma:.2f} ({n_visible} positions with |z|>0.001)")
+    axes[0].legend(loc="lower left")
     if title:
         fig.suptitle(title)
     for ax, (_, omega, sigma) in zip(axes, pairs):  # once the panels are laid out: labels must not collide
@@ -131,8 +130,8 @@ def plot_cross_correlation(pairs: Sequence[Pair], max_lag: int = 20, length: int
         ax.set_xlabel(r"lag $\tau$ (tokens)")
         ax.set_ylabel("correlation")
         ax.set_ylim(-1.1, 1.1)
-        ax.set_title(f"{label}: $\\omega$={omega:.3f}, $\\sigma$={sigma:.2f}", fontsize=9)
-    axes[0].legend(loc="lower left", fontsize=7)
+        ax.set_title(f"{label}: $\\omega$={omega:.3f}, $\\sigma$={sigma:.2f}")
+    axes[0].legend(loc="lower left")
     if title:
         fig.suptitle(title)
     return fig
@@ -149,7 +148,7 @@ def heatmap(matrix, ax=None, title: str = "", xlabel: str = "channel", ylabel: s
     limit = np.abs(matrix).max() if symmetric else None
     image = ax.imshow(matrix, aspect="auto", interpolation="nearest", cmap=cmap,
                       vmin=-limit if symmetric else None, vmax=limit)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if colorbar:
