@@ -113,7 +113,7 @@ fifth decimal are not more certain than that; the "± sd" shown is that floored 
 `python -m mope claims --json` gives its test's `p_value` and `p_adjusted`, the latter after Holm's
 correction over the preset's tests (a further look's p first scaled by 0.05 over its Pocock level)."""
 
-#: The outcomes of the claims document (its ``outcome`` field) in the words every reading page uses, one a
+#: The outcomes of the claims document (its ``outcome`` field) in the words every reading page uses, one an
 #: outcome and no two alike: words a reader knows without a glossary. The statistics behind them (the test, its
 #: p-value, the correction) stay in the record's fields and one click away on each page (:data:`VOCABULARY`).
 PLAIN_WORDS = {"confirmed": "holds", "refuted": "fails", "undecided": "not settled", "indicative": "one seed only",
