@@ -33,7 +33,8 @@ Two passes over every ``*.html`` file of the build:
    what a reader's browser shows); the check
    fails when a page is taller than ``--max-page-height`` (12,000 px) or the pages a reader reads in
    order (the introduction and the chapters, ``notebooks/``) are together taller than
-   ``--max-reading-height`` (65,000 px). At a 400 px viewport no page may scroll sideways and nothing
+   ``--max-reading-height`` (53,500 px), or the introduction alone taller than ``--max-intro-height``
+   (4,500 px). At a 400 px viewport no page may scroll sideways and nothing
    of the article may stick out of the screen: a wide table, formula or figure scrolls inside its own
    box, and a table that does carries a visible cue (its box's right edge fades, a mask or background
    image of the book's stylesheet, while more lies beyond it). Every cell of a table's "verdict"
@@ -512,11 +513,16 @@ PAGE_HEIGHT_LIMIT = 12_000  # px at 1280 px: no page taller
 # Chapter 1, the tallest, was read section by section then: its derivations are already collapsed code cells,
 # and what shows is each statement, the paper's words and our reading of them. Down to 65,000 on 2026-12-04, when
 # the introduction's findings went behind a dropdown under the bottom line (64,285 px; the introduction 7,831).
-# Issue 53's target, 45,000 for the reading pages and 4,500 for the introduction, is not met yet.
-READING_HEIGHT_LIMIT = 65_000
+# Issue 53's target for the reading pages, 45,000, is not met yet: what remains is mostly figures and the tables
+# of results. Down to 53,500 on 2026-12-04 (53,328 px; the introduction 4,033), when the derivations, the rules'
+# history, the claims tables, the per-preset tabs of the chapters' controls, each chapter's claims by standing and
+# the statistics behind each verdict went behind dropdowns; the introduction is held to 4,500 on its own.
+READING_HEIGHT_LIMIT = 53_500
+INTRO_HEIGHT_LIMIT = 4_500  # px at 1280 px: the introduction, the page every reader opens
+INTRO = "book/intro.html"
 # what a reader reads in order: the introduction and the numbered chapters (not "MoPE and EGA in your own model",
 # notebooks/own_model, a page of "Using this book")
-READING_PAGES = ("book/intro.html", "notebooks/[0-9][0-9]_*")
+READING_PAGES = (INTRO, "notebooks/[0-9][0-9]_*")
 WIDE, NARROW = 1280, 400
 
 
@@ -650,11 +656,15 @@ def narrow_problems(state: dict) -> list[str]:
 GENERATED_INDEXES = ("genindex.html", "py-modindex.html", "search.html")
 
 
-def height_problems(heights: dict[str, int], page_limit: int, reading_limit: int) -> list[str]:
-    """Pages taller than ``page_limit`` (but the generated indexes), and the reading pages together taller
-    than ``reading_limit``."""
+def height_problems(heights: dict[str, int], page_limit: int, reading_limit: int,
+                    intro_limit: int = INTRO_HEIGHT_LIMIT) -> list[str]:
+    """Pages taller than ``page_limit`` (but the generated indexes), the introduction taller than ``intro_limit``,
+    and the reading pages together taller than ``reading_limit``."""
     problems = [f"{name}: {height:,} px tall at {WIDE} px, above the limit of {page_limit:,} px"
                 for name, height in heights.items() if height > page_limit and name not in GENERATED_INDEXES]
+    if heights.get(INTRO, 0) > intro_limit:
+        problems.append(f"{INTRO}: {heights[INTRO]:,} px tall at {WIDE} px, above the introduction's limit of "
+                        f"{intro_limit:,} px")
     reading = sum(height for name, height in heights.items() if is_reading_page(name))
     if reading > reading_limit:
         problems.append(f"the introduction and the chapters are {reading:,} px tall at {WIDE} px together, "
@@ -701,6 +711,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-reading-height", type=int, default=READING_HEIGHT_LIMIT,
                         help=f"px at {WIDE} px the introduction and chapters may be tall together "
                              f"(default {READING_HEIGHT_LIMIT:,})")
+    parser.add_argument("--max-intro-height", type=int, default=INTRO_HEIGHT_LIMIT,
+                        help=f"px at {WIDE} px the introduction may be tall (default {INTRO_HEIGHT_LIMIT:,})")
     parser.add_argument("--repository", type=Path,
                         help="repository root, where Colab links must find their .ipynb "
                              "(default: the folder holding _build, when html_dir is <repo>/_build/html)")
@@ -728,7 +740,8 @@ def main(argv: list[str] | None = None) -> int:
                 args.allow_external, args.timeout))
         finally:
             with_server[0].shutdown()
-        problems += browser_problems + height_problems(heights, args.max_page_height, args.max_reading_height)
+        problems += browser_problems + height_problems(heights, args.max_page_height, args.max_reading_height,
+                                                                      args.max_intro_height)
     for problem in problems:
         print("BROKEN", problem)
     for line in height_report(heights) if heights else []:

@@ -297,15 +297,20 @@ def test_heights_add_up_over_the_introduction_and_the_chapters():
     checker = load_checker()
     heights = {"book/intro.html": 7_000, "notebooks/01_mathematics.html": 11_000, "notebooks/02_encodings.html": 11_000,
                "book/api.html": 5_000}
-    assert checker.height_problems(heights, 12_000, 30_000) == []
-    (problem,) = checker.height_problems(heights, 12_000, 25_000)
-    assert "29,000 px tall at 1280 px together" in problem
+    assert checker.height_problems(heights, 12_000, 30_000, 7_000) == []
+    (problem,) = checker.height_problems(heights, 12_000, 30_000, 6_999)  # the introduction has a budget of its own
+    assert problem == "book/intro.html: 7,000 px tall at 1280 px, above the introduction's limit of 6,999 px"
+    assert checker.INTRO_HEIGHT_LIMIT == 4_500 and checker.READING_HEIGHT_LIMIT <= 53_500  # issue 53: a ratchet
+    assert len(checker.height_problems(heights, 12_000, 30_000)) == 1  # 7,000 px: above the default 4,500
+    heights = {**heights, "book/intro.html": 4_500}
+    (problem,) = checker.height_problems(heights, 12_000, 26_000)
+    assert "26,500 px tall at 1280 px together" in problem
     (problem,) = checker.height_problems({**heights, "book/api.html": 12_001}, 12_000, 30_000)
     assert problem.startswith("book/api.html: 12,001 px tall")
     assert checker.height_problems({**heights, "genindex.html": 20_000}, 12_000, 30_000) == []  # an index, not read
     assert checker.height_problems({**heights, "notebooks/own_model.html": 5_000}, 12_000, 30_000) == []  # not a chapter
     lines = checker.height_report(heights)
-    assert lines[-2].endswith("29,000 px") and lines[-1].endswith("34,000 px")
+    assert lines[-2].endswith("26,500 px") and lines[-1].endswith("31,500 px")
 
 
 @needs_chromium

@@ -158,7 +158,7 @@ def test_found_lines_group_the_claims_of_a_section_by_their_standing_across_scal
     (where,) = [line for line in lines if line.startswith("* **holds where decided** (`cpu`): ")]
     assert f"`{sincos.words} <repro-table-2>`" in where
     # the near-equality, off the paper's protocol: never judged, whichever way PE-ROPE moves
-    assert any(line.startswith("* **not judged at these scales** (not judged on `cpu-long` and `cpu`): ")
+    assert any(line.startswith("* **cannot be tested at these scales** (cannot be tested on `cpu-long` and `cpu`): ")
                and f"`{rope.words} <repro-table-2>`" in line for line in lines)
     assert "* **not tested** (no run yet): " in text and "EGA-1 improves on BASE-DOT by 0.092 <repro-table-2>`" in text
     assert "No claim" in chapter_runs.found_lines({}, ["repro-table-2"])
@@ -168,13 +168,13 @@ def test_the_presets_behind_a_standing_say_where_it_is_decided_then_undecided_th
     Standing = standings.Standing
     assert Standing(standings.HOLDS_WHERE_DECIDED, holds=("cpu-long", "cpu"), undecided=("cpu-short",),
                     single=("paper",), toward=("paper",)).behind == (
-        "`cpu-long` and `cpu`; undecided on `cpu-short`; `paper`: one seed, the claim's way")
+        "`cpu-long` and `cpu`; not settled on `cpu-short`; `paper`: one seed, the claim's way")
     assert Standing(standings.DEPENDS, holds=("cpu",), fails=("cpu-long", "cpu-short")).behind == (
         "holds on `cpu`; fails on `cpu-long` and `cpu-short`")
     assert Standing(standings.INDICATIVE, single=("cpu",), against=("cpu",)).behind == "`cpu`: one seed, against the claim"
     assert Standing(standings.DEPENDS, holds=("cpu-short",), fails=("cpu",), moot=("cpu-long",)).behind == (
-        "holds on `cpu-short`; fails on `cpu`; moot on `cpu-long`")
-    assert Standing(standings.NOT_JUDGED, not_judged=("cpu",)).behind == "not judged on `cpu`"
+        "holds on `cpu-short`; fails on `cpu`; nothing to explain on `cpu-long`")
+    assert Standing(standings.NOT_JUDGED, not_judged=("cpu",)).behind == "cannot be tested on `cpu`"
     assert Standing(standings.NOT_TESTED).behind == "no run yet"
 
 

@@ -568,9 +568,10 @@ def test_a_section_states_each_verdict_in_one_line_and_only_where_judged():
     from mope.book import chapter_runs
 
     found = {"cpu": claims.judge_all("cpu", causal_runs()), "paper": claims.judge_all("paper", [])}
-    text = chapter_runs.section_verdicts(found, ["stress-causal-gate"])
+    text, statistics = chapter_runs.section_verdicts(found, ["stress-causal-gate"]).split("\n\n:::{dropdown}")
     (line,) = [line for line in text.splitlines() if line.startswith("* ")]
-    assert line.startswith("* EGA's gain is salience") and "**refuted**" in line and "whole-validation gain" in line
+    assert line.startswith("* EGA's gain is salience") and "**fails**" in line and "whole-validation gain" in line
+    assert statistics.count("\n* EGA's gain is salience") == 1 and "(`cpu`): refuted: below 0.5; p = " in statistics
     assert text.startswith("On `cpu` (none of these runs is stored in `paper`):\n")  # one preset: no tabs
     assert "tab-item" not in text and "|" not in text  # no table restating the introduction's row
     assert chapter_runs.section_verdicts({"paper": found["paper"]}, ["stress-causal-gate"]) == (
@@ -578,12 +579,15 @@ def test_a_section_states_each_verdict_in_one_line_and_only_where_judged():
     fewer = claims.judge_all("cpu-short", [r for r in causal_runs() if r["seed"] != 2])
     both = chapter_runs.section_verdicts({"cpu": found["cpu"], "cpu-short": fewer, "paper": found["paper"]},
                                          ["stress-causal-gate"])
-    assert both.count(":::{tab-item}") == 2 and both.endswith(chapter_runs.empty_presets_line(["paper"]))
+    assert both.count(":::{tab-item}") == 2
+    assert both.split("\n\n:::{dropdown}")[0].endswith(chapter_runs.empty_presets_line(["paper"]))
     # a claim that compares two presets is judged alike on both: its line is said once, under both names
     alike = chapter_runs.section_verdicts({"cpu": found["cpu"], "cpu-long": found["cpu"], "paper": found["paper"]},
                                           ["stress-causal-gate"])
     assert alike.startswith("On `cpu` and `cpu-long` (none of these runs is stored in `paper`):\n")
+    alike, statistics = alike.split("\n\n:::{dropdown}")
     assert alike.count("* EGA's gain is salience") == 1 and "tab-item" not in alike
+    assert "salience: it survives a gate that cannot see the future (`cpu` and `cpu-long`): refuted" in statistics
 
 
 def test_a_preset_with_nothing_run_gets_no_tab():

@@ -205,10 +205,10 @@ def test_the_claims_on_subword_tokens_say_which_verdicts_the_tokens_change(store
     characters = claims.judge_all("cpu", four_models(0.05, "cpu"))
     text = chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", four_models(-0.05, "cpu-bpe")))
     title, *lines = text.splitlines()
-    assert title == (":::{dropdown} The paper's claims on these tokens (`cpu-bpe`, losses in nats a token): 2 of 3 keep "
+    assert title == ("::::{dropdown} The paper's claims on these tokens (`cpu-bpe`, losses in nats a token): 2 of 3 keep "
                      "their verdict on `cpu`; 1 changes: MoPE carries useful position: PE-MORLET beats NOPE")
-    assert lines[0] == "On `cpu-bpe`:" and lines[-1] == ":::"
-    assert "* MoPE carries useful position: PE-MORLET beats NOPE (ours): **refuted**: the other way round" in text
+    assert lines[0] == "On `cpu-bpe`:" and lines[-1] == "::::" and lines[-2] == ":::"  # the statistics' dropdown inside
+    assert "* MoPE carries useful position: PE-MORLET beats NOPE (ours): **fails**: the other way round" in text
     assert "not run" not in text  # only what the tokens' four models decide
     same = chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", four_models(0.05, "cpu-bpe")))
     assert same.splitlines()[0].endswith("3 of 3 keep their verdict on `cpu`")
@@ -234,7 +234,9 @@ def test_the_introductions_tabs_leave_out_the_claims_a_preset_has_no_run_of(stor
             "cpu-bpe": [run("BASE-DOT", s, 1.6, preset="cpu-bpe") for s in range(3)]}
     findings = {preset: claims.judge_all(preset, preset_runs) for preset, preset_runs in runs.items()}
     tabs = chapter_runs.claims_tabs_run(findings, lambda preset: f"`{preset}`.", standings.standings(findings))
+    tabs, statistics = tabs.split("\n\n:::{dropdown} The statistics behind the verdicts of these tables")
     assert tabs.startswith("::::{tab-set}\n:::{tab-item} across scales\n") and tabs.endswith("\n::::")
+    assert "PE-ROPE beats PE-MORLET (`cpu`)" not in statistics and "(`cpu`): " in statistics  # judged claims only
     cpu = tabs[tabs.index(":::{tab-item} `cpu`"):tabs.index(":::{tab-item} `cpu-bpe`")]
     judged = [claim for claim, verdict in findings["cpu"] if verdict.outcome != "not_run"]
     assert judged and all(f"<{claim.shown_in}>` ({claim.section})" in cpu for claim in judged)

@@ -254,7 +254,7 @@ def test_claims_json_carries_every_field_of_the_verdict(store):
         assert set(record) == {"key", "claim", "quote", "section", "kind", "paper", "test", "shown_in", "judged_on",
                                "ours", "sd", "n", "df", "resolution", "interval", "outcome", "size", "seeds_needed",
                                "seeds_needed_range", "p_value", "p_adjusted", "family", "family_size", "source",
-                               "fixed_in", "loss", "caveat", "verdict"}
+                               "fixed_in", "loss", "caveat", "verdict", "plain"}
         assert record["outcome"] in verdicts.OUTCOMES and record["loss"] in ("val_batches", "val_whole", None)
         assert record["outcome"] == "not_run" and record["verdict"] == "not run"
 
@@ -276,7 +276,7 @@ def test_the_tabs_show_one_table_per_preset_with_the_same_verdicts_as_the_json(s
     assert tabs.startswith("::::{tab-set}\n:::{tab-item} `cpu`") and tabs.count(":::{tab-item}") == 2
     rope = next(line for line in tabs.splitlines() if "PE-ROPE nearly matches" in line)
     record = next(r for r in claims.claim_records("cpu", cpu_runs) if r["key"] == "rope-matches-base")
-    assert f"**not judged at this scale**: {record['verdict'].split(': ', 1)[1]}" in rope and "the paper's size" in rope
+    assert f"**cannot be tested at this scale**: {record['verdict'].split(': ', 1)[1]}" in rope and "the paper's size" in rope
     assert "{ref}`PE-ROPE nearly matches BASE-DOT <repro-table-2>`" in rope
 
 
@@ -609,14 +609,14 @@ def verdict_with(outcome):
     ({"paper": "indicative", "cpu": "confirmed", "cpu-short": "confirmed"}, "holds at every scale that decides it",
      "holds at every scale that decides it: `cpu` and `cpu-short`; `paper`: one seed"),
     ({"cpu-long": "refuted", "cpu": "refuted", "cpu-short": "undecided"}, "fails where decided",
-     "fails where decided: `cpu-long` and `cpu`; undecided on `cpu-short`"),
+     "fails where decided: `cpu-long` and `cpu`; not settled on `cpu-short`"),
     ({"cpu": "confirmed", "paper": "indicative"}, "holds where decided", "holds where decided: `cpu`; `paper`: one seed"),
     ({"cpu": "refuted", "cpu-short": "confirmed", "paper": "not_run"}, "depends on the scale",
      "depends on the scale: holds on `cpu-short`; fails on `cpu`"),
-    ({"cpu": "undecided", "paper": "indicative"}, "undecided wherever tested",
-     "undecided wherever tested: undecided on `cpu`; `paper`: one seed"),
-    ({"cpu": "indicative", "cpu-short": "indicative"}, "indicative only",
-     "indicative only: `cpu`: one seed; `cpu-short`: one seed"),
+    ({"cpu": "undecided", "paper": "indicative"}, "not settled wherever tested",
+     "not settled wherever tested: not settled on `cpu`; `paper`: one seed"),
+    ({"cpu": "indicative", "cpu-short": "indicative"}, "one seed only wherever run",
+     "one seed only wherever run: `cpu`: one seed; `cpu-short`: one seed"),
     ({"cpu": "not_run", "paper": "not_run"}, "not tested", "not tested"),
 ])
 def test_a_claims_standing_follows_from_its_verdict_on_each_preset(outcomes, words, text):
@@ -629,7 +629,7 @@ def test_a_preset_where_the_claim_is_moot_decides_nothing_but_is_named():
     moot = replace(verdict_with("refuted"), outcome="moot")
     found = standings.standing({"cpu-long": moot, "cpu": verdict_with("refuted")})
     assert found.words == "fails where decided" and found.moot == ("cpu-long",)
-    assert found.behind == "`cpu`; moot on `cpu-long`"
+    assert found.behind == "`cpu`; nothing to explain on `cpu-long`"
 
 
 def test_a_claim_at_subword_tokens_names_the_twin_its_verdict_stands_on_wherever_it_is_named():
@@ -696,9 +696,10 @@ def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(pre
         pytest.skip(f"no stored runs of {preset}")
     records = {r["key"]: r for r in claims.claim_records(preset, runs)}
     cell = {key: claims_tables.verdict_markdown(claims.verdict_of(claims.judge_all(preset, runs), key)) for key in records}
-    for key, record in records.items():  # the cell is the JSON's verdict, word in bold
-        word, _, detail = record["verdict"].partition(": ")
-        assert cell[key] == (f"**{word}**" + (f": {detail}" if detail else "") if word != "not run" else "not run")
+    for key, record in records.items():  # the cell is the JSON's verdict in plain words, its outcome's word in bold
+        word = verdicts.PLAIN_WORDS[record["outcome"]]
+        assert cell[key].replace("**", "") == record["plain"] and record["plain"].startswith(word)
+        assert cell[key].startswith(f"**{word}") if record["outcome"] != "not_run" else cell[key] == word
     rows = {line.split(" | ")[0].strip("| "): line for line in tables.table_2({preset: runs}).splitlines()}
     for model, key in tables.TABLE_2_CLAIMS.items():
         if records[key]["n"]:
@@ -780,7 +781,7 @@ def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_g
             line = next(line for line in across.splitlines() if line.startswith("Judged on one preset alone"))
             _, *parts = re.split(r"(?:: |; )on (`[^:]*`): ", line.removesuffix("."))  # "on `cpu`: A; B; on `x`: C"
             by_where = dict(zip(parts[::2], parts[1::2]))
-            assert (f"`{claim.words} <{claim.shown_in}>` ({found['verdict'].split(':')[0]}, {found['n']} seeds)"
+            assert (f"`{claim.words} <{claim.shown_in}>` ({verdicts.PLAIN_WORDS[found['outcome']]}, {found['n']} seeds)"
                     in by_where[claim.judged_where([preset])]), claim.key
             assert not [row for row in across.splitlines() if row.startswith("|") and f"`{claim.words} <" in row]
             continue
@@ -795,7 +796,7 @@ def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_g
         for preset, cell in zip(order, cells[2:]):
             by_preset = record["by_preset"].get(preset)
             assert cell == ("—" if by_preset is None else
-                            f"{by_preset['verdict'].split(':')[0]} ({by_preset['n']})"), (claim.key, preset)
+                            f"{verdicts.PLAIN_WORDS[by_preset['outcome']]} ({by_preset['n']})"), (claim.key, preset)
 
 
 def test_a_claim_one_preset_alone_judges_on_several_seeds_is_named_under_the_table_with_its_verdict(store):
@@ -803,11 +804,11 @@ def test_a_claim_one_preset_alone_judges_on_several_seeds_is_named_under_the_tab
     findings = {"cpu": claims.judge_all("cpu", runs), "cpu-short": claims.judge_all("cpu-short", [])}
     across = claims_tables.standing_markdown(findings, standings.standings(findings))
     assert ("Judged on one preset alone (elsewhere one seed at most, in each preset's tab): on `cpu`: "
-            "{ref}`PE-MORLET is worse than BASE-DOT <repro-table-2>` (confirmed, 3 seeds).") in across
+            "{ref}`PE-MORLET is worse than BASE-DOT <repro-table-2>` (holds, 3 seeds).") in across
     assert "| {ref}`PE-MORLET is worse than BASE-DOT" not in across
     findings["cpu-short"] = claims.judge_all("cpu-short", [r | {"preset": "cpu-short"} for r in runs])
     across = claims_tables.standing_markdown(findings, standings.standings(findings))
-    assert "| {ref}`PE-MORLET is worse than BASE-DOT <repro-table-2>` | holds at every scale that decides it | confirmed (3) | confirmed (3) |" in across
+    assert "| {ref}`PE-MORLET is worse than BASE-DOT <repro-table-2>` | holds at every scale that decides it | holds (3) | holds (3) |" in across
     assert "alone" not in across
 
 
@@ -816,7 +817,7 @@ def test_a_claim_decided_on_one_preset_never_holds_at_every_scale():
     one = standings.standing({"paper": verdict_with("indicative"), "cpu-long": verdict_with("undecided"),
                               "cpu": verdict_with("confirmed")})
     assert "every scale" not in one.text and one.words == "holds where decided"
-    assert one.text == "holds where decided: `cpu`; undecided on `cpu-long`; `paper`: one seed"
+    assert one.text == "holds where decided: `cpu`; not settled on `cpu-long`; `paper`: one seed"
     two_and_open = standings.standing({"cpu-long": verdict_with("refuted"), "cpu": verdict_with("refuted"),
                                        "cpu-short": verdict_with("undecided")})
     assert "every scale" not in two_and_open.text

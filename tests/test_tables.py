@@ -39,7 +39,7 @@ def test_table_2_side_by_side_with_dashes_and_no_nan():
     record = next(r for r in claims.claim_records("cpu", runs["cpu"]) if r["key"] == "ega-gain")
     assert record["verdict"] == ("direction confirmed: 0.16× the paper's size on `cpu` (95%: 0.14 to 0.19×), a size not "
                                  "judged at this scale")
-    assert ega[4] == ("L = 1.486 ± 0.002 (n=3)<br>Δ = +0.015 ± 0.001 (n=3)<br>**direction confirmed**: 0.16× the paper's "
+    assert ega[4] == ("L = 1.486 ± 0.002 (n=3)<br>Δ = +0.015 ± 0.001 (n=3)<br>**holds in its direction**: 0.16× the paper's "
                       "size on `cpu` (95%: 0.14 to 0.19×), a size not judged at this scale")
     assert "**" not in rows["PE-SINCOS"][4]  # no claim of the paper, no verdict
     assert set(rows) == {"model", *TABLE_2} - {"model"}
@@ -53,7 +53,8 @@ def test_table_4_judges_each_delta_against_the_paper_and_has_no_nan():
     assert rows["Sum (expected if independent)"][3] == "Δ = +0.049 ± 0.001 (n=3)"  # no claim: no verdict
     excess = rows["Interaction benefit excess"][3]  # 1.40 + 1.55 - 1.50 - 1.38
     record = next(r for r in claims.claim_records("cpu", runs["cpu"]) if r["key"] == "interaction")
-    assert excess.startswith("Δ = +0.071") and excess.endswith(f"**{record['verdict'].replace(': ', '**: ', 1)}")
+    assert record["verdict"].startswith("direction confirmed: ") and record["plain"].startswith("holds in its direction: ")
+    assert excess.startswith("Δ = +0.071") and excess.endswith(f"**{record['plain'].replace(': ', '**: ', 1)}")
     assert "nan" not in tables.table_4(runs).lower()
     assert "**" not in tables.table_4(runs, key="val_loss_full")  # verdicts are on the paper's loss only
 
@@ -66,7 +67,7 @@ def test_comparison_outcomes_name_the_better_model():
     spread = {"cpu": [run("NOPE", s, 1.60) for s in range(3)] + [run("PE-MORLET", s, 1.60 + 0.01 * (s - 1) + 0.002)
                                                                  for s in range(3)]}
     cell = rows_of(tables.comparison_table(spread, {("PE-MORLET", "NOPE"): "q"}))["q"][2]
-    assert cell.startswith("-0.002 ± 0.010 (n=3)<br>undecided: ") and "seeds would" in cell
+    assert cell.startswith("-0.002 ± 0.010 (n=3)<br>not settled (") and "seeds would" in cell
     tie = {"cpu": [run("NOPE", 0, 1.60), run("PE-MORLET", 0, 1.6002)]}  # one seed, shown as +0.000: no winner
     assert rows_of(tables.comparison_table(tie, {("PE-MORLET", "NOPE"): "q"}))["q"][2] == \
         "-0.000 (n=1)<br>one seed: no difference at this precision"
@@ -130,7 +131,7 @@ def test_causal_gate_table_shows_the_surviving_share_with_the_claims_verdict():
     line = next(row for row in tables.causal_gate_table(runs).splitlines() if row.startswith("| EGA-1 |"))
     record = next(r for r in claims.claim_records("cpu", runs["cpu"]) if r["key"] == "gain-survives-causal-gate")
     assert record["outcome"] == "refuted"
-    assert line.endswith(f"| 10% ± 1%<br>**refuted**: below 0.5 |")
+    assert line.endswith(f"| 10% ± 1%<br>**fails**: below 0.5 |")
 
 
 def test_sweep_table_marks_the_chosen_candidate_and_dashes_what_is_not_stored():

@@ -260,7 +260,7 @@ def claims_tabs_run(findings: Mapping[str, list], describe: Callable[[str], str]
                 "scales gives where each is judged)." if left_out else "")
         blocks += [f":::{{tab-item}} `{preset}`", describe(preset) + note + "\n",
                    claims_tables.claims_markdown(found, run) if run else "", ":::"]
-    return "\n".join([*blocks, "::::"])
+    return "\n".join([*blocks, "::::", "", claims_tables.statistics_dropdown(findings, what="these tables")])
 
 
 def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
@@ -270,7 +270,7 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     of :mod:`mope.evidence.claims`, as the introduction's claims table gives them with the paper's number and
     what a control says. Presets whose lines agree, as those of a claim that compares two presets do, share
     one tab. The chapter links the verdicts' words once, not each section."""
-    from mope.book.claims_tables import verdict_markdown
+    from mope.book.claims_tables import plain_caveat, statistics_dropdown, verdict_markdown
     from mope.evidence import claims
 
     judged = {preset: [(claim, verdict) for claim, verdict in preset_findings if claim.shown_in in shown_in]
@@ -284,22 +284,25 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
             beside = claim.read_beside([preset])
             return f"{claim.tag}; on {beside}" if beside else claim.tag
         return [f"* {claim.words} ({where(claim)}): {verdict_markdown(verdict)}; ours "
-                f"{claims.estimate_text(claim, verdict)}" + (f"; {verdict.caveat}" if verdict.caveat else "")
-                for claim, verdict in found]
+                f"{claims.estimate_text(claim, verdict)}"
+                + "".join(f"; {said}" for said in [plain_caveat(verdict.caveat)] if said) for claim, verdict in found]
 
     empty = [preset for preset in findings if preset not in judged]
     groups: dict[tuple[str, ...], list[str]] = {}  # presets whose lines agree (claims that span presets) share one
     for preset, found in judged.items():
         groups.setdefault(tuple(lines(preset, found)), []).append(preset)
+    # one line a claim and preset group (presets whose lines agree share their verdicts), after the verdicts
+    statistics = "\n\n" + statistics_dropdown({claims.presets_named(presets): judged[presets[0]]
+                                               for presets in groups.values()}, what="these claims")
     if len(groups) == 1:
         ((shared, presets),) = groups.items()
         elsewhere = f" (none of these runs is stored in {', '.join(f'`{p}`' for p in empty)})" if empty else ""
-        return "\n".join([f"On {claims.presets_named(presets)}{elsewhere}:\n", *shared])
+        return "\n".join([f"On {claims.presets_named(presets)}{elsewhere}:\n", *shared]) + statistics
     blocks = ["::::{tab-set}"]
     for shared, presets in groups.items():
         blocks += [f":::{{tab-item}} {' · '.join(f'`{p}`' for p in presets)}", *shared, ":::"]
     blocks.append("::::")
-    return "\n".join(blocks) + ("\n\n" + empty_presets_line(empty) if empty else "")
+    return "\n".join(blocks) + ("\n\n" + empty_presets_line(empty) if empty else "") + statistics
 
 
 def verdicts_on_tokens(characters: str, character_findings: list, tokens: str, token_findings: list) -> str:
@@ -317,7 +320,7 @@ def verdicts_on_tokens(characters: str, character_findings: list, tokens: str, t
              f"their verdict on `{characters}`" + (f"; {len(changed)} change{'s' if len(changed) == 1 else ''}: "
                                                    + "; ".join(changed) if changed else ""))
     body = section_verdicts({tokens: judged}, [claim.shown_in for claim, _ in judged])
-    return f":::{{dropdown}} {title}\n{body}\n:::"
+    return f"::::{{dropdown}} {title}\n{body}\n::::"  # four colons: the body ends with the statistics' dropdown
 
 
 def gaps_at_equal_tokens(by_preset: Mapping[str, Sequence[dict]], reference: str = "paper",

@@ -7,21 +7,68 @@ The verdicts are :mod:`mope.evidence.claims`' (corrections applied), the standin
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 from mope.book.markdown_tables import plain_markdown_table
 from mope.evidence import claims, paper
 from mope.evidence.claims import CLAIMS, CLAIMS_BY_KEY, Findings, estimate_text, paper_text, verdict_of
 from mope.evidence.standings import INDICATIVE, NOT_JUDGED, NOT_TESTED, Standing, closeness
-from mope.evidence.verdicts import DECIDED, RULES, Rule, Verdict
+from mope.evidence.verdicts import DECIDED, PLAIN_WORDS, RULES, Rule, Verdict
 from mope.evidence.estimates import DASH
 
 
 def verdict_markdown(verdict: Verdict) -> str:
-    """A verdict in a table cell of the book: the word in bold, then what qualifies it."""
+    """A verdict on a reading page: its plain word in bold (:data:`~mope.evidence.verdicts.PLAIN_WORDS`), then what
+    qualifies it in plain words; its statistics are in :func:`statistics_dropdown`."""
     if verdict.outcome == "not_run":
-        return "not run"
-    return f"**{verdict.word}**" + (f": {verdict.detail}" if verdict.detail else "")
+        return verdict.plain
+    return f"**{verdict.plain_word}**" + verdict.plain.removeprefix(verdict.plain_word)
+
+
+#: The names of statistics a reading page keeps one click away (in :func:`statistics_dropdown`).
+STATISTICS = re.compile(r"Holm|Pocock|p\s*=|adjusted")
+
+
+def plain_caveat(caveat: str | None) -> str | None:
+    """What a control of ours says about a verdict, as a reading page shows it: the parts of ``caveat`` that name no
+    statistic (a p-value, a correction; those are in :func:`statistics_dropdown`), or None."""
+    kept = "; ".join(part for part in (caveat or "").split("; ") if not STATISTICS.search(part))
+    return kept or None
+
+
+def statistics_text(verdict: Verdict) -> str:
+    """A verdict's statistics in a line: the rule's words and detail (the JSON's ``verdict``), the p-value of its
+    test, the adjusted one and its family, and the look."""
+    parts = [verdict.text]
+    if verdict.caveat != plain_caveat(verdict.caveat):  # the statistic a control gives, beside the verdict's own
+        parts.append(f"a control: {verdict.caveat}")
+    if verdict.corrected:  # its text gives both p-values and the look already
+        return "; ".join(parts)
+    if verdict.p_value is not None:
+        parts.append(f"p = {verdict.p_value:.3g}")
+    if verdict.p_adjusted is not None:
+        parts.append(f"adjusted p = {verdict.p_adjusted:.3g} (Holm, {verdict.family_size} tests of `{verdict.family}`)")
+    if verdict.looks > 1:
+        parts.append(f"look {verdict.looks} of {verdict.looks}")
+    return "; ".join(parts)
+
+
+def statistics_dropdown(findings: Findings | Mapping[str, Findings], keys: Sequence[str] | None = None,
+                        what: str = "this table") -> str:
+    """The statistics behind the verdicts of ``findings`` (``keys``: only these claims), one line a claim, in a
+    closed dropdown (MyST Markdown): a page's verdicts in plain words, their statistics one click away. Findings of
+    several presets ({preset, or presets as a sentence names them: findings}) give a line a claim and preset. ""
+    when no claim has a verdict."""
+    by_preset = findings if isinstance(findings, Mapping) else {"": findings}
+    lines = [f"* {claim.words}" + (f" ({preset if '`' in preset else f'`{preset}`'})" if preset else "")
+             + f": {statistics_text(verdict)}"
+             for preset, found in by_preset.items() for claim, verdict in found
+             if verdict.outcome != "not_run" and (keys is None or claim.key in keys)]
+    if not lines:
+        return ""
+    return (f":::{{dropdown}} The statistics behind the verdicts of {what} (their rules: {{ref}}`intro-vocabulary`)\n"
+            + "\n".join(lines) + "\n:::")
 
 
 def claim_rows(findings: Findings, keys: Sequence[str] | None = None) -> list[list[str]]:
@@ -30,7 +77,7 @@ def claim_rows(findings: Findings, keys: Sequence[str] | None = None) -> list[li
     for claim, verdict in findings:
         if keys is not None and claim.key not in keys:
             continue
-        caveat = f"<br><small>{verdict.caveat}</small>" if verdict.caveat else ""
+        caveat = f"<br><small>{plain_caveat(verdict.caveat)}</small>" if plain_caveat(verdict.caveat) else ""
         ours = estimate_text(claim, verdict).replace(" ± ", "\u00a0±\u00a0").replace(" (n=", "<br>(n=")
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>` ({claim.tag})", paper_text(claim),
                      ours, verdict_markdown(verdict) + caveat])
@@ -46,8 +93,8 @@ def claims_markdown(findings: Findings, keys: Sequence[str] | None = None) -> st
 #: The standings whose claims the table across scales names in a line under it instead of a row: a row
 #: of dashes and single seeds says nothing a line does not (each preset's tab gives the single seeds).
 NAMED_UNDER_THE_TABLE = {
-    INDICATIVE: "Indicative only (one seed wherever run: a direction, no verdict; each preset's tab gives it)",
-    NOT_JUDGED: "Not judged at these scales (a near-equality, judged at the paper's protocol alone)",
+    INDICATIVE: "One seed only wherever run (a direction, no verdict; each preset's tab gives it)",
+    NOT_JUDGED: "Cannot be tested at these scales (a near-equality, judged at the paper's protocol alone)",
     NOT_TESTED: "Not tested yet (no preset holds their runs)",
 }
 
@@ -71,9 +118,9 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
         if len(judged) == 1 and len(presets) > 1:
             verdict = verdicts[judged[0]]
             alone.setdefault(claim.judged_where(judged), []).append(
-                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({verdict.word}, {verdict.estimate.n} seeds)")
+                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({PLAIN_WORDS[verdict.outcome]}, {verdict.estimate.n} seeds)")
             continue
-        cells = [DASH if v.outcome == "not_run" else f"{v.word} ({v.estimate.n})" for v in verdicts.values()]
+        cells = [DASH if v.outcome == "not_run" else f"{PLAIN_WORDS[v.outcome]} ({v.estimate.n})" for v in verdicts.values()]
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].phrase, *cells])
     lines = [f"Judged on one preset alone (elsewhere one seed at most, in each preset's tab): "
              + "; ".join(f"on {where}: {'; '.join(claims_judged)}" for where, claims_judged in alone.items()) + "."
@@ -97,7 +144,7 @@ def claims_tabs(findings: dict[str, Findings], describe: Callable[[str], str] | 
         blocks.append(claims_markdown(preset_findings, keys))
         blocks.append(":::")
     blocks.append("::::")
-    return "\n".join(blocks)
+    return "\n".join([*blocks, "", statistics_dropdown(findings, keys, "these tables")])
 
 
 def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long: str = "cpu") -> str:

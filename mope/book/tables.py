@@ -64,7 +64,7 @@ def outcome(estimate: Estimate, positive: str, negative: str) -> str:
         answer = "one seed: no difference at this precision" if shown_as_zero else \
             f"one seed: {positive if estimate.mean > 0 else negative}"
     else:
-        answer = verdict.text
+        answer = verdict.plain
     return f"{estimate.format(signed=True)}<br>{answer}"
 
 

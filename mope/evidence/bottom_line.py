@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from mope.evidence.verdicts import PLAIN_WORDS, settle_text
 from mope.store import plan
 from mope.store.presets import TRAINING_CHARACTERS, get_preset
 
@@ -55,22 +56,21 @@ def where(preset: str, n: int) -> str:
 
 
 def certainty(record: dict) -> str:
-    """"settled", "not settled: about 20 seeds would settle it", "not settled", "one seed only"."""
+    """"settled", "not settled: about 20 seeds would settle it", "not settled", "one seed only": the plain
+    words of :data:`~mope.evidence.verdicts.PLAIN_WORDS`."""
     if record["outcome"] in SETTLED:
         return "settled"
     if record["n"] == 1:
-        return "one seed only"
-    if record["outcome"] == "undecided" and record["seeds_needed"] is not None:
-        return f"not settled: about {record['seeds_needed']} seeds would settle it"
+        return PLAIN_WORDS["indicative"]
     if record["outcome"] == "undecided":
-        return "not settled: 50 seeds would not settle it"
-    return "not settled"
+        return f"{PLAIN_WORDS['undecided']}: {settle_text(record['seeds_needed'])}"
+    return PLAIN_WORDS["undecided"]
 
 
 def _settled_word(record: dict, yes: bool) -> str:
     """"yes" or "no" where ``record`` is settled (``yes``: the way the question asks), else "not settled"."""
-    return ("yes" if yes else "no") if record["outcome"] in SETTLED else "one seed only" if record["n"] == 1 \
-        else "not settled"
+    return ("yes" if yes else "no") if record["outcome"] in SETTLED else PLAIN_WORDS["indicative"] \
+        if record["n"] == 1 else PLAIN_WORDS["undecided"]
 
 
 def lower_by(record: dict, model: str) -> float | None:

@@ -405,7 +405,8 @@ def rounded(value: float | None) -> float | None:
 
 
 def record(claim: Claim, verdict: Verdict) -> dict:
-    """One claim's verdict as the JSON of ``python -m mope claims --json`` gives it. ``sd`` is the sd the
+    """One claim's verdict as the JSON of ``python -m mope claims --json`` gives it: ``verdict`` in the words of the
+    rules, ``plain`` in those of every reading page (:attr:`~mope.evidence.verdicts.Verdict.plain`). ``sd`` is the sd the
     interval uses (the sample sd, at least ``resolution``): mean ± t(``df``)·sd/√n reproduces ``interval`` (``df``:
     n − 1 seed by seed; Welch–Satterthwaite's for two presets' unpaired seeds)."""
     interval = verdict.estimate.interval
@@ -423,7 +424,7 @@ def record(claim: Claim, verdict: Verdict) -> dict:
             "family": verdict.family, "family_size": verdict.family_size,
             "source": claim.source, "fixed_in": claim.fixed_in,
             "loss": LOSSES.get(claim.loss) if claim.loss else None, "caveat": verdict.caveat,
-            "verdict": verdict.text}
+            "verdict": verdict.text, "plain": verdict.plain}
 
 
 def claim_records(preset: str | TrainConfig, runs: list[dict] | None = None,

@@ -33,13 +33,13 @@ def _verdict(findings: Mapping[str, Findings], preset: str, key: str) -> Verdict
 
 
 def _standing(findings: Mapping[str, Findings], key: str) -> str:
-    """"holds where decided: `cpu`; undecided on `cpu-long`": a claim's standing across the presets of
+    """"holds where decided: `cpu`; not settled on `cpu-long`": a claim's standing across the presets of
     ``findings``, as a predicate (:func:`_predicate`)."""
     return _predicate(across.standings(findings)[key])
 
 
 def _predicate(standing: across.Standing) -> str:
-    """"holds where decided: `cpu`; undecided on `cpu-long`", "is undecided wherever tested: ...": a standing as
+    """"holds where decided: `cpu`; not settled on `cpu-long`", "is not settled wherever tested: ...": a standing as
     what its claim does, with every preset behind it."""
     words = SINGULAR[standing.words]
     if standing.phrase != standing.words:  # a size judged on its direction alone
@@ -442,13 +442,13 @@ def open_questions_sentence(findings: Mapping[str, Findings]) -> str | None:
 #: How many claims have a standing, as a sentence says it when the count is not 1.
 PLURAL = {across.HOLDS_EVERYWHERE: "hold at every scale that decides them", across.HOLDS_WHERE_DECIDED: "hold where decided",
           across.FAILS_EVERYWHERE: "fail at every scale that decides them", across.FAILS_WHERE_DECIDED: "fail where decided",
-          across.DEPENDS: "depend on the scale", across.UNDECIDED: "are undecided wherever tested",
-          across.INDICATIVE: "are indicative only (one seed wherever run)",
-          across.NOT_JUDGED: "are not judged at these scales (a near-equality off the paper's protocol)",
+          across.DEPENDS: "depend on the scale", across.UNDECIDED: "are not settled wherever tested",
+          across.INDICATIVE: "have one seed only wherever run",
+          across.NOT_JUDGED: "cannot be tested at these scales (a near-equality off the paper's protocol)",
           across.NOT_TESTED: "are not tested"}
-SINGULAR = {**{words: words for words in PLURAL}, across.UNDECIDED: "is undecided wherever tested",
-            across.INDICATIVE: "is indicative only (one seed wherever run)",
-            across.NOT_JUDGED: "is not judged at these scales (a near-equality off the paper's protocol)",
+SINGULAR = {**{words: words for words in PLURAL}, across.UNDECIDED: "is not settled wherever tested",
+            across.INDICATIVE: "has one seed only wherever run",
+            across.NOT_JUDGED: "cannot be tested at these scales (a near-equality off the paper's protocol)",
             across.NOT_TESTED: "is not tested"}
 
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 from mope.evidence import claims
 from mope.evidence.claims import CLAIMS, Claim, Findings, presets_named, verdict_of
-from mope.evidence.verdicts import MARGIN, Verdict
+from mope.evidence.verdicts import MARGIN, PLAIN_WORDS, Verdict
 from mope.store.presets import STANDING_PRESETS
 
 HOLDS_EVERYWHERE, HOLDS_WHERE_DECIDED = "holds at every scale that decides it", "holds where decided"
 FAILS_EVERYWHERE, FAILS_WHERE_DECIDED = "fails at every scale that decides it", "fails where decided"
-DEPENDS, UNDECIDED, INDICATIVE = "depends on the scale", "undecided wherever tested", "indicative only"
-NOT_JUDGED, NOT_TESTED = "not judged at these scales", "not tested"
+DEPENDS, UNDECIDED, INDICATIVE = "depends on the scale", "not settled wherever tested", "one seed only wherever run"
+NOT_JUDGED, NOT_TESTED = "cannot be tested at these scales", "not tested"
 STANDINGS = (HOLDS_EVERYWHERE, HOLDS_WHERE_DECIDED, FAILS_EVERYWHERE, FAILS_WHERE_DECIDED, DEPENDS, UNDECIDED,
              INDICATIVE, NOT_JUDGED, NOT_TESTED)
 #: Fewest presets that must decide a claim, and the same way, for "at every scale that decides it".
@@ -90,11 +90,11 @@ class Standing:
         one seed and which way that seed points."""
         parts = [self._deciding] if self._deciding else []
         if self.undecided:
-            parts.append(f"undecided on {self.named(self.undecided)}")
+            parts.append(f"{PLAIN_WORDS['undecided']} on {self.named(self.undecided)}")
         if self.not_judged:
-            parts.append(f"not judged on {self.named(self.not_judged)}")
+            parts.append(f"cannot be tested on {self.named(self.not_judged)}")
         if self.moot:
-            parts.append(f"moot on {self.named(self.moot)}")
+            parts.append(f"{PLAIN_WORDS['moot']} on {self.named(self.moot)}")
         ways = {**{preset: ", the claim's way" for preset in self.toward},
                 **{preset: ", against the claim" for preset in self.against}}
         parts += [f"`{preset}`: one seed{ways.get(preset, '')}" for preset in self.single]

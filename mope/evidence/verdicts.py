@@ -113,6 +113,26 @@ fifth decimal are not more certain than that; the "± sd" shown is that floored 
 `python -m mope claims --json` gives its test's `p_value` and `p_adjusted`, the latter after Holm's
 correction over the preset's tests (a further look's p first scaled by 0.05 over its Pocock level)."""
 
+#: The outcomes of the claims document (its ``outcome`` field) in the words every reading page uses, one an
+#: outcome and no two alike: words a reader knows without a glossary. The statistics behind them (the test, its
+#: p-value, the correction) stay in the record's fields and one click away on each page (:data:`VOCABULARY`).
+PLAIN_WORDS = {"confirmed": "holds", "refuted": "fails", "undecided": "not settled", "indicative": "one seed only",
+               "not_judged": "cannot be tested at this scale", "moot": "nothing to explain", "not_run": "not run"}
+
+#: What each plain word means, for a reader with no statistics; the rules in full: :data:`VOCABULARY`.
+PLAIN_MEANINGS = {
+    "confirmed": "Our seeds show what the paper says, beyond chance (*in its direction*: which model wins, on a "
+                 "smaller model than the paper's, not by how much).",
+    "refuted": "Our seeds show the opposite, or a size clearly not the paper's, beyond chance.",
+    "undecided": "Our seeds cannot tell it from chance; it says how many seeds would settle it.",
+    "indicative": "One run a model: a direction, not whether chance made it.",
+    "not_judged": "\"Nearly matches\" on a smaller model: the paper's margin belongs to its own model.",
+    "moot": "It explains a gain our runs do not show.",
+    "not_run": "The runs it needs are not stored.",
+}
+PLAIN_VOCABULARY = "| verdict (its `outcome` in the JSON) | what it means |\n|---|---|\n" + "\n".join(
+    f"| **{PLAIN_WORDS[outcome]}** (`{outcome}`) | {PLAIN_MEANINGS[outcome]} |" for outcome in OUTCOMES)
+
 OUTCOME_WORDS = {"confirmed": "confirmed", "refuted": "refuted", "undecided": "undecided",
                  "indicative": "indicative", "moot": "moot", "not_judged": "not judged at this scale",
                  "not_run": "not run"}
@@ -161,8 +181,31 @@ class Verdict:
 
     @property
     def text(self) -> str:
-        """The verdict as every page shows it: the word, then what qualifies it."""
+        """The verdict with its statistics: the word, then what qualifies it (the JSON's ``verdict``)."""
         return f"{self.word}: {self.detail}" if self.detail else self.word
+
+    @property
+    def plain_word(self) -> str:
+        """The outcome's plain word (:data:`PLAIN_WORDS`): "holds", "not settled", ...; a size judged on its
+        direction alone "holds in its direction"."""
+        direction = " in its direction" if self.judged_on == "direction" and self.outcome in DECIDED else ""
+        return PLAIN_WORDS[self.outcome] + direction
+
+    @property
+    def plain_detail(self) -> str:
+        """What qualifies :attr:`plain_word`, with no statistic: for a verdict not settled, the seeds that would
+        settle it (at the level its correction needs); else the detail, its "one seed" said by the word."""
+        if self.outcome == "undecided":
+            return settle_text(self.seeds_needed, isinstance(self.estimate, UnpairedDifference))
+        return self.detail.removeprefix("one seed, ") if self.outcome == "indicative" else self.detail
+
+    @property
+    def plain(self) -> str:
+        """The verdict as a reading page shows it: "not settled (about 13 seeds would settle it)",
+        "holds", "fails: the other way round"."""
+        if self.outcome == "undecided":
+            return f"{self.plain_word} ({self.plain_detail})"
+        return f"{self.plain_word}: {self.plain_detail}" if self.plain_detail else self.plain_word
 
     def with_caveat(self, caveat: str | None) -> "Verdict":
         return replace(self, caveat=caveat)
@@ -226,6 +269,13 @@ def decision_text(needed: int | None, seeds_range: tuple[int | None, int | None]
         low, high = seeds_range
         text += f" ({low}–{high})" if high is not None else f" ({low} to over {MOST_SEEDS})"
     return text
+
+
+def settle_text(needed: int | None, each_preset: bool = False) -> str:
+    """"about 13 seeds would settle it", "50 seeds would not settle it": :func:`decision_text` in plain words,
+    without the range (``each_preset``: "on each of the two presets")."""
+    each = " on each of the two presets" if each_preset else ""
+    return f"{MOST_SEEDS} seeds{each} would not settle it" if needed is None else f"about {needed} seeds{each} would settle it"
 
 
 def _undecided(estimate: Estimate, low: float = 0.0, high: float = math.inf, level: float = LEVEL,
