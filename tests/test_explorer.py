@@ -172,7 +172,7 @@ def callbacks(layout) -> list:
 
 def test_the_explorers_javascript_is_one_static_file_shipped_with_the_package():
     assert JS_FILE.is_file()
-    assert set(explorer.JS) == {"morlet", "redraw", "menu", "tap", "jump", "log_tick", "loss"}
+    assert set(explorer.JS) == {"morlet", "redraw", "menu", "tap", "jump", "log_tick", "loss", "sliders"}
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert re.search(r'^\[tool\.setuptools\.package-data\]\n"mope\.book" = \["explorer\.js"\]', pyproject, re.M)
     # the only MoPE forward in JavaScript: one effective() and one channels() in the whole file
@@ -351,3 +351,16 @@ def figure_type():
     from bokeh.plotting import figure
 
     return type(figure())
+
+
+@needs_chromium
+def test_the_browser_check_fails_sliders_a_keyboard_moves_invisibly_or_a_screen_reader_cannot_name(tmp_path, capsys,
+                                                                                                      monkeypatch):
+    # the 0.001-decade drag resolution as the keyboard's step (three presses: 1.000 -> 1.007), and no names
+    monkeypatch.setattr(explorer, "KEY_STEPS", dict(explorer.KEY_STEPS, omega=0.001, sigma=0.001))
+    monkeypatch.setattr(explorer, "SLIDERS_JS", explorer.SLIDERS_JS.replace(
+        'handle.setAttribute("aria-label", slider.title);', ""))
+    assert CHECKER.main([str(write_page(tmp_path / "page.html", {}))]) == 1
+    out = capsys.readouterr().out
+    assert "3 right arrows move omega~ by x1.0069 only, under 4% a press: not a visible step" in out
+    assert "the position slider's handle is named None, not 'position b (kernel, markers)'" in out
