@@ -37,10 +37,8 @@ from __future__ import annotations
 
 import gzip
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
 from bokeh.document import Document
@@ -54,6 +52,7 @@ from bokeh.plotting import figure
 from bokeh.resources import Resources
 
 from mope.book import palette
+from mope.book.explorer_js import LOG_TICK_JS, LOSS_JS, MENU_JS, REDRAW_JS, SLIDERS_JS, TAP_JS
 from mope.evidence.paper import REPORTED_PAIRS
 from mope.model.config import check_admissibility, forward_modes
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND, ENVELOPE_EPS, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
@@ -160,38 +159,7 @@ def within(value: float, span: tuple[float, float]) -> float:
     return min(max(value, span[0]), span[1])
 
 
-# --- the explorer's JavaScript --------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Script:
-    """One section of ``explorer.js``: the names it reads from its callback's ``args``, and its code."""
-
-    args: tuple[str, ...]
-    code: str
-
-
-def scripts(text: str) -> dict[str, Script]:
-    """The sections of ``explorer.js`` by name: each starts at a ``// @section NAME`` line, followed by an
-    ``// args: a, b, ...`` line naming what it reads from its callback's ``args``."""
-    found = {}
-    for block in re.split(r"^// @section ", text, flags=re.M)[1:]:
-        name, _, code = block.partition("\n")
-        listed = re.match(r"// args:(.*)$", code, re.M)
-        found[name.strip()] = Script(tuple(a.strip() for a in listed.group(1).split(",") if a.strip()), code)
-    return found
-
-
-# The browser's side of the figures, in its own file: explorer.js (shipped as package data).
-JS = scripts(resources.files(__package__).joinpath("explorer.js").read_text(encoding="utf-8"))
-# The callbacks, each a sequence of sections; values they read come through their args, never formatting.
-MORLET_JS = JS["morlet"].code  # the forward of MorletPositions for one pair, in float32 like torch
-REDRAW_JS = MORLET_JS + JS["redraw"].code
-MENU_JS = JS["menu"].code + JS["jump"].code  # set the sliders to the chosen point (each change redraws)
-TAP_JS = JS["tap"].code + JS["jump"].code
-LOG_TICK_JS = JS["log_tick"].code
-LOSS_JS = JS["loss"].code
-SLIDERS_JS = JS["sliders"].code  # names, values in the units shown and visible keyboard steps for the sliders
-
+# --- the explorer's JavaScript: explorer.js's sections (mope.book.explorer_js) ------------------------
 
 def js_constants() -> dict[str, float]:
     """The numbers the explorer's JavaScript reads from ``constants``: MorletPositions' clamps, bound and
