@@ -59,6 +59,7 @@ def test_a_page_loads_no_icon_kit_no_search_index_and_its_figures_lazily_with_th
     (tmp_path / "_images").mkdir()
     (tmp_path / "_images" / "a.png").write_bytes(png(6, 4))
     (tmp_path / "_images" / "b.png").write_bytes(png(3, 2))
+    (tmp_path / "_images" / "a.webp").write_bytes(b"RIFF")  # a WebP copy of a.png only
     page = tmp_path / "book" / "intro.html"
     page.parent.mkdir()
     text = web_pages.rewrite(PAGE, page, search_page=False)
@@ -66,13 +67,26 @@ def test_a_page_loads_no_icon_kit_no_search_index_and_its_figures_lazily_with_th
     assert "searchtools.js" not in text and "searchindex.js" not in text and "language_data.js" not in text
     assert "searchindex.js" in web_pages.rewrite(PAGE, page, search_page=True)
     assert '<img alt="Colab logo" src="../_static/images/logo_colab.png">' in text  # the theme's, sized by its CSS
-    assert '<img decoding="async" width="6" height="4" alt="first"' in text  # the first figure: not lazy
-    assert '<img decoding="async" loading="lazy" width="3" height="2" alt="second"' in text
+    assert '<picture><source type="image/webp" srcset="../_images/a.webp" /><img decoding="async" width="6" height="4" alt="first"' in text  # the first figure: not lazy
+    assert '<img decoding="async" loading="lazy" width="3" height="2" alt="second" src="../_images/b.png" />' in text
+    assert text.count("<picture>") == 1
     assert "<summary>Show code cell source</summary>" in text
     assert 'aria-label="Search Ctrl+K"' in text
     assert 'role="listitem"' in text and "doc-biblioentry" not in text
     assert '<span class="book-summary-link">§2</span>' in text and 'href="#x"' not in text
     assert web_pages.rewrite(text, page, search_page=False) == text  # rewriting twice changes nothing
+
+
+def test_a_png_gets_a_lossless_webp_copy_once(tmp_path):
+    from PIL import Image
+
+    Image.new("RGB", (300, 200), "white").save(tmp_path / "plain.png")  # compresses well as WebP
+    web_pages.write_webp(tmp_path)
+    with Image.open(tmp_path / "plain.webp") as copy, Image.open(tmp_path / "plain.png") as original:
+        assert copy.size == original.size and list(copy.convert("RGB").getdata()) == list(original.getdata())
+    before = (tmp_path / "plain.webp").stat().st_mtime_ns
+    web_pages.write_webp(tmp_path)  # a copy newer than its PNG is kept as it is
+    assert (tmp_path / "plain.webp").stat().st_mtime_ns == before
 
 
 def test_the_icon_stylesheet_draws_each_named_icon_from_the_kit_solid_first():
@@ -117,3 +131,6 @@ def test_the_built_pages_load_only_what_they_use():
         assert ("searchindex.js" in text) == (page == "search.html"), page
         for tag in re.findall(r'<img\b[^>]*src="[^"]*_images/[^"]*"[^>]*>', text):
             assert re.search(r'width="\d+" height="\d+"', tag), (page, tag)
+    # Lighthouse's SEO: the pages Sphinx writes itself are described too (book/_ext/page_meta.py)
+    assert '<meta name="description" content="MoPE, executed: the search page." />' in (BUILT / "search.html").read_text()
+    assert len(list((BUILT / "_images").glob("*.webp"))) == len(list((BUILT / "_images").glob("*.png")))

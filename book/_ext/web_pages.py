@@ -11,7 +11,9 @@ Once the HTML builder has written every page (``build-finished``), each page of 
   (the search box of every page submits to it).
 * **Images.** Every figure's ``<img>`` (a file of ``_images/``) gets its ``width`` and ``height`` (its pixels, so the
   browser reserves its box before it arrives: no layout shift), ``decoding="async"`` and, all but the first of
-  the page, ``loading="lazy"`` (a figure below the screen or in a tab not shown is fetched when it is needed).
+  the page, ``loading="lazy"`` (a figure below the screen or in a tab not shown is fetched when it is needed). A
+  PNG gets a lossless WebP copy beside it (:func:`write_webp`: the book's 1.6 MB of figures in 0.64 MB), which
+  the browser takes through ``<picture>``; the PNG stays the ``<img>``'s source (and the notebooks' for Colab).
 * **MathJax** comes in its parts (:data:`MATHJAX`): the loader, the core, TeX input, CommonHTML output and its font,
   and the MathML a screen reader reads (162 KiB gzipped), without the right-click menu that the combined
   ``tex-chtml.js`` (263 KiB gzipped, one file too large to ship without a source map) carries.
@@ -114,6 +116,20 @@ def write_icon_css(outdir: Path, pages: list[Path]) -> None:
     (outdir / ICON_CSS).write_text(icon_css(names, icon_paths(kit.read_text(encoding="utf-8"))), encoding="utf-8")
 
 
+def write_webp(images: Path) -> None:
+    """A lossless WebP copy of every PNG in ``images`` that it makes smaller (none is kept otherwise)."""
+    from PIL import Image
+
+    for png in images.glob("*.png"):
+        webp = png.with_suffix(".webp")
+        if webp.is_file() and webp.stat().st_mtime >= png.stat().st_mtime:
+            continue
+        with Image.open(png) as image:
+            image.save(webp, "WEBP", lossless=True, method=4)
+        if webp.stat().st_size >= png.stat().st_size:
+            webp.unlink()
+
+
 def png_size(path: Path) -> tuple[int, int] | None:
     """A PNG's (width, height) from its header, None for any other file."""
     with path.open("rb") as file:
@@ -125,7 +141,8 @@ def png_size(path: Path) -> tuple[int, int] | None:
 
 def sized_images(text: str, page: Path) -> str:
     """``text`` with each figure's ``<img>`` (a file of ``_images/``) given its size (a PNG's), async decoding and,
-    after the page's first, lazy loading; the theme's own images (logos in menus, sized by its CSS) are left alone."""
+    after the page's first, lazy loading, in a ``<picture>`` offering its WebP copy where there is one; the theme's
+    own images (logos in menus, sized by its CSS) are left alone."""
     count = 0
 
     def attributes(match: re.Match) -> str:
@@ -140,7 +157,12 @@ def sized_images(text: str, page: Path) -> str:
         extra = ' decoding="async"' + (' loading="lazy"' if count > 1 else "")
         if size and "width=" not in tag and "height=" not in tag:
             extra += f' width="{size[0]}" height="{size[1]}"'
-        return tag[:4] + extra + tag[4:]
+        tag = tag[:4] + extra + tag[4:]
+        if not path.with_suffix(".webp").is_file():
+            return tag
+        webp = src[1].rsplit(".", 1)[0] + ".webp"
+        return f'<picture><source type="image/webp" srcset="{webp}" />{tag}</picture>'
+
 
     return IMG.sub(attributes, text)
 
@@ -172,6 +194,8 @@ def rewrite_pages(app, exception) -> None:
     outdir = Path(app.outdir)
     pages = [p for p in outdir.rglob("*.html") if "_static" not in p.relative_to(outdir).parts]
     write_icon_css(outdir, pages)
+    if (outdir / "_images").is_dir():
+        write_webp(outdir / "_images")
     for page in pages:
         text = page.read_text(encoding="utf-8")
         page.write_text(rewrite(text, page, page == outdir / "search.html"), encoding="utf-8")
