@@ -5,9 +5,12 @@ too. ``scripts/check_web.py`` (run by CI after the build) checks the pages in Ch
 """
 from __future__ import annotations
 
+import base64
 import importlib
 import importlib.util
+import os
 import re
+import shutil
 import struct
 import zlib
 from pathlib import Path
@@ -83,7 +86,7 @@ def test_a_png_gets_a_lossless_webp_copy_once(tmp_path):
     Image.new("RGB", (300, 200), "white").save(tmp_path / "plain.png")  # compresses well as WebP
     web_pages.write_webp(tmp_path)
     with Image.open(tmp_path / "plain.webp") as copy, Image.open(tmp_path / "plain.png") as original:
-        assert copy.size == original.size and list(copy.convert("RGB").getdata()) == list(original.getdata())
+        assert copy.size == original.size and copy.convert("RGB").tobytes() == original.tobytes()
     before = (tmp_path / "plain.webp").stat().st_mtime_ns
     web_pages.write_webp(tmp_path)  # a copy newer than its PNG is kept as it is
     assert (tmp_path / "plain.webp").stat().st_mtime_ns == before
@@ -134,3 +137,24 @@ def test_the_built_pages_load_only_what_they_use():
     # Lighthouse's SEO: the pages Sphinx writes itself are described too (book/_ext/page_meta.py)
     assert '<meta name="description" content="MoPE, executed: the search page." />' in (BUILT / "search.html").read_text()
     assert len(list((BUILT / "_images").glob("*.webp"))) == len(list((BUILT / "_images").glob("*.png")))
+
+
+needs_browser_tools = pytest.mark.skipif(
+    not check_web.AXE.is_file() or not any(map(shutil.which, check_web.BROWSERS)) or not shutil.which("chromedriver"),
+    reason="no Chromium and chromedriver, or axe-core not installed in tools/web (cd tools/web && npm ci)")
+
+
+@needs_browser_tools
+def test_the_web_check_fails_a_page_over_its_budget_or_with_an_unnamed_slider(tmp_path, capsys):
+    page = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{0}</title></head><body><main>{1}</main>"
+    (tmp_path / "search.html").write_text(page.format("Search", "<h1>Search</h1><p>Find a word.</p>"))
+    (tmp_path / "notebooks").mkdir()
+    heavy = "<script>/*" + base64.b64encode(os.urandom(800 * 1024)).decode() + "*/</script>"  # 800 KiB gzipped
+    (tmp_path / "notebooks" / "01_heavy.html").write_text(page.format("Heavy", "<h1>Heavy</h1>" + heavy))
+    (tmp_path / "notebooks" / "02_slider.html").write_text(page.format("Slider", (
+        "<h1>Slider</h1><div role='slider' tabindex='0' aria-valuemin='0' aria-valuemax='1' aria-valuenow='0'></div>")))
+    assert check_web.main([str(tmp_path), "--lighthouse", "none"]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED notebooks/01_heavy.html at desktop: loads" in out and "over its budget of 600 KiB" in out
+    assert "FAILED notebooks/02_slider.html at 400 px: axe serious aria-input-field-name" in out
+    assert "search.html" not in "".join(line for line in out.splitlines() if line.startswith("FAILED"))
