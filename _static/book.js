@@ -56,3 +56,36 @@
     document.querySelectorAll("table").forEach(stack);
   });
 })();
+
+// A box that scrolls (a formula MathJax drew wider than its line, a figure wider than a phone) can be reached with
+// the keyboard: it joins the tab order, as axe-core's scrollable-region-focusable asks, once MathJax has drawn.
+(function () {
+  function reachable() {
+    document.querySelectorAll("article *").forEach(function (box) {
+      const overflow = getComputedStyle(box).overflowX;
+      if ((overflow === "auto" || overflow === "scroll") && box.scrollWidth > box.clientWidth + 1
+          && !box.hasAttribute("tabindex") && !box.querySelector("a, button, input, select, textarea, [tabindex]")) {
+        box.tabIndex = 0;
+      }
+    });
+  }
+  window.addEventListener("load", function () {
+    const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;
+    (typeset || Promise.resolve()).then(reachable);
+  });
+  window.addEventListener("resize", reachable);
+})();
+
+// A page with formulas keeps its article hidden until MathJax has typeset them (at most 4 s): a formula drawn in
+// place of its TeX takes another width and height, and the text around it would jump (a layout shift of up to 0.15).
+(function () {
+  if (!document.querySelector("script[src*='mathjax/']")) return;
+  const root = document.documentElement;
+  function show() { root.classList.remove("book-typesetting"); }
+  root.classList.add("book-typesetting");
+  setTimeout(show, 4000);
+  window.addEventListener("load", function () {
+    const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;
+    if (typeset) typeset.then(show, show); else show();
+  });
+})();

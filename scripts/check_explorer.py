@@ -21,7 +21,10 @@ every host name unresolvable. It passes when:
    "bound off" button draws MorletPositions(admissibility="none"); a jump back to initial pair 0 sets the
    bound it was initialised under again ("published");
 5. on the loss figure, when the store has runs, unticking a shown model's box removes its curves;
-6. the page states what its figures weigh, that statement matches their bytes in the page, and they
+6. at 400 px, each of the four sliders' handles is named by its slider's title and announces its value as the
+   title shows it (aria-valuetext), and three presses of the right arrow key move omega and sigma by visible
+   steps (each at least 4% of the value, and the curves redrawn);
+7. the page states what its figures weigh, that statement matches their bytes in the page, and they
    stay within a budget (2.5 MB; BokehJS alone is 1.65 MB).
 
 It prints the weight of the whole page: its HTML and every file it loads (the book's theme). Exit status 0 only if every check
@@ -219,12 +222,52 @@ def check(page: Path, timeout: float = 60.0) -> list[str]:
             if not worst <= TOLERANCE:
                 problems.append(f"{name}: the drawn numbers differ from MorletPositions by up to {worst:.1e}")
 
+        problems += check_keyboard(explorer)
         problems += check_loss_curves(explorer)
         problems += check_requests_and_weight(driver, page)
     except WebDriverException as error:
         problems.append(f"the browser failed: {error.msg}")
     finally:
         driver.quit()
+    return problems
+
+
+SLIDERS = ("omega", "sigma", "position", "centre")
+KEY_PRESSES = 3
+LEAST_STEP = 1.04  # each press moves a log slider's raw value by at least 4%
+
+
+def check_keyboard(explorer: Explorer) -> list[str]:
+    """At 400 px: every slider's handle named by its title, its value announced as shown; arrow keys move the
+    log sliders by visible steps."""
+    from selenium.webdriver.common.keys import Keys
+
+    problems = []
+    explorer.driver.set_window_size(400, 900)
+    for name in SLIDERS:
+        handle = explorer.element(name, ".noUi-handle")
+        title = explorer.run(f"return model({name!r}).title;")
+        if handle.get_attribute("aria-label") != title:
+            problems.append(f"the {name} slider's handle is named {handle.get_attribute('aria-label')!r}, not {title!r}")
+        if name not in ("omega", "sigma"):
+            continue
+        before = explorer.state()
+        said = handle.get_attribute("aria-valuetext") or ""
+        if not said.startswith(f"{10 ** before[name]:.4g}"[:4]):
+            problems.append(f"the {name} slider announces {said!r} for the raw value {10 ** before[name]:.4g}")
+        handle.send_keys(*[Keys.ARROW_RIGHT] * KEY_PRESSES)
+        try:
+            after = explorer.changed(before)
+        except Exception:  # selenium's TimeoutException: the keys moved nothing that is drawn
+            problems.append(f"{KEY_PRESSES} presses of the right arrow on the {name} slider redrew nothing")
+            continue
+        ratio = 10 ** (after[name] - before[name])
+        print(f"keyboard at 400 px: {KEY_PRESSES} right arrows move {name}~ from {10 ** before[name]:.4g} to "
+              f"{10 ** after[name]:.4g} (x{ratio:.3f}); announced {handle.get_attribute('aria-valuetext')!r}")
+        if ratio < LEAST_STEP ** KEY_PRESSES:
+            problems.append(f"{KEY_PRESSES} right arrows move {name}~ by x{ratio:.4f} only, under "
+                            f"{LEAST_STEP - 1:.0%} a press: not a visible step")
+    explorer.driver.set_window_size(1280, 1000)
     return problems
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from bokeh.models import HoverTool
 
-from mope.book import explorer
+from mope.book import explorer, explorer_js
 from mope.evidence.paper import REPORTED_PAIRS
 from mope.model.positional.morlet import initial_morlet_parameters
 
@@ -173,7 +173,7 @@ def callbacks(layout) -> list:
 
 def test_the_explorers_javascript_is_one_static_file_shipped_with_the_package():
     assert JS_FILE.is_file()
-    assert set(explorer.JS) == {"morlet", "redraw", "menu", "tap", "jump", "log_tick", "loss"}
+    assert set(explorer_js.JS) == {"morlet", "redraw", "menu", "tap", "jump", "log_tick", "loss", "sliders"}
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert re.search(r'^\[tool\.setuptools\.package-data\]\n"mope\.book" = \["explorer\.js"\]', pyproject, re.M)
     # the only MoPE forward in JavaScript: one effective() and one channels() in the whole file
@@ -182,8 +182,9 @@ def test_the_explorers_javascript_is_one_static_file_shipped_with_the_package():
     assert "MoPE(b, 2i)   = cos(omega b) G(b)" in text and "MoPE(b, 2i+1) = sin(omega b) G(b)" in text
     # explorer.py's strings hold no JavaScript (and no ${...} or {...} left for string formatting)
     import ast
-    tree = ast.parse((ROOT / "mope" / "book" / "explorer.py").read_text())
-    strings = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    strings = [node.value for module in ("explorer.py", "explorer_js.py")
+               for node in ast.walk(ast.parse((ROOT / "mope" / "book" / module).read_text()))
+               if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     prose = "The book's interactive figures"  # the module's docstring, which names Math.fround
     strings = [text for text in strings if not text.startswith(prose)]
     assert [text for text in strings if JS_WORDS.search(text)] == []
@@ -195,11 +196,11 @@ def test_every_name_the_javascript_reads_is_passed_in_its_callbacks_args(layout)
              else explorer.loss_curves(RUNS, "cpu"))
     found = callbacks(built)
     assert found
-    sections = {script.code: name for name, script in explorer.JS.items()}
+    sections = {script.code: name for name, script in explorer_js.JS.items()}
     for callback in found:
         names = [sections[code] for code in sections if code in callback.code]
-        assert "".join(explorer.JS[name].code for name in names) == callback.code  # made of whole sections
-        listed = {arg for name in names for arg in explorer.JS[name].args}
+        assert "".join(explorer_js.JS[name].code for name in names) == callback.code  # made of whole sections
+        listed = {arg for name in names for arg in explorer_js.JS[name].args}
         assert set(callback.args) == listed, names  # the args lines say what is passed, no more, no less
         free = free_names(callback.code) - ({"tick"} if "log_tick" in names else set())
         assert free <= set(callback.args), (names, free - set(callback.args))
@@ -353,3 +354,16 @@ def figure_type():
     from bokeh.plotting import figure
 
     return type(figure())
+
+
+@needs_chromium
+def test_the_browser_check_fails_sliders_a_keyboard_moves_invisibly_or_a_screen_reader_cannot_name(tmp_path, capsys,
+                                                                                                      monkeypatch):
+    # the 0.001-decade drag resolution as the keyboard's step (three presses: 1.000 -> 1.007), and no names
+    monkeypatch.setattr(explorer, "KEY_STEPS", dict(explorer.KEY_STEPS, omega=0.001, sigma=0.001))
+    monkeypatch.setattr(explorer, "SLIDERS_JS", explorer.SLIDERS_JS.replace(
+        'handle.setAttribute("aria-label", slider.title);', ""))
+    assert CHECKER.main([str(write_page(tmp_path / "page.html", {}))]) == 1
+    out = capsys.readouterr().out
+    assert "3 right arrows move omega~ by x1.0069 only, under 4% a press: not a visible step" in out
+    assert "the position slider's handle is named None, not 'position b (kernel, markers)'" in out

@@ -3,7 +3,8 @@
 * Every figure's image gets, as its alt text, the first sentence of the figure's caption, where it had none or
   only its own file path (MyST-NB writes the path of a figure a cell draws): a screen reader then says what the
   figure shows, never ``../_images/<sha256>.png``.
-* Every page gets a ``<meta name="description">``: its first paragraph, cut at a sentence near 160 characters.
+* Every page gets a ``<meta name="description">``: its first paragraph, cut at a sentence near 160 characters (a
+  page Sphinx writes itself, such as the search page: the book's title and the page's name).
 * A script the theme's extensions add twice (sphinx-thebe's inline configuration: two ``const THEBE_JS_URL``
   declarations, a JavaScript error on every page) is written once.
 """
@@ -41,12 +42,13 @@ def alt_from_captions(app, doctree, docname) -> None:
 
 
 def description(app, pagename, templatename, context, doctree) -> None:
-    if doctree is None:
-        return
-    paragraph = next((p for p in doctree.findall(nodes.paragraph) if len(p.astext()) > 40), None)
-    if paragraph is None:
-        return
-    text = " ".join(paragraph.astext().split())
+    if doctree is None:  # a page Sphinx writes itself (search, genindex)
+        text = f"{app.config.html_title}: the {'index' if pagename == 'genindex' else pagename} page."
+    else:
+        paragraph = next((p for p in doctree.findall(nodes.paragraph) if len(p.astext()) > 40), None)
+        if paragraph is None:
+            return
+        text = " ".join(paragraph.astext().split())
     if len(text) > DESCRIPTION_LENGTH:
         cut = text[:DESCRIPTION_LENGTH]
         text = cut[: cut.rfind(" ")] + "…"

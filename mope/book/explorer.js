@@ -165,3 +165,39 @@ if (first <= last) {  // something is shown: fit the view to it
   Object.assign(y_range, {start: low - pad, end: high + pad});
 }
 variants.labels = variant_names.map(v => `${v} (${counts[v] || 0})`);
+
+// @section sliders
+// args: sliders, steps, units
+//
+// What a keyboard and a screen reader get of the sliders (noUiSlider's handle inside each Bokeh slider): the
+// handle is named by the slider's title; its aria-valuetext is the value as the title shows it (a log slider's
+// raw value, not its log10); an arrow key moves it by its entry of `steps` (a log slider by a visible 0.02
+// decade, 4.7%, not its 0.001-decade drag resolution), Page Up/Down by ten of them, Home/End to its ends.
+const KEYS = {ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10};
+function shown(slider, value) {
+  return slider.name in units ? `${(10 ** value).toPrecision(4)} ${units[slider.name]}` : `${value}`;
+}
+function attach(slider, attempt) {
+  let handle = null;
+  for (const root of Bokeh.index) {
+    const view = root.owner.find_one(slider);
+    handle = view && view._noUiSlider ? view.shadow_el.querySelector(".noUi-handle") : null;
+    if (handle) {
+      const describe = () => handle.setAttribute("aria-valuetext", shown(slider, slider.value));
+      handle.setAttribute("aria-label", slider.title);
+      view._noUiSlider.on("update", describe);  // after noUiSlider's own aria-valuetext: ours stands
+      describe();
+      handle.addEventListener("keydown", event => {
+        const step = steps[slider.name] * (KEYS[event.key] || 0);
+        const end = event.key === "Home" ? slider.start : event.key === "End" ? slider.end : null;
+        if (!step && end === null) return;
+        event.preventDefault();
+        event.stopImmediatePropagation();  // noUiSlider's own listener on the handle moves by one 0.001 step
+        slider.value = end !== null ? end : Math.min(Math.max(slider.value + step, slider.start), slider.end);
+      }, true);
+      return;
+    }
+  }
+  if (attempt < 100) setTimeout(() => attach(slider, attempt + 1), 50);  // drawn after the document is ready
+}
+for (const slider of sliders) attach(slider, 0);

@@ -37,10 +37,8 @@ from __future__ import annotations
 
 import gzip
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
 from bokeh.document import Document
@@ -54,6 +52,7 @@ from bokeh.plotting import figure
 from bokeh.resources import Resources
 
 from mope.book import palette
+from mope.book.explorer_js import LOG_TICK_JS, LOSS_JS, MENU_JS, REDRAW_JS, SLIDERS_JS, TAP_JS
 from mope.evidence.paper import REPORTED_PAIRS
 from mope.model.config import check_admissibility, forward_modes
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND, ENVELOPE_EPS, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
@@ -77,9 +76,11 @@ OMEGA_SPAN = (1e-3, 4.0)
 SIGMA_SPAN = (0.5, 1e4)
 CENTRE_SPAN = (-(CONTEXT - 1.0), CONTEXT - 1.0)  # b0 anywhere from a window's length before it to its last position
 LOG_STEP = 0.001  # slider resolution in log10 units: 0.23% of the value
+KEY_STEPS = {"omega": 0.02, "sigma": 0.02, "position": 1, "centre": 1}  # an arrow key's step: 4.7% on the log sliders
+LOG_UNITS = {"omega": "rad/token", "sigma": "tokens"}  # how a screen reader hears a log slider's raw value
 DEAD_ENVELOPE = 1e-3  # "the envelope has died": G(b) below this
 LAG_VIEW = 40  # the kernel's initial lag window, +-tokens (pan and zoom reach +-(T-1))
-RAW_COLOURS = {"inside": "#2ca02c", "outside": "#d62728"}
+RAW_COLOURS = {"inside": "#1e7b1e", "outside": "#d62728"}  # white text on either: contrast at least 4.5:1
 FIGURE_WIDTH = 640  # fits the book's ~690 px column with its output margins
 WIDGET_WIDTH = FIGURE_WIDTH // 2 - 10  # two widgets side by side
 BOKEHJS_COMPONENTS = ("bokeh", "bokeh-widgets")  # the core library and its widgets: no WebGL, tables, MathJax
@@ -158,37 +159,7 @@ def within(value: float, span: tuple[float, float]) -> float:
     return min(max(value, span[0]), span[1])
 
 
-# --- the explorer's JavaScript --------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Script:
-    """One section of ``explorer.js``: the names it reads from its callback's ``args``, and its code."""
-
-    args: tuple[str, ...]
-    code: str
-
-
-def scripts(text: str) -> dict[str, Script]:
-    """The sections of ``explorer.js`` by name: each starts at a ``// @section NAME`` line, followed by an
-    ``// args: a, b, ...`` line naming what it reads from its callback's ``args``."""
-    found = {}
-    for block in re.split(r"^// @section ", text, flags=re.M)[1:]:
-        name, _, code = block.partition("\n")
-        listed = re.match(r"// args:(.*)$", code, re.M)
-        found[name.strip()] = Script(tuple(a.strip() for a in listed.group(1).split(",") if a.strip()), code)
-    return found
-
-
-# The browser's side of the figures, in its own file: explorer.js (shipped as package data).
-JS = scripts(resources.files(__package__).joinpath("explorer.js").read_text(encoding="utf-8"))
-# The callbacks, each a sequence of sections; values they read come through their args, never formatting.
-MORLET_JS = JS["morlet"].code  # the forward of MorletPositions for one pair, in float32 like torch
-REDRAW_JS = MORLET_JS + JS["redraw"].code
-MENU_JS = JS["menu"].code + JS["jump"].code  # set the sliders to the chosen point (each change redraws)
-TAP_JS = JS["tap"].code + JS["jump"].code
-LOG_TICK_JS = JS["log_tick"].code
-LOSS_JS = JS["loss"].code
-
+# --- the explorer's JavaScript: explorer.js's sections (mope.book.explorer_js) ------------------------
 
 def js_constants() -> dict[str, float]:
     """The numbers the explorer's JavaScript reads from ``constants``: MorletPositions' clamps, bound and
@@ -202,11 +173,11 @@ def _log_slider(name: str, title: str, span: tuple[float, float], value: float) 
                   format=CustomJSTickFormatter(code=LOG_TICK_JS), width=WIDGET_WIDTH)
 
 
-def _in_own_document(layout: LayoutDOM, on_ready: CustomJS) -> LayoutDOM:
+def _in_own_document(layout: LayoutDOM, *on_ready: CustomJS) -> LayoutDOM:
     """Put ``layout`` in a document of its own that runs ``on_ready`` once BokehJS has drawn it."""
     document = Document()
     document.add_root(layout)
-    document.js_on_event(DocumentReady, on_ready)
+    document.js_on_event(DocumentReady, *on_ready)
     return layout
 
 
@@ -336,7 +307,9 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     layout = column(
         row(column(omega_slider, sigma_slider, position, centre, menu, admissibility), tips), row(bound, status),
         channels_plot, row(spiral, plane), kernel, name="explorer")
-    return _in_own_document(layout, redraw)
+    sliders = CustomJS(args=dict(sliders=[omega_slider, sigma_slider, position, centre], steps=KEY_STEPS,
+                                 units=LOG_UNITS), code=SLIDERS_JS)
+    return _in_own_document(layout, redraw, sliders)
 
 
 def things_to_try() -> str:
@@ -477,10 +450,17 @@ def bokehjs() -> str:
     return Resources(mode="inline", components=list(BOKEHJS_COMPONENTS)).render_js()
 
 
+#: The heights (px) BokehJS draws the figures at (at 1280 and at 400 px: their widths are fixed), kept free before it
+#: draws them, so that the text below does not jump (a layout shift of 0.27-0.36 on the chapter before).
+RESERVED_HEIGHTS = {"explorer": 1190, "loss_curves": 480}
+
+
 def embed(layout: LayoutDOM) -> str:
-    """The HTML that draws ``layout`` once BokehJS is on the page: its element and its document's script."""
+    """The HTML that draws ``layout`` once BokehJS is on the page: its element, in a box of the height it will take,
+    and its document's script."""
     script, element = components(layout)
-    return element + script
+    height = 0 if isinstance(layout, Div) else RESERVED_HEIGHTS.get(layout.name, 0)
+    return f'<div style="min-height: {height}px">{element}</div>' + script
 
 
 def weight_line(parts: Mapping[str, str]) -> str:

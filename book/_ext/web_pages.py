@@ -1,0 +1,216 @@
+"""Sphinx extension: each written page loads only what it uses, and its markup passes axe-core (issue 55).
+
+Once the HTML builder has written every page (``build-finished``), each page of the build is rewritten:
+
+* **Icons.** The theme loads Font Awesome's whole SVG kit (``fontawesome.js``, 1.5 MB, 530 KiB gzipped) to draw
+  the twenty-odd icons of its buttons. :func:`write_icon_css` writes ``_static/icons.css`` instead: one CSS mask
+  for each icon a page or the theme's scripts name (``fa-bars``, ``fa-github`` ...), its path taken from that
+  same kit, and every page links it in place of the script.
+* **Search.** The theme puts Sphinx's search scripts and the whole search index (180 kB) in every page's head,
+  blocking its rendering, for a search-as-you-type the book does not turn on; they stay on the search page only
+  (the search box of every page submits to it).
+* **Images.** Every figure's ``<img>`` (a file of ``_images/``) gets its ``width`` and ``height`` (its pixels, so the
+  browser reserves its box before it arrives: no layout shift), ``decoding="async"`` and, all but the first of
+  the page, ``loading="lazy"`` (a figure below the screen or in a tab not shown is fetched when it is needed). A
+  PNG gets a lossless WebP copy beside it (:func:`write_webp`: the book's 1.6 MB of figures in 0.64 MB), which
+  the browser takes through ``<picture>``; the PNG stays the ``<img>``'s source (and the notebooks' for Colab).
+* **MathJax** comes in its parts (:data:`MATHJAX`): the loader, the core, TeX input, CommonHTML output and its font,
+  and the MathML a screen reader reads (162 KiB gzipped), without the right-click menu that the combined
+  ``tex-chtml.js`` (263 KiB gzipped, one file too large to ship without a source map) carries.
+* **Colour mode.** The theme's default mode is set ("auto", what the theme falls back to), so its script does not
+  log an error on every page.
+* **Names a screen reader reads.** A code cell's toggle is named by what it shows ("Show code cell source"),
+  not "Toggle hidden content"; the search button by its visible text and shortcut; a bibliography's entries are
+  the list items its list requires (``role="listitem"``, not the retired ``doc-biblioentry``); a link inside a
+  dropdown's title (a control inside a control: the title opens the dropdown) becomes plain text.
+"""
+from __future__ import annotations
+
+import re
+import struct
+from pathlib import Path
+
+#: MathJax from the book's own copy (sphinx-mathjax-offline): the startup component loads the others.
+MATHJAX = "mathjax/startup.js"
+MATHJAX_PARTS = ["input/tex", "output/chtml", "a11y/assistive-mml"]
+ICON_CSS = "_static/icons.css"
+FONT_AWESOME = "_static/scripts/fontawesome.js"
+THEME_SCRIPTS = ("_static/scripts/pydata-sphinx-theme.js", "_static/scripts/sphinx-book-theme.js")
+#: Font Awesome's packs in the theme's kit, in the order a name is looked up (solid first, as the theme uses).
+PACKS = ("fas", "fab", "far")
+#: One icon of the kit: ``name:[width,height,[aliases],"unicode","path"]``.
+ICON = re.compile(r'(?:"([\w-]+)"|\b([a-z][\w]*)):\[(\d+),(\d+),\[([^\]]*)\],"[0-9a-f]+","(M[^"]+)"\]')
+ICON_NAMES = re.compile(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)")
+NOT_ICONS = {"solid", "regular", "brands", "lg", "sm", "xs", "2x", "3x", "fw", "spin"}
+ICON_BASE = (
+    ".fa,.fas,.far,.fab,.fa-solid,.fa-regular,.fa-brands{display:inline-block;width:1.25em;height:1em;"
+    "vertical-align:-.125em;background-color:currentColor;-webkit-mask:var(--fa) center/contain no-repeat;"
+    "mask:var(--fa) center/contain no-repeat}.fa-lg{font-size:1.25em;vertical-align:-.2em}"
+    # the theme's stylesheet draws the same classes as glyphs of Font Awesome's web fonts (267 KiB): none drawn
+    ".fa::before,.fas::before,.far::before,.fab::before,.fa-solid::before,.fa-regular::before,.fa-brands::before"
+    "{content:none!important}"
+)
+
+#: The icon the theme draws in an admonition's title (its stylesheet's ``--pst-icon-admonition-*``), by admonition
+#: class; "" for any other admonition. Drawn as masks too, so that no page fetches Font Awesome's solid font.
+ADMONITIONS = {"": "bell", "note": "info-circle", "error": "times-circle", "attention": "exclamation-circle",
+               "important": "exclamation-circle", "caution": "exclamation-triangle", "danger": "exclamation-triangle",
+               "warning": "exclamation-triangle", "hint": "lightbulb", "tip": "lightbulb", "seealso": "share",
+               "todo": "pencil"}
+ADMONITION_ICON = ".admonition{kind}>.admonition-title::after,div.admonition{kind}>.admonition-title::after"
+
+SEARCH_SCRIPT = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)">'
+                           r"</script>")
+FA_SCRIPT = re.compile(r'<script defer src="([^"]*)_static/scripts/fontawesome\.js[^"]*"></script>')
+FA_PRELOAD = re.compile(r'\s*<link[^>]*href="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*>')
+IMG = re.compile(r"<img\b[^>]*>")
+SUMMARY = re.compile(r"(<summary\b[^>]*>)(.*?)(</summary>)", re.S)
+
+
+def icon_paths(kit: str) -> dict[str, tuple[int, int, str]]:
+    """Every icon of the kit by name and alias: (width, height, SVG path), the first pack of ``PACKS`` winning."""
+    packs = {}
+    for pack in PACKS:
+        end = kit.find(f'd("{pack}",p)')
+        start = kit.rfind("var p={", 0, end)
+        if end < 0 or start < 0:
+            raise ValueError(f"{FONT_AWESOME}: no icon pack {pack!r} (the theme's Font Awesome kit changed)")
+        icons = {}
+        for match in ICON.finditer(kit, start, end):
+            name, width, height, aliases, path = match[1] or match[2], int(match[3]), int(match[4]), match[5], match[6]
+            for key in [name] + re.findall(r'"([\w-]+)"', aliases):
+                icons.setdefault(key, (width, height, path))
+        packs[pack] = icons
+    merged: dict[str, tuple[int, int, str]] = {}
+    for pack in PACKS:
+        for name, icon in packs[pack].items():
+            merged.setdefault(name, icon)
+    return merged
+
+
+def icon_css(names: set[str], icons: dict[str, tuple[int, int, str]]) -> str:
+    """The stylesheet drawing each of ``names``, and each admonition's icon, as a mask of its SVG path, in the text's
+    colour."""
+    def mask(name: str) -> str:
+        width, height, path = icons[name]
+        svg = f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height}'><path d='{path}'/></svg>"
+        return f'--fa:url("data:image/svg+xml,{svg.replace("#", "%23")}")'
+
+    rules = [ICON_BASE, ADMONITION_ICON.format(kind="") + "{content:''!important;font:inherit;width:1em;height:1em;"
+             "background-color:currentColor;-webkit-mask:var(--fa) center/contain no-repeat;"
+             "mask:var(--fa) center/contain no-repeat}"]
+    rules += [f".fa-{name}{{{mask(name)}}}" for name in sorted(names & icons.keys())]
+    rules += [f"{ADMONITION_ICON.format(kind='.' + kind if kind else '')}{{{mask(name)}}}"
+              for kind, name in ADMONITIONS.items() if name in icons]
+    return "\n".join(rules) + "\n"
+
+
+def write_icon_css(outdir: Path, pages: list[Path]) -> None:
+    """Write ``_static/icons.css`` for every icon named in ``pages`` and the theme's scripts."""
+    kit = outdir / FONT_AWESOME
+    if not kit.is_file():
+        raise FileNotFoundError(f"{kit}: the theme's Font Awesome kit, which the icons are drawn from, is missing")
+    texts = [p.read_text(encoding="utf-8") for p in pages] + [(outdir / s).read_text(encoding="utf-8")
+                                                              for s in THEME_SCRIPTS if (outdir / s).is_file()]
+    names = {name for text in texts for name in ICON_NAMES.findall(text)} - NOT_ICONS
+    (outdir / ICON_CSS).write_text(icon_css(names, icon_paths(kit.read_text(encoding="utf-8"))), encoding="utf-8")
+
+
+def write_webp(images: Path) -> None:
+    """A lossless WebP copy of every PNG in ``images`` that it makes smaller (none is kept otherwise)."""
+    from PIL import Image
+
+    for png in images.glob("*.png"):
+        webp = png.with_suffix(".webp")
+        if webp.is_file() and webp.stat().st_mtime >= png.stat().st_mtime:
+            continue
+        with Image.open(png) as image:
+            image.save(webp, "WEBP", lossless=True, method=4)
+        if webp.stat().st_size >= png.stat().st_size:
+            webp.unlink()
+
+
+def png_size(path: Path) -> tuple[int, int] | None:
+    """A PNG's (width, height) from its header, None for any other file."""
+    with path.open("rb") as file:
+        head = file.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return None
+    return struct.unpack(">II", head[16:24])
+
+
+def sized_images(text: str, page: Path) -> str:
+    """``text`` with each figure's ``<img>`` (a file of ``_images/``) given its size (a PNG's), async decoding and,
+    after the page's first, lazy loading, in a ``<picture>`` offering its WebP copy where there is one; the theme's
+    own images (logos in menus, sized by its CSS) are left alone."""
+    count = 0
+
+    def attributes(match: re.Match) -> str:
+        nonlocal count
+        tag = match[0]
+        src = re.search(r'\bsrc="([^"]+)"', tag)
+        if src is None or "_images/" not in src[1] or "://" in src[1] or "decoding=" in tag:
+            return tag
+        count += 1
+        path = (page.parent / src[1].split("?")[0]).resolve()
+        size = png_size(path) if path.is_file() else None
+        extra = ' decoding="async"' + (' loading="lazy"' if count > 1 else "")
+        if size and "width=" not in tag and "height=" not in tag:
+            extra += f' width="{size[0]}" height="{size[1]}"'
+        tag = tag[:4] + extra + tag[4:]
+        if not path.with_suffix(".webp").is_file():
+            return tag
+        webp = src[1].rsplit(".", 1)[0] + ".webp"
+        return f'<picture><source type="image/webp" srcset="{webp}" />{tag}</picture>'
+
+
+    return IMG.sub(attributes, text)
+
+
+def plain_summary(match: re.Match) -> str:
+    """A dropdown's title with its links as plain text (a link inside the control that opens the dropdown)."""
+    inner = re.sub(r"<a\b[^>]*>", '<span class="book-summary-link">', match[2]).replace("</a>", "</span>")
+    return match[1] + inner + match[3]
+
+
+def rewrite(text: str, page: Path, search_page: bool) -> str:
+    """One page as the book serves it (see the module's docstring)."""
+    if not search_page:
+        text = SEARCH_SCRIPT.sub("", text)
+    text = FA_PRELOAD.sub("", text)
+    kit = FA_SCRIPT.search(text)
+    if kit:  # the icons' stylesheet last in the head, after the theme's (which it overrides)
+        text = FA_SCRIPT.sub("", text).replace("</head>", f'<link rel="stylesheet" href="{kit[1]}{ICON_CSS}" />\n</head>', 1)
+    text = sized_images(text, page)
+    text = text.replace('<summary aria-label="Toggle hidden content">', "<summary>")
+    text = text.replace('aria-label="Search" data-bs-placement', 'aria-label="Search Ctrl+K" data-bs-placement')
+    text = text.replace('role="doc-biblioentry"', 'role="listitem"')
+    return SUMMARY.sub(plain_summary, text)
+
+
+def rewrite_pages(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    pages = [p for p in outdir.rglob("*.html") if "_static" not in p.relative_to(outdir).parts]
+    write_icon_css(outdir, pages)
+    if (outdir / "_images").is_dir():
+        write_webp(outdir / "_images")
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        page.write_text(rewrite(text, page, page == outdir / "search.html"), encoding="utf-8")
+
+
+def configure(app, config) -> None:
+    config.mathjax_path = MATHJAX
+    loader = config.mathjax3_config.setdefault("loader", {}) if config.mathjax3_config else {}
+    if not config.mathjax3_config:
+        config.mathjax3_config = {"loader": loader}
+    loader["load"] = MATHJAX_PARTS
+    config.html_context.setdefault("default_mode", "auto")  # the layout's data-mode (a context value, not an option)
+
+
+def setup(app):
+    app.connect("config-inited", configure, priority=900)
+    app.connect("build-finished", rewrite_pages)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Check the built book as a web page: accessibility (axe-core), layout shift, weight and Lighthouse, as GitHub Pages serves it.
+
+    python scripts/check_web.py _build/html [--pages book/intro.html ...] [--lighthouse all|none|PAGE ...]
+
+The build is served on 127.0.0.1 with gzip compression (as GitHub Pages serves it) and checked:
+
+1. **Every page, in headless Chromium** (Selenium, the browser's cache off), at 1280 px and at 400 px wide: what it
+   loads until it has settled (every request, gzipped as sent: Resource Timing's transfer sizes) within its budget,
+   600 KiB for the introduction and the chapters, 1.2 MiB for the explorer (BokehJS is inline in it); its
+   cumulative layout shift (the largest session window of layout-shift entries) at most 0.1; then axe-core
+   (``tools/web``, pinned, installed with ``npm ci``), injected into the page, finds no critical and no serious
+   violation.
+2. **Lighthouse** (``tools/web``), mobile and desktop, on :data:`LIGHTHOUSE_PAGES` (one page of each kind: the
+   introduction, a chapter of figures in tabs, the explorer, the search page: 3.5 min on two busy cores;
+   ``--lighthouse all`` for every page, about 20 min there): accessibility 100, best practices 100, SEO
+   at least 95, layout shift at most 0.1 and the budgets above. The performance score is printed, not gated (it
+   depends on the machine's load).
+
+Every failure is printed, one line each, with its page; the last line is the summary. Exit status 0 only if nothing
+failed; 2 if the build or the tools are missing.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = ROOT / "tools" / "web" / "node_modules"
+AXE = TOOLS / "axe-core" / "axe.min.js"
+LIGHTHOUSE = TOOLS / "lighthouse" / "cli" / "index.js"
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+WIDTHS = {"desktop": (1280, 900), "400 px": (400, 900)}
+KIB = 1024
+#: What a page may load, gzipped, in bytes: the explorer carries BokehJS; the introduction and chapters the rest.
+BUDGETS = {"notebooks/03_explorer.html": 1200 * KIB}
+READING_BUDGET = 600 * KIB
+READING_PAGES = ("book/intro.html", "notebooks/")
+LIGHTHOUSE_PAGES = ("book/intro.html", "notebooks/02_encodings.html", "notebooks/03_explorer.html", "search.html")
+GATES = {"accessibility": 1.0, "best-practices": 1.0, "seo": 0.95}
+MAX_LAYOUT_SHIFT = 0.1
+SKIP_DIRS = {"_sources", "_static", "_images", "_downloads", "reports"}
+COMPRESSED = {".html", ".js", ".css", ".svg", ".json", ".txt", ".xml", ".map", ".inv", ".ipynb", ".md", ".bib"}
+
+
+def budget(page: str) -> int | None:
+    """The gzipped bytes ``page`` may load, None where the issue sets no budget (the back matter)."""
+    if page in BUDGETS:
+        return BUDGETS[page]
+    return READING_BUDGET if page.startswith(READING_PAGES) else None
+
+
+class GzipHandler(SimpleHTTPRequestHandler):
+    """Serves files as GitHub Pages does: text gzip-compressed when the browser accepts it."""
+
+    def log_message(self, *args):
+        pass
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if path.suffix not in COMPRESSED or "gzip" not in self.headers.get("Accept-Encoding", "") or not path.is_file():
+            return super().send_head()
+        body = compressed(path, path.stat().st_mtime)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def compressed(path: Path, mtime: float) -> bytes:
+    return gzip.compress(path.read_bytes(), compresslevel=6)
+
+
+def serve(root: Path) -> tuple[ThreadingHTTPServer, str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(GzipHandler, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def pages_of(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html")
+                  if not SKIP_DIRS & set(p.relative_to(root).parts[:-1]) and p.name != "index.html")
+
+
+def browser_path() -> str:
+    found = next((p for p in map(shutil.which, BROWSERS) if p), None)
+    if not found or not shutil.which("chromedriver"):
+        raise SystemExit("needs Chromium and chromedriver (Debian: apt-get install -y chromium chromium-driver)")
+    return found
+
+
+# --- axe-core -------------------------------------------------------------------------------------
+
+# After the load event, once MathJax has typeset, the fonts have loaded and 1.5 s have passed (BokehJS draws): the
+# bytes the page loaded (gzipped, as sent) and its cumulative layout shift (the largest session window: shifts less
+# than 1 s apart, at most 5 s long, none just after an input).
+SETTLE_AND_MEASURE = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  for (let i = 0; i < 100 && document.querySelector("script[src*='mathjax' i]")
+       && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++) await new Promise(r => setTimeout(r, 50));
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  await document.fonts.ready;
+  await new Promise(r => setTimeout(r, 1500));
+  const shifts = await new Promise(resolve => {
+    const observer = new PerformanceObserver(list => { observer.disconnect(); resolve(list.getEntries()); });
+    observer.observe({type: "layout-shift", buffered: true});
+    setTimeout(() => { observer.disconnect(); resolve([]); }, 1000);  // no shift at all: no callback
+  });
+  let cls = 0, session = 0, first = 0, last = 0;
+  for (const shift of shifts.filter(s => !s.hadRecentInput)) {
+    if (shift.startTime - last > 1000 || shift.startTime - first > 5000) { session = 0; first = shift.startTime; }
+    session += shift.value; last = shift.startTime; cls = Math.max(cls, session);
+  }
+  const entries = performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource"));
+  done({bytes: entries.reduce((sum, e) => sum + (e.transferSize || 0), 0), requests: entries.length, cls: cls});
+})();
+"""
+# Then every image loaded and decoded (lazy ones too), and axe on the whole document.
+AXE_RUN = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  await Promise.all(Array.from(document.images, img => { img.loading = "eager"; return img.decode().catch(() => {}); }));
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  done(result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.map(n => n.target.join(" ")).slice(0, 3), count: v.nodes.length})));
+})().catch(error => done([{id: "axe-failed", impact: "critical", help: String(error), nodes: [], count: 1}]));
+"""
+
+
+def browser_check(base: str, pages: list[str]) -> list[str]:
+    """Every page over its budget or its layout shift, and every critical or serious violation axe finds on it, at
+    every width of ``WIDTHS``."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser_path()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver.set_script_timeout(120)
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})  # every page pays for its theme
+    axe = AXE.read_text(encoding="utf-8")
+    problems = []
+    try:
+        for width, (w, h) in WIDTHS.items():
+            driver.set_window_size(w, h)
+            for page in pages:
+                driver.get(base + page)
+                loaded = driver.execute_async_script(SETTLE_AND_MEASURE)
+                problems += over_limits(f"{page} at {width}", loaded["bytes"], loaded["cls"], budget(page))
+                driver.execute_script(axe)
+                violations = driver.execute_async_script(AXE_RUN)
+                bad = [v for v in violations if v["impact"] in ("critical", "serious")]
+                others = sum(v["count"] for v in violations if v not in bad)
+                print(f"{page} at {width}: {loaded['bytes'] / KIB:,.0f} KiB gzipped in {loaded['requests']} requests, "
+                      f"layout shift {loaded['cls']:.3f}; axe {sum(v['count'] for v in bad)} critical or serious, "
+                      f"{others} other")
+                problems += [f"{page} at {width}: axe {v['impact']} {v['id']} ({v['help']}) on {v['count']} "
+                             f"elements: {'; '.join(v['nodes'])}" for v in bad]
+    finally:
+        driver.quit()
+    return problems
+
+
+def over_limits(where: str, weight: float, shift: float, limit: int | None) -> list[str]:
+    """The page's weight over its budget and its layout shift over the limit, as problems."""
+    problems = []
+    if shift > MAX_LAYOUT_SHIFT:
+        problems.append(f"{where}: layout shift {shift:.3f} above {MAX_LAYOUT_SHIFT}")
+    if limit and weight > limit:
+        problems.append(f"{where}: loads {weight / KIB:,.0f} KiB gzipped, over its budget of {limit / KIB:,.0f} KiB")
+    return problems
+
+
+# --- Lighthouse -----------------------------------------------------------------------------------
+
+def lighthouse(url: str, form: str) -> dict:
+    """Lighthouse's report of ``url`` (form ``mobile`` or ``desktop``)."""
+    command = ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", "--output-path=stdout",
+               "--only-categories=performance,accessibility,best-practices,seo",
+               "--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage"]
+    if form == "desktop":
+        command.append("--preset=desktop")
+    env = dict(os.environ, CHROME_PATH=browser_path())
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"Lighthouse failed on {url} ({form}): {done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout)
+
+
+def lighthouse_check(base: str, pages: list[str]) -> list[str]:
+    """What fails Lighthouse's gates on ``pages``, in both form factors."""
+    problems = []
+    for page in pages:
+        limit = budget(page)
+        for form in ("mobile", "desktop"):
+            try:
+                report = lighthouse(base + page, form)
+            except (RuntimeError, subprocess.TimeoutExpired) as error:
+                problems.append(str(error))
+                continue
+            scores = {key: c["score"] for key, c in report["categories"].items()}
+            audits = report["audits"]
+            shift = audits["cumulative-layout-shift"]["numericValue"]
+            weight = audits["total-byte-weight"]["numericValue"]
+            print(f"lighthouse {page} {form}: performance {scores['performance'] * 100:.0f}, accessibility "
+                  f"{scores['accessibility'] * 100:.0f}, best practices {scores['best-practices'] * 100:.0f}, "
+                  f"SEO {scores['seo'] * 100:.0f}; layout shift {shift:.3f}; {weight / KIB:,.0f} KiB gzipped"
+                  + (f" (budget {limit / KIB:,.0f} KiB)" if limit else ""))
+            for key, least in GATES.items():
+                if scores[key] is None or scores[key] < least:
+                    failed = [f"{a['id']}" for a in audits.values()
+                              if a.get("score") is not None and a["score"] < 1 and a.get("scoreDisplayMode") == "binary"
+                              and a["id"] in {r["id"] for r in report["categories"][key]["auditRefs"]}]
+                    problems.append(f"{page} ({form}): Lighthouse {key} {scores[key]} below {least} "
+                                    f"(failing: {', '.join(failed) or 'see the report'})")
+            problems += over_limits(f"{page} (Lighthouse {form})", weight, shift, limit)
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", type=Path, help="the built book (_build/html)")
+    parser.add_argument("--pages", nargs="+", help="pages to check, relative to the build (default: every page)")
+    parser.add_argument("--no-browser", action="store_true", help="skip the weight, layout shift and axe-core pass")
+    parser.add_argument("--lighthouse", nargs="+", default=list(LIGHTHOUSE_PAGES), metavar="PAGE",
+                        help="pages Lighthouse checks: 'all', 'none' or pages (default: one of each kind)")
+    args = parser.parse_args(argv)
+    if not (args.root / "search.html").is_file():
+        print(f"{args.root}: not a built book; build it first (make book)", file=sys.stderr)
+        return 2
+    if not AXE.is_file() or not LIGHTHOUSE.is_file():
+        print(f"{TOOLS}: Lighthouse and axe-core are not installed; run (cd tools/web && npm ci)", file=sys.stderr)
+        return 2
+    pages = args.pages or pages_of(args.root)
+    started = time.monotonic()
+    server, base = serve(args.root)
+    try:
+        problems = [] if args.no_browser else browser_check(base, pages)
+        chosen = {"all": pages, "none": []}.get(args.lighthouse[0], args.lighthouse)
+        problems += lighthouse_check(base, [page for page in chosen if page in pages])
+    finally:
+        server.shutdown()
+    for problem in problems:
+        print("FAILED", problem)
+    print(f"{len(pages)} pages checked in {time.monotonic() - started:.0f} s: "
+          + ("passed" if not problems else f"{len(problems)} problems"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

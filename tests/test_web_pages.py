@@ -1,0 +1,160 @@
+"""The book as a web page (issue 55): book/_ext/web_pages.py rewrites each built page to load only what it uses.
+
+The rewriting is tested on small pages; where the book has been built (``_build/html``), its pages are checked
+too. ``scripts/check_web.py`` (run by CI after the build) checks the pages in Chromium with axe-core and Lighthouse.
+"""
+from __future__ import annotations
+
+import base64
+import importlib
+import importlib.util
+import os
+import re
+import shutil
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILT = ROOT / "_build" / "html"
+
+
+def load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+web_pages = load("web_pages", ROOT / "book" / "_ext" / "web_pages.py")
+check_web = load("check_web", ROOT / "scripts" / "check_web.py")
+
+KIT = ('var p={github:[496,512,[],"f09b","M1 2z"]};d("fab",p),d("fa-brands",p)'
+       'var p={file:[384,512,[],"f15b","M3 4z"]};d("far",p),d("fa-regular",p)'
+       'var p={"magnifying-glass":[512,512,[128269,"search"],"f002","M5 6z"],file:[384,512,[],"f15b","M7 8z"]};'
+       'd("fas",p),d("fa-solid",p)')
+
+
+def png(width: int, height: int) -> bytes:
+    chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\0" + b"\0" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+PAGE = """<head><script defer src="../_static/scripts/fontawesome.js?digest=1"></script>
+<link href="../_static/scripts/fontawesome.js?digest=1" rel="preload" as="script">
+    <script src="../_static/searchtools.js"></script>
+    <script src="../_static/language_data.js"></script>
+    <script src="../searchindex.js"></script></head>
+<button class="btn search-button-field" title="Search" aria-label="Search" data-bs-placement="bottom"></button>
+<img alt="Colab logo" src="../_static/images/logo_colab.png">
+<img alt="first" src="../_images/a.png" /><img alt="second" src="../_images/b.png" />
+<details><summary aria-label="Toggle hidden content">Show code cell source</summary></details>
+<details class="sd-dropdown"><summary class="sd-summary-title">See <a class="reference internal" href="#x">§2</a></summary>
+<div role="list" class="citation-list"><div class="citation" id="id1" role="doc-biblioentry">A paper</div></div>
+"""
+
+
+def test_a_page_loads_no_icon_kit_no_search_index_and_its_figures_lazily_with_their_size(tmp_path):
+    (tmp_path / "_images").mkdir()
+    (tmp_path / "_images" / "a.png").write_bytes(png(6, 4))
+    (tmp_path / "_images" / "b.png").write_bytes(png(3, 2))
+    (tmp_path / "_images" / "a.webp").write_bytes(b"RIFF")  # a WebP copy of a.png only
+    page = tmp_path / "book" / "intro.html"
+    page.parent.mkdir()
+    text = web_pages.rewrite(PAGE, page, search_page=False)
+    assert "fontawesome.js" not in text and '<link rel="stylesheet" href="../_static/icons.css" />' in text
+    assert "searchtools.js" not in text and "searchindex.js" not in text and "language_data.js" not in text
+    assert "searchindex.js" in web_pages.rewrite(PAGE, page, search_page=True)
+    assert '<img alt="Colab logo" src="../_static/images/logo_colab.png">' in text  # the theme's, sized by its CSS
+    assert '<picture><source type="image/webp" srcset="../_images/a.webp" /><img decoding="async" width="6" height="4" alt="first"' in text  # the first figure: not lazy
+    assert '<img decoding="async" loading="lazy" width="3" height="2" alt="second" src="../_images/b.png" />' in text
+    assert text.count("<picture>") == 1
+    assert "<summary>Show code cell source</summary>" in text
+    assert 'aria-label="Search Ctrl+K"' in text
+    assert 'role="listitem"' in text and "doc-biblioentry" not in text
+    assert '<span class="book-summary-link">§2</span>' in text and 'href="#x"' not in text
+    assert web_pages.rewrite(text, page, search_page=False) == text  # rewriting twice changes nothing
+
+
+def test_a_png_gets_a_lossless_webp_copy_once(tmp_path):
+    from PIL import Image
+
+    Image.new("RGB", (300, 200), "white").save(tmp_path / "plain.png")  # compresses well as WebP
+    web_pages.write_webp(tmp_path)
+    with Image.open(tmp_path / "plain.webp") as copy, Image.open(tmp_path / "plain.png") as original:
+        assert copy.size == original.size and copy.convert("RGB").tobytes() == original.tobytes()
+    before = (tmp_path / "plain.webp").stat().st_mtime_ns
+    web_pages.write_webp(tmp_path)  # a copy newer than its PNG is kept as it is
+    assert (tmp_path / "plain.webp").stat().st_mtime_ns == before
+
+
+def test_the_icon_stylesheet_draws_each_named_icon_from_the_kit_solid_first():
+    icons = web_pages.icon_paths(KIT)
+    assert icons["search"] == icons["magnifying-glass"] == (512, 512, "M5 6z")
+    assert icons["file"] == (384, 512, "M7 8z")  # the solid pack's, as the theme's "fas fa-file" asks
+    css = web_pages.icon_css({"github", "file", "lg", "nowhere"}, icons)
+    assert re.findall(r"\.fa-([\w-]+)\{--fa:", css) == ["file", "github"]
+    assert "viewBox='0 0 496 512'><path d='M1 2z'/>" in css and "content:none" in css
+
+
+def test_a_kit_without_a_pack_is_named():
+    with pytest.raises(ValueError, match="no icon pack 'fab'"):
+        web_pages.icon_paths(KIT.replace('d("fab",p)', ""))
+
+
+def test_the_parts_of_mathjax_the_pages_load_ship_with_the_offline_copy():
+    offline = Path(importlib.import_module("sphinx-mathjax-offline").__file__).parent / "static"
+    for part in [web_pages.MATHJAX] + [f"mathjax/{name}.js" for name in web_pages.MATHJAX_PARTS]:
+        assert (offline / part).is_file(), part
+    assert (offline / "mathjax" / "output" / "chtml" / "fonts" / "tex.js").is_file()  # output/chtml's font
+
+
+def test_the_budgets_are_the_issues():
+    assert check_web.budget("notebooks/03_explorer.html") == 1200 * 1024
+    assert check_web.budget("book/intro.html") == check_web.budget("notebooks/02_encodings.html") == 600 * 1024
+    assert check_web.budget("book/api.html") is None
+    assert check_web.GATES == {"accessibility": 1.0, "best-practices": 1.0, "seo": 0.95}
+    assert check_web.MAX_LAYOUT_SHIFT == 0.1
+
+
+@pytest.mark.skipif(not (BUILT / "search.html").is_file(), reason="the book is not built")
+def test_the_built_pages_load_only_what_they_use():
+    icons = (BUILT / web_pages.ICON_CSS).read_text()
+    for name in ("bars", "github", "magnifying-glass", "sun", "moon", "xmark"):
+        assert f".fa-{name}{{--fa:" in icons, name
+    for kind in web_pages.ADMONITIONS:  # every admonition's icon, drawn without Font Awesome's font
+        assert web_pages.ADMONITION_ICON.format(kind="." + kind if kind else "") + "{--fa:" in icons, kind
+    for page in check_web.pages_of(BUILT):
+        text = (BUILT / page).read_text(encoding="utf-8")
+        assert "fontawesome.js" not in text, page
+        assert ("searchindex.js" in text) == (page == "search.html"), page
+        for tag in re.findall(r'<img\b[^>]*src="[^"]*_images/[^"]*"[^>]*>', text):
+            assert re.search(r'width="\d+" height="\d+"', tag), (page, tag)
+    # Lighthouse's SEO: the pages Sphinx writes itself are described too (book/_ext/page_meta.py)
+    assert '<meta name="description" content="MoPE, executed: the search page." />' in (BUILT / "search.html").read_text()
+    assert len(list((BUILT / "_images").glob("*.webp"))) == len(list((BUILT / "_images").glob("*.png")))
+
+
+needs_browser_tools = pytest.mark.skipif(
+    not check_web.AXE.is_file() or not any(map(shutil.which, check_web.BROWSERS)) or not shutil.which("chromedriver"),
+    reason="no Chromium and chromedriver, or axe-core not installed in tools/web (cd tools/web && npm ci)")
+
+
+@needs_browser_tools
+def test_the_web_check_fails_a_page_over_its_budget_or_with_an_unnamed_slider(tmp_path, capsys):
+    page = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{0}</title></head><body><main>{1}</main>"
+    (tmp_path / "search.html").write_text(page.format("Search", "<h1>Search</h1><p>Find a word.</p>"))
+    (tmp_path / "notebooks").mkdir()
+    heavy = "<script>/*" + base64.b64encode(os.urandom(800 * 1024)).decode() + "*/</script>"  # 800 KiB gzipped
+    (tmp_path / "notebooks" / "01_heavy.html").write_text(page.format("Heavy", "<h1>Heavy</h1>" + heavy))
+    (tmp_path / "notebooks" / "02_slider.html").write_text(page.format("Slider", (
+        "<h1>Slider</h1><div role='slider' tabindex='0' aria-valuemin='0' aria-valuemax='1' aria-valuenow='0'></div>")))
+    assert check_web.main([str(tmp_path), "--lighthouse", "none"]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED notebooks/01_heavy.html at desktop: loads" in out and "over its budget of 600 KiB" in out
+    assert "FAILED notebooks/02_slider.html at 400 px: axe serious aria-input-field-name" in out
+    assert "search.html" not in "".join(line for line in out.splitlines() if line.startswith("FAILED"))
