@@ -22,10 +22,12 @@ if _starting_as_command():  # from this first line on, Ctrl-C is handled (mope._
         _signal.signal(_signal.SIGINT, _end_interrupted)
 
 __version__ = "0.1.0"
+#: The drop-in modules for a model of your own (torch only): positions added to the embeddings, attention hooks,
+#: gates; the page "MoPE and EGA in your own model" shows each one's documentation.
+DROP_IN_MODULES = ("MorletPositions", "SinusoidalPositions", "LearnedPositions", "Rotary", "ALiBi", "MorletRotary",
+                   "CausalEnergyGate", "FutureReadingEnergyGate")
 __all__ = [
-    # drop-in modules for a model of your own (torch only): positions added to the embeddings, attention hooks, gates
-    "MorletPositions", "SinusoidalPositions", "LearnedPositions", "Rotary", "ALiBi", "MorletRotary",
-    "CausalEnergyGate", "FutureReadingEnergyGate",
+    *DROP_IN_MODULES,
     # the book's GPT and its variants
     "GPT", "GPTConfig", "TABLE_2", "VARIANTS", "build_model", "get_variant", "variant_config",
 ]

@@ -172,6 +172,9 @@ def test_directives_become_plain_markdown(tiny_book):
                              book) == "This book:\n\nThe paper:"
     assert to_plain_markdown("- {download}`runs.csv </_build/downloads/runs.csv>`: every run", book) == (
         "- `runs.csv` (in `_build/downloads/runs.csv`): every run")
+    # the own-model page's classes, documented by autodoc in the book: in a notebook, help() shows the same text
+    assert to_plain_markdown("```{eval-rst}\n.. autoclass:: mope.Rotary\n   :no-index:\n\n"
+                             ".. autoclass:: mope.ALiBi\n```", book) == "* `help(mope.Rotary)`\n* `help(mope.ALiBi)`"
 
 
 def test_unknown_markup_is_a_clear_error(tiny_book):
@@ -184,6 +187,8 @@ def test_unknown_markup_is_a_clear_error(tiny_book):
         to_plain_markdown("See {ref}`nowhere`.", book)
     with pytest.raises(MystError, match="is never closed"):
         to_plain_markdown(":::{dropdown} Open\ntext\n", book)
+    with pytest.raises(MystError, match="autoclass directives alone"):
+        to_plain_markdown("```{eval-rst}\n.. autoclass:: mope.Rotary\n\nSome prose.\n```", book)
 
 
 def test_a_page_becomes_its_colab_notebook(tiny_book):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import re
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -79,3 +80,13 @@ def test_gradients_of_mope_and_both_gates_check_in_float64():
         normed = torch.randn(2, 5, 8, dtype=torch.float64, requires_grad=True)
         assert gate.log_gate(normed).dtype == torch.float64
         assert torch.autograd.gradcheck(gate.log_gate, (normed,))
+
+
+def test_the_own_model_page_shows_every_drop_in_module_expanded():
+    """The page "MoPE and EGA in your own model" documents each drop-in module in place (not folded into the API
+    page's dropdowns), the package's own list of them being the one this test names."""
+    assert mope.DROP_IN_MODULES == DROP_IN
+    page = (Path(__file__).parents[1] / "notebooks" / "own_model.md").read_text()
+    section = page.split("## The modules, one by one", 1)[1]
+    assert re.findall(r"^\.\. autoclass:: mope\.(\w+)$", section, re.MULTILINE) == list(DROP_IN)
+    assert "{dropdown}" not in section

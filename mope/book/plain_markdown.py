@@ -36,8 +36,10 @@ ADMONITIONS = ("note", "tip", "hint", "important", "warning", "caution", "attent
                "seealso", "admonition")
 PROOF_KINDS = ("proposition", "theorem", "lemma", "corollary", "definition", "proof", "remark", "example",
                "conjecture", "axiom", "criterion", "property", "observation", "algorithm", "assumption")
+#: An autodoc class in an eval-rst block, with its indented options: ".. autoclass:: mope.Rotary".
+AUTOCLASS = re.compile(r"^\.\. autoclass:: (\S+)[ \t]*(?:\n|$)(?:[ \t]+:[\w-]+:.*(?:\n|$))*", re.MULTILINE)
 HANDLED_DIRECTIVES = ("tab-set", "tab-item", "dropdown", "grid", "grid-item", "literalinclude", "eval:figure",
-                      *ADMONITIONS, *(f"prf:{kind}" for kind in PROOF_KINDS))
+                      "eval-rst", *ADMONITIONS, *(f"prf:{kind}" for kind in PROOF_KINDS))
 HANDLED_ROLES = ("eval", "ref", "doc", "numref", "eq", "prf:ref", "cite", "cite:p", "cite:t", "download",
                  "py:class", "py:func", "py:meth", "py:mod", "py:obj", "py:attr", "py:data", "py:exc")
 NUMBERED_KINDS = {"figure": "Fig.", "equation": None, **{kind: kind.capitalize() for kind in PROOF_KINDS}}
@@ -346,6 +348,12 @@ def blocks_to_pieces(text: str, book: Book, *, page: str | None = None, heading_
                 if "caption" in options:
                     markdown += [f"*{options['caption']}*", ""]
                 markdown += [f"```{language}", source.rstrip("\n"), "```", ""]
+            elif name == "eval-rst":  # autodoc's classes only: in a notebook, help() shows the same docstring
+                classes = AUTOCLASS.findall(body_text)
+                if not classes or AUTOCLASS.sub("", body_text).strip(" \n"):
+                    raise MystError("an eval-rst block has a plain Markdown form only when it holds autoclass "
+                                    "directives alone (with their options)")
+                markdown += [f"* `help({cls})`" for cls in classes] + [""]
             elif name in ("tab-set", "grid", "grid-item"):  # containers: their contents, one after another
                 flush()
                 pieces += blocks_to_pieces(body_text, book, page=page, heading_level=level, include=include)
