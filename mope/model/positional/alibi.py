@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import nn
 
-from mope.model.positional.rope import refill_buffers
+from mope.model.positional.rope import FixedBuffers
 
 
 def alibi_slopes(n_head: int) -> torch.Tensor:
@@ -31,7 +30,7 @@ def alibi_slopes(n_head: int) -> torch.Tensor:
     return torch.tensor(slopes)
 
 
-class ALiBi(nn.Module):
+class ALiBi(FixedBuffers):
     r"""ALiBi (Press et al., 2022): the attention logit of query i and key j gets $-m_h (i - j)$, a linear penalty
     on the distance with a fixed slope $m_h$ per head; added as the key bias $m_h j$, which the softmax of each row
     makes equivalent. No parameters.
@@ -56,17 +55,11 @@ class ALiBi(nn.Module):
     def __init__(self, n_head: int):
         super().__init__()
         self.n_head = n_head
-        self.register_buffer("slopes", alibi_slopes(n_head), persistent=False)
-        self.register_load_state_dict_post_hook(refill_buffers)
+        self.register_fixed_buffers()
 
-    def reset_buffers(self) -> None:
-        """Recompute the slopes in place (on the module's device): after ``to_empty`` their memory is uninitialised."""
-        with torch.no_grad():
-            self.slopes.copy_(alibi_slopes(self.n_head))
-
-    def reset_parameters(self) -> None:
-        """Rebuild what the constructor builds (here the slopes): the step after ``to_empty`` of a meta-device build."""
-        self.reset_buffers()
+    def fixed_buffers(self) -> dict[str, torch.Tensor]:
+        """The heads' slopes m_h."""
+        return {"slopes": alibi_slopes(self.n_head)}
 
     def logit_bias(self, length: int) -> torch.Tensor:
         """(1, H, 1, length) bias $m_h j$ of keys j = 0 … length−1, added to every query row."""

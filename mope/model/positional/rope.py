@@ -42,10 +42,38 @@ def query_and_key_positions(query_length: int, key_length: int, offset: int | No
     return queries, keys
 
 
-def refill_buffers(module: nn.Module, incompatible_keys) -> None:
-    """Load-state-dict post hook: recompute a module's fixed buffers, which the state dict does not hold (checkpoints
-    stay as they were), so that a module built on the meta device, moved with ``to_empty`` and loaded is whole."""
+def _refill_fixed_buffers(module: "FixedBuffers", incompatible_keys) -> None:
+    """Load-state-dict post hook of :class:`FixedBuffers` (a function of the module, so that the module pickles)."""
     module.reset_buffers()
+
+
+class FixedBuffers(nn.Module):
+    """A module whose fixed tables (frequencies, slopes) are buffers outside the state dict, so that checkpoints stay
+    as they were: :meth:`fixed_buffers` computes them, the constructor registers them with
+    :meth:`register_fixed_buffers`, and they are recomputed in place by :meth:`reset_parameters` (after
+    ``to_empty``) and after ``load_state_dict``, so that a module built on the meta device, moved and loaded is whole."""
+
+    def fixed_buffers(self) -> dict[str, torch.Tensor]:
+        """{name: value} of the module's fixed tables, computed from its constructor's arguments."""
+        raise NotImplementedError
+
+    def register_fixed_buffers(self) -> None:
+        """Register :meth:`fixed_buffers` (non-persistent) and their recomputation after ``load_state_dict``."""
+        for name, value in self.fixed_buffers().items():
+            self.register_buffer(name, value, persistent=False)
+        self.register_load_state_dict_post_hook(_refill_fixed_buffers)
+
+    def reset_buffers(self) -> None:
+        """Recompute the fixed tables in place (on the module's device): after ``to_empty`` their memory is
+        uninitialised."""
+        with torch.no_grad():
+            for name, value in self.fixed_buffers().items():
+                getattr(self, name).copy_(value)
+
+    def reset_parameters(self) -> None:
+        """Rebuild what the constructor builds (here the fixed tables): the step after ``to_empty`` of a meta-device
+        build."""
+        self.reset_buffers()
 
 
 def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -56,7 +84,7 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
     return rotated.flatten(-2)
 
 
-class Rotary(nn.Module):
+class Rotary(FixedBuffers):
     r"""Rotary positions (RoPE, Eq. 3): rotate channel pair $(2j, 2j+1)$ of every query and key at position $b$ by
     $\theta_j b$, $\theta_j = 10000^{-2j/d_k}$, so that their dot product depends on $i - j$ only. No parameters;
     θ is a buffer outside the state dict, rebuilt by :meth:`reset_parameters` and after ``load_state_dict`` (a
@@ -80,17 +108,11 @@ class Rotary(nn.Module):
     def __init__(self, head_size: int):
         super().__init__()
         self.head_size = head_size
-        self.register_buffer("theta", rope_frequencies(head_size).float(), persistent=False)
-        self.register_load_state_dict_post_hook(refill_buffers)
+        self.register_fixed_buffers()
 
-    def reset_buffers(self) -> None:
-        """Recompute θ in place (on the module's device): after ``to_empty`` its memory is uninitialised."""
-        with torch.no_grad():
-            self.theta.copy_(rope_frequencies(self.head_size).float())
-
-    def reset_parameters(self) -> None:
-        """Rebuild what the constructor builds (here θ): the step after ``to_empty`` of a meta-device build."""
-        self.reset_buffers()
+    def fixed_buffers(self) -> dict[str, torch.Tensor]:
+        """θ_j = 10000^(−2j/d_k), float32."""
+        return {"theta": rope_frequencies(self.head_size).float()}
 
     def angles(self, positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """cos and sin of θ_j b for float32 positions b (n,): (n, head_size/2) each."""

@@ -15,9 +15,8 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import nn
 
-from mope.model.positional.rope import refill_buffers
+from mope.model.positional.rope import FixedBuffers
 
 EMBEDDING_MATCHED_AMPLITUDE = 0.02 * math.sqrt(2.0)  # channel RMS 0.02, the N(0, 0.02) embedding init
 
@@ -27,7 +26,7 @@ def sincos_frequencies(n_embd: int, base: float = 10000.0) -> torch.Tensor:
     return base ** (-torch.arange(0, n_embd, 2, dtype=torch.float64) / n_embd)
 
 
-class SinusoidalPositions(nn.Module):
+class SinusoidalPositions(FixedBuffers):
     r"""Fixed sin/cos positions (Vaswani et al., 2017; the paper's PE-SINCOS): $\mathrm{PE}(b, 2i) = A\sin(\omega_i b)$,
     $\mathrm{PE}(b, 2i+1) = A\cos(\omega_i b)$, $\omega_i = 10000^{-2i/d}$. No parameters.
 
@@ -61,17 +60,11 @@ class SinusoidalPositions(nn.Module):
         if n_embd % 2:
             raise ValueError(f"sin/cos positions pair channels (2i, 2i+1): n_embd must be even, got {n_embd}")
         self.n_embd = n_embd
-        self.register_buffer("omega", sincos_frequencies(n_embd).float(), persistent=False)
-        self.register_load_state_dict_post_hook(refill_buffers)
+        self.register_fixed_buffers()
 
-    def reset_buffers(self) -> None:
-        """Recompute ω in place (on the module's device): after ``to_empty`` its memory is uninitialised."""
-        with torch.no_grad():
-            self.omega.copy_(sincos_frequencies(self.n_embd).float())
-
-    def reset_parameters(self) -> None:
-        """Rebuild what the constructor builds (here ω): the step after ``to_empty`` of a meta-device build."""
-        self.reset_buffers()
+    def fixed_buffers(self) -> dict[str, torch.Tensor]:
+        """The pairs' frequencies ω_i, float32."""
+        return {"omega": sincos_frequencies(self.n_embd).float()}
 
     def forward(self, length: int, offset: int = 0) -> torch.Tensor:
         """The encoding of positions offset … offset+length−1 (a query after a key-value cache of ``offset``
