@@ -31,10 +31,10 @@ Two passes over every ``*.html`` file of the build:
 3. **Length and narrow screens**: each page's height at 1280 px is measured and printed (once the web
    fonts have loaded, 1.5 s after the load event at the earliest, and the height has stopped changing:
    what a reader's browser shows); the check
-   fails when a page is taller than ``--max-page-height`` (12,000 px) or the pages a reader reads in
-   order (the introduction and the chapters, ``notebooks/``) are together taller than
-   ``--max-reading-height`` (53,500 px), or the introduction alone taller than ``--max-intro-height``
-   (4,500 px). At a 400 px viewport no page may scroll sideways and nothing
+   fails when a page is taller than ``--max-page-height`` (PAGE_HEIGHT_LIMIT) or the pages a reader reads in
+   order (the introduction and the numbered chapters, READING_PAGES) are together taller than
+   ``--max-reading-height`` (READING_HEIGHT_LIMIT), or the introduction alone taller than ``--max-intro-height``
+   (INTRO_HEIGHT_LIMIT); the limits and their history are written once, below. At a 400 px viewport no page may scroll sideways and nothing
    of the article may stick out of the screen: a wide table, formula or figure scrolls inside its own
    box, and a table that does carries a visible cue (its box's right edge fades, a mask or background
    image of the book's stylesheet, while more lies beyond it). Every cell of a table's "verdict"

@@ -352,8 +352,7 @@ def verdict_direction(estimate: Estimate, claimed: float, preset: str) -> Verdic
                        judged_on="direction")
     if direction.outcome == "refuted":
         return Verdict(estimate, "refuted", detail=f"the other way round; {ratio}", p_value=direction.p_value,
-                       test=direction.test,
-                       judged_on="direction")
+                       test=direction.test, judged_on="direction")
     return replace(direction, estimate=estimate, detail=f"direction open; {ratio}; " + direction.detail,
                    judged_on="direction")
 
