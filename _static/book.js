@@ -76,16 +76,19 @@
   window.addEventListener("resize", reachable);
 })();
 
-// A page with formulas keeps its article hidden until MathJax has typeset them (at most 4 s): a formula drawn in
+// A page with formulas keeps its article hidden until MathJax has typeset them: a formula drawn in
 // place of its TeX takes another width and height, and the text around it would jump (a layout shift of up to 0.15).
 (function () {
   if (!document.querySelector("script[src*='mathjax/']")) return;
   const root = document.documentElement;
   function show() { root.classList.remove("book-typesetting"); }
   root.classList.add("book-typesetting");
-  setTimeout(show, 4000);
   window.addEventListener("load", function () {
     const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;
-    if (typeset) typeset.then(show, show); else show();
+    if (!typeset) { show(); return; }  // MathJax did not load: the formulas stay TeX, the page is shown at once
+    typeset.then(show, show);
+    // A guard against a typesetting that never ends, counted from the load event: a timer from the page's start
+    // (4 s, before) fired mid-typesetting on a busy machine and let the text jump (layout shift 0.118, chapter 5).
+    setTimeout(show, 10000);
   });
 })();
