@@ -8,7 +8,7 @@ import pytest
 
 from mope.evidence import bottom_line, claims
 from mope.store import results
-from mope.store.presets import STANDING_PRESETS
+from mope.store.presets import STANDING_PRESETS, get_preset
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +46,22 @@ def test_the_bottom_line_answers_five_questions_in_plain_words_with_the_document
     for count in re.findall(r"about (\d+) seeds would settle it", text):
         assert int(count) in seeds
     for sentence in sentences:  # each names the scale and the seeds it stands on, and links to its evidence
-        assert re.search(r"`[a-z0-9-]+`, (one seed|\d+ seeds)", sentence) or sentence.startswith("**What would")
+        assert re.search(r"`[a-z0-9-]+`(, | \([^;]+; )(one seed|\d+ seeds)", sentence) or sentence.startswith("**What would")
         assert "{ref}`" in sentence
+
+
+def test_each_scale_is_said_in_words_from_its_configuration_the_first_time_it_is_named(stored):
+    documents, runs = stored
+    text = " ".join(bottom_line.bottom_line(documents, runs))
+    for preset in set(re.findall(r"`([a-z0-9-]+)`[ ,]", text)) - {"paper"}:  # the paper's own sentence says its scale
+        cfg = get_preset(preset)
+        described = re.findall(rf"`{preset}` \((\d+) layers, (\d+)-(?:character|token) windows[^,]*, ([\d.]+)M", text)
+        assert len(described) == 1, preset  # said once, at its first mention
+        assert text.index(f"`{preset}` (") == text.index(f"`{preset}`"), preset
+        layers, window, millions = described[0]
+        assert (int(layers), int(window)) == (cfg.n_layer, cfg.block_size)
+        assert float(millions) == round(cfg.steps * cfg.batch_size * cfg.block_size / 1e6, 1)
+    assert "subwords" in bottom_line.scale_in_words("cpu-bpe") and "character" in bottom_line.scale_in_words("cpu")
 
 
 def test_each_answer_follows_the_records_it_reads():
@@ -65,7 +79,7 @@ def test_each_answer_follows_the_records_it_reads():
             "cpu-long": {"ega-gain": record("ega-gain", 0.007, n=5, outcome="undecided", seeds_needed=32)}}
     text = bottom_line.gate(gate)
     assert text.startswith("**Does the energy gate help? Yes on `cpu`; not settled on `cpu-long`.**")
-    assert "lowers it by 0.007 on `cpu-long`, 5 seeds (not settled: about 32 seeds would settle it)" in text
+    assert "lowers the loss by 0.007 on `cpu-long`, 5 seeds (not settled: about 32 seeds would settle it)" in text
     headline = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.109, n=1, outcome="indicative", paper=0.119)}}
     assert "? Not known yet.**" in bottom_line.paper_scale(headline)
     headline["paper"]["ega-mope-gain"] = record("ega-mope-gain", -0.05, n=3, outcome="refuted", paper=0.119)

@@ -55,6 +55,30 @@ def where(preset: str, n: int) -> str:
     return f"`{preset}`, {'one seed' if n == 1 else f'{n} seeds'}"
 
 
+def scale_in_words(preset: str) -> str:
+    """"4 layers, 64-character windows, 6.1M training characters": what a preset's models are, from its
+    configuration, for a reader who does not know the preset's name."""
+    cfg = get_preset(preset)
+    window, unit = ("token windows of subwords", "tokens") if cfg.tokenizer else ("character windows", "characters")
+    trained = cfg.steps * cfg.batch_size * cfg.block_size / 1e6
+    return f"{cfg.n_layer} layers, {cfg.block_size}-{window}, {trained:.1f}M training {unit}"
+
+
+class NamedOnce:
+    """:func:`where` that says what a scale is the first time it is named ("`cpu` (4 layers, 64-character
+    windows, 6.1M training characters; 8 seeds)") and only its name after ("`cpu`, 8 seeds"): the bottom line's
+    one home of each scale's description. ``described``: scales described in their own sentence (the paper's)."""
+
+    def __init__(self, described: tuple[str, ...] = (PUBLISHED,)):
+        self.named = set(described)
+
+    def __call__(self, preset: str, n: int) -> str:
+        if preset in self.named:
+            return where(preset, n)
+        self.named.add(preset)
+        return f"`{preset}` ({scale_in_words(preset)}; {'one seed' if n == 1 else f'{n} seeds'})"
+
+
 def certainty(record: dict) -> str:
     """"settled", "not settled: about 20 seeds would settle it", "not settled", "one seed only": the plain
     words of :data:`~mope.evidence.verdicts.PLAIN_WORDS`."""
@@ -98,7 +122,7 @@ def _percent(share: float) -> str:
     return f"{share:.0%}".replace("-0%", "0%").replace("-", "−")
 
 
-def mope_against_the_usual(records: Records) -> str | None:
+def mope_against_the_usual(records: Records, where=where) -> str | None:
     """Question 1, on the CPU model and at the paper's context: MoPE against a learned table, RoPE and sin/cos."""
     keys = (("mope-below-base", "BASE-DOT"), ("rope-beats-mope", "PE-ROPE"), ("mope-beats-sincos", "PE-SINCOS"))
     shown = [p for p in (MAIN, LONG) if all(records.get(p, {}).get(k, {}).get("n") for k, _ in keys)]
@@ -122,13 +146,13 @@ def mope_against_the_usual(records: Records) -> str | None:
             + "; ".join(parts) + " ({ref}`repro-table-2`).")
 
 
-def gate(records: Records) -> str | None:
+def gate(records: Records, where=where) -> str | None:
     """Question 2: the energy gate's gain over the learned table, and how much of it a gate that sees only past
     tokens keeps, on every scale that measured both."""
     gains = [(p, records[p]["ega-gain"]) for p in (MAIN, LONG) if records.get(p, {}).get("ega-gain", {}).get("n")]
     if not gains:
         return None
-    said = "; ".join(f"{'lowers' if lower_by(record, 'EGA-1') > 0 else 'raises'} it by {abs(lower_by(record, 'EGA-1')):.3f} "
+    said = "; ".join(f"{'lowers' if lower_by(record, 'EGA-1') > 0 else 'raises'} the loss by {abs(lower_by(record, 'EGA-1')):.3f} "
                      f"on {where(p, record['n'])} ({certainty(record)})" for p, record in gains)
     answer = "; ".join(f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains)
     text = (f"**Does the energy gate help? {answer[0].upper() + answer[1:]}.** Added to a model with a learned "
@@ -143,7 +167,7 @@ def gate(records: Records) -> str | None:
     return text + " ({ref}`stress-causal-gate`)."
 
 
-def paper_scale(records: Records) -> str | None:
+def paper_scale(records: Records, where=where) -> str | None:
     """Question 3: the paper's headline at its own protocol beside the CPU scales."""
     headline = records.get(PUBLISHED, {}).get("ega-mope-gain")
     if not headline or not headline["n"]:
@@ -190,7 +214,7 @@ def what_would_settle_it(records: Records, stored: Mapping[str, list[dict]]) -> 
             "they train on CPU cores ({ref}`repro-table-2`).")
 
 
-def instead(records: Records) -> str | None:
+def instead(records: Records, where=where) -> str | None:
     """Question 5: what the runs favour instead of MoPE (RoPE, where its loss is below every other encoding's with
     each difference's interval on one side of 0), and the subword result a practitioner most needs."""
     found = records.get(MAIN, {})
@@ -232,6 +256,7 @@ def scope(stored: Mapping[str, list[dict]]) -> str:
 def bottom_line(documents: Mapping[str, list[dict]], stored: Mapping[str, list[dict]]) -> list[str]:
     """The bottom line's sentences (MyST Markdown), from {preset: claims records} and {preset: stored runs}."""
     records = records_by_preset(documents)
-    sentences = [mope_against_the_usual(records), gate(records), paper_scale(records),
-                 what_would_settle_it(records, stored), instead(records)]
+    named = NamedOnce()
+    sentences = [mope_against_the_usual(records, named), gate(records, named), paper_scale(records, named),
+                 what_would_settle_it(records, stored), instead(records, named)]
     return [sentence for sentence in sentences if sentence]
