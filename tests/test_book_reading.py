@@ -256,7 +256,7 @@ def test_no_built_table_has_a_column_of_dashes_or_of_one_word():
 
 @needs_build
 def test_the_dash_note_is_said_once():
-    pages = [BUILT / "book" / "intro.html", *(BUILT / "notebooks").glob("0*.html"), *(BUILT / "book").glob("*.html")]
+    pages = {*(BUILT / "notebooks").glob("0*.html"), *(BUILT / "book").glob("*.html")}  # the introduction among them, once
     count = sum(text_of(page.read_text(encoding="utf-8")).count("A dash") for page in pages)
     assert count <= 1, count
 
@@ -749,25 +749,25 @@ def test_at_400_px_no_figure_is_wider_than_its_column_or_shrunk_below_9_pt(tmp_p
     """Issue 53: every figure was about 660 px wide in a box that scrolled sideways at 400 px (Fig. 6.1 lost what
     follows the changed token). A figure as wide as the book's were fails the browser check: without the book's
     stylesheet it is wider than its column, with it it is shrunk, its 9 pt text to about 5 pt; one drawn at the
-    book's width (mope.book.figures.COLUMN_WIDTH, with the notebook's margin) fits the column of a phone."""
+    book's width (mope.book.figure_style.COLUMN_WIDTH, with the notebook's margin) fits the column of a phone."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from mope.book import figures
+    from mope.book import figure_style
 
     checker = load_checker()
     styles = '<link rel="stylesheet" href="_static/book.css">'
     for name, width, linked, expected in (
             ("wide", 6.6, "", "figure wider than its column at 400 px: figure.png (660 px in a"),
             ("shrunk", 6.6, styles, "figure shrunk at 400 px, its 9 pt text below 9 pt: figure.png (660 px shown at"),
-            ("book", figures.COLUMN_WIDTH + 0.2, styles, None)):
+            ("book", figure_style.COLUMN_WIDTH + 0.2, styles, None)):
         site = tmp_path / name
         (site / "_static").mkdir(parents=True)
         shutil.copy(ROOT / "_static" / "book.css", site / "_static" / "book.css")
-        fig = plt.figure(figsize=(width, 2.0), dpi=figures.DPI)
-        fig.savefig(site / "figure.png", dpi=figures.DPI)
+        fig = plt.figure(figsize=(width, 2.0), dpi=figure_style.DPI)
+        fig.savefig(site / "figure.png", dpi=figure_style.DPI)
         plt.close(fig)
         (site / "index.html").write_text(FIGURE_PAGE.format(styles=linked))
         status, out = checker.main([str(site)]), capsys.readouterr().out
@@ -784,9 +784,9 @@ def test_every_figure_of_the_introduction_and_the_chapters_reads_at_9_pt_on_a_ph
     no image of a reading page is wider than that; the browser check measures the column itself."""
     import struct
 
-    from mope.book import figures
+    from mope.book import figure_style
 
-    widest = figures.PHONE_COLUMN_PX * figures.DPI / 96 * 9 / figures.SMALLEST_FONT_PT  # 367 px
+    widest = figure_style.PHONE_COLUMN_PX * figure_style.DPI / 96 * 9 / figure_style.SMALLEST_FONT_PT  # 367 px
     seen = 0
     for page in [BUILT / "book" / "intro.html", *sorted((BUILT / "notebooks").glob("*.html"))]:
         for source in re.findall(r'<img[^>]+src="([^"]*_images/[^"]+\.png)"', page.read_text(encoding="utf-8")):

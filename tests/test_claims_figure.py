@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
 from mope.book import claims_figure  # noqa: E402
-from mope.evidence import claims, claims_json  # noqa: E402
+from mope.evidence import claims, claims_json, verdicts  # noqa: E402
 from mope.store.presets import STANDING_PRESETS  # noqa: E402
 
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_run",
@@ -71,7 +71,25 @@ def test_the_grid_is_drawn_for_a_phones_column_its_colours_named_in_words(drawn)
     records, fig, cells = drawn
     check_legible_on_a_phone(fig)
     legend = [text.get_text() for text in fig.legends[0].get_texts()]
-    assert {"agrees with the paper", "contradicts the paper", "not settled"} <= set(legend)
+    assert {"holds: agrees with the paper", "fails: contradicts the paper", "not settled"} <= set(legend)
+
+
+def test_the_legend_says_each_verdict_in_the_words_of_every_reading_page(drawn):
+    """Issue 53: the grid's words for a verdict are the vocabulary's (mope.evidence.verdicts.PLAIN_WORDS), read
+    from the legend drawn: "cannot be tested at this scale", not words of its own such as "not judged here"."""
+    records, fig, cells = drawn
+    assert set(claims_figure.VERDICT_STYLES) == set(verdicts.OUTCOMES) - {"not_run"}  # every outcome drawn has words
+    legend = [text.get_text() for text in fig.legends[0].get_texts()]
+    for outcome in sorted({r["outcome"] for rows in records.values() for r in rows} & set(verdicts.PLAIN_WORDS)
+                          - {"not_run"}):
+        (label,) = [text for text in legend if text.split(":")[0] == verdicts.PLAIN_WORDS[outcome]]
+        assert label == verdicts.PLAIN_WORDS[outcome] + {"confirmed": ": agrees with the paper",
+                                                         "refuted": ": contradicts the paper"}.get(outcome, "")
+    judged = claims_figure.plot_claims({"cpu": [{**records["cpu"][0], "outcome": "not_judged"}]})
+    assert "cannot be tested at this scale" in [text.get_text() for text in judged.legends[0].get_texts()]
+    import matplotlib.pyplot as plt
+
+    plt.close(judged)
 
 
 def test_every_point_and_interval_is_the_records(drawn):
@@ -132,7 +150,7 @@ def test_each_verdict_has_its_own_colour_and_shape_and_an_unknown_one_is_neutral
     filled = {outcome for outcome, styles in seen.items() if next(iter(styles))[2] != "#ffffff"}
     assert filled == {"confirmed", "refuted"}  # the decided verdicts filled, the others hollow
     legend = [text.get_text() for text in fig.legends[0].get_texts()]
-    assert "undecided after correction" in legend and "agrees with the paper" in legend and "the paper's number" in legend
+    assert "undecided after correction" in legend and "holds: agrees with the paper" in legend and "the paper's number" in legend
 
 
 def test_the_stored_records_are_the_clis_and_are_drawn_as_it_gives_them():

@@ -1,5 +1,5 @@
 """One colour per model, read from what the figures actually draw: the matplotlib figures of the chapters
-(mope.book.figures, mope.book.plots) and the Bokeh figures of the explorer (mope.book.explorer)."""
+(mope.book.reproduction_figures, learned_figures, stress_figures, plots) and the Bokeh figures of the explorer (mope.book.explorer)."""
 from collections import defaultdict
 
 import matplotlib
@@ -11,7 +11,7 @@ from bokeh.models import GlyphRenderer  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
 from mope.evidence import learned_parameters  # noqa: E402
-from mope.book import explorer, figures, plots
+from mope.book import explorer, learned_figures, plots, reproduction_figures
 from mope.model.variants import VARIANTS  # noqa: E402
 from synthetic_runs import decayed_morlet, run  # noqa: E402
 
@@ -75,10 +75,10 @@ def bokeh_colours(layout, column="colour") -> dict[str, set[str]]:
 def test_every_model_is_drawn_in_one_colour_everywhere_and_no_two_share_one():
     drawn = defaultdict(set)
     names = list(VARIANTS)
-    for fig in (figures.plot_validation_curves({"cpu": RUNS}, names),
-                figures.plot_gap_to_baseline({"cpu": RUNS}, names[1:]),
-                figures.plot_boundary(RUNS, learned_parameters.MORLET_VARIANTS),
-                figures.plot_uncertainty_plane(RUNS, "EGA-MORLET",
+    for fig in (reproduction_figures.plot_validation_curves({"cpu": RUNS}, names),
+                reproduction_figures.plot_gap_to_baseline({"cpu": RUNS}, names[1:]),
+                learned_figures.plot_boundary(RUNS, learned_parameters.MORLET_VARIANTS),
+                learned_figures.plot_uncertainty_plane(RUNS, "EGA-MORLET",
                                                learned_parameters.decay_only_reference("EGA-MORLET", "cpu"))):
         for label, colours in matplotlib_colours(fig).items():
             if model_of(label):
@@ -101,7 +101,7 @@ def test_every_model_is_drawn_in_one_colour_everywhere_and_no_two_share_one():
 
 
 def test_the_encodings_figures_draw_mope_and_rope_in_their_models_colours():
-    lines = matplotlib_colours(figures.plot_validation_curves({"cpu": RUNS}, ["PE-MORLET", "PE-ROPE"]))
+    lines = matplotlib_colours(reproduction_figures.plot_validation_curves({"cpu": RUNS}, ["PE-MORLET", "PE-ROPE"]))
     spirals = matplotlib_colours(plots.plot_spirals([("pair 0", 1.0, 5.0)]))
     kernels = matplotlib_colours(plots.plot_cross_correlation([("pair 0", 1.0, 5.0)], length=64))
     assert spirals["MoPE"] == lines["PE-MORLET"]

@@ -5,7 +5,8 @@
 column per preset. In each cell our estimate (``ours``) is a marker and its 95% interval (``interval``) a
 bar through it (one seed, as the ``paper`` preset has: the marker alone); a black vertical line marks the
 paper's number (``paper``), a dotted grey one the value the verdict is judged against (0 for an effect, the
-threshold of a mechanism). The marker's colour, shape and fill say the verdict (``outcome``): colours of the
+threshold of a mechanism). The marker's colour, shape and fill say the verdict (``outcome``), named in the legend in the
+words every reading page gives a verdict in (:data:`mope.evidence.verdicts.PLAIN_WORDS`): colours of the
 Okabe–Ito set (:data:`mope.book.palette.VERDICT_COLOURS`), and a shape and fill per outcome
 besides, so that the verdict reads in grey as well. An outcome this module does not know (a new verdict
 word) is drawn in :data:`UNKNOWN_STYLE`'s neutral grey under its own name. A claim that is not run on a
@@ -22,10 +23,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from mope.book.figures import COLUMN_WIDTH, book_style
+from mope.book.figure_style import COLUMN_WIDTH, book_style
 from mope.book.palette import BAND_SHADE, UNKNOWN_VERDICT, VERDICT_COLOURS
 from mope.evidence import claims, claims_json
 from mope.evidence.claims import CLAIMS_BY_KEY, Findings
+from mope.evidence.verdicts import PLAIN_WORDS
 from mope.store.presets import STANDING_PRESETS
 
 
@@ -38,17 +40,25 @@ class VerdictStyle(NamedTuple):
     filled: bool
 
 
+#: What a decided verdict says of the paper, beside its plain word in the legend: "holds" may be bad news for MoPE
+#: (a claim that MoPE is worse holds), so the colour is named by what it says of the paper, not of the model.
+PAPER_SIDE = {"confirmed": "agrees with the paper", "refuted": "contradicts the paper"}
+
+
+def legend_words(outcome: str) -> str:
+    """The legend's words for ``outcome``: its plain word of :data:`mope.evidence.verdicts.PLAIN_WORDS`, the words
+    every reading page gives a verdict in, and for a decided one what it says of the paper ("holds: agrees with
+    the paper")."""
+    return PLAIN_WORDS[outcome] + (f": {PAPER_SIDE[outcome]}" if outcome in PAPER_SIDE else "")
+
+
 #: One style per outcome of ``OUTCOMES`` of :mod:`mope.evidence.verdicts` that is drawn ("not_run" draws nothing),
-#: its legend's words a reader needs no vocabulary for (confirmed: agrees with the paper; refuted: contradicts it).
-#: Colours of :data:`mope.book.palette.VERDICT_COLOURS`; decided verdicts filled, the others hollow; no two share a shape.
+#: its legend's words :func:`legend_words`. Colours of :data:`mope.book.palette.VERDICT_COLOURS`; decided verdicts
+#: filled, the others hollow; no two share a shape.
 VERDICT_STYLES: dict[str, VerdictStyle] = {
-    "confirmed": VerdictStyle("agrees with the paper", VERDICT_COLOURS["confirmed"], "o", True),
-    "refuted": VerdictStyle("contradicts the paper", VERDICT_COLOURS["refuted"], "s", True),
-    "undecided": VerdictStyle("not settled", VERDICT_COLOURS["undecided"], "D", False),
-    "indicative": VerdictStyle("one seed (indicative)", VERDICT_COLOURS["indicative"], "^", False),
-    "moot": VerdictStyle("moot", VERDICT_COLOURS["moot"], "v", False),
-    "not_judged": VerdictStyle("not judged here", VERDICT_COLOURS["not_judged"], "p", False),
-}
+    outcome: VerdictStyle(legend_words(outcome), VERDICT_COLOURS[outcome], marker, filled)
+    for outcome, marker, filled in (("confirmed", "o", True), ("refuted", "s", True), ("undecided", "D", False),
+                                    ("indicative", "^", False), ("moot", "v", False), ("not_judged", "p", False))}
 #: An outcome not in :data:`VERDICT_STYLES` (a verdict word added since): neutral grey, its own name.
 UNKNOWN_STYLE = VerdictStyle("", UNKNOWN_VERDICT, "h", False)
 NOT_RUN = "not_run"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from mope.book.figures import COLUMN_WIDTH, book_style
+from mope.book.figure_style import COLUMN_WIDTH, book_style
 from mope.book.palette import NEUTRAL
 from mope.evidence import estimates, paper
 from mope.model.variants import TABLE_2

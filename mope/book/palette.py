@@ -1,8 +1,8 @@
 """One colour per model, the same in every figure of the book and in the explorer.
 
-Every figure that draws a model (:mod:`mope.book.figures`, :mod:`mope.book.plots`, the chapters' own figures and
-the Bokeh figures of :mod:`mope.book.explorer`) takes its colour from :func:`colour`. The colours are hex
-strings, which matplotlib and Bokeh read alike; ``tests/test_palette.py`` reads the colours the
+Every figure that draws a model (:mod:`mope.book.reproduction_figures`, :mod:`mope.book.learned_figures`,
+:mod:`mope.book.stress_figures`, :mod:`mope.book.plots`, the chapters' own figures and the Bokeh figures of
+:mod:`mope.book.explorer`) takes its colour from :func:`colour`. The colours are hex strings, which matplotlib and Bokeh read alike; ``tests/test_palette.py`` reads the colours the
 figures actually draw and checks that each model keeps one colour everywhere and no two models share
 one.
 

@@ -9,7 +9,7 @@ A variant that exempts $\log\omega$, $\log\sigma$ from decay keeps its initial p
 boundary when $|\omega\sigma - 5|$ is within the package's one tolerance (:func:`on_boundary`).
 
 The arithmetic of the decay is :mod:`mope.evidence.weight_decay`; the verdicts built on these numbers are
-:mod:`mope.evidence.claims`, the tables :mod:`mope.book.tables`, the figures :mod:`mope.book.figures`.
+:mod:`mope.evidence.claims`, the tables :mod:`mope.book.tables`, the figures :mod:`mope.book.learned_figures`.
 """
 from __future__ import annotations
 
