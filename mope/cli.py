@@ -29,9 +29,10 @@ import sys
 import traceback
 from collections import Counter
 
-from mope.errors import ConfigError, UserError
+from mope.errors import ConfigError, UserError, shown
 from mope.store.presets import PRESETS, STANDING_PRESETS, get_preset, with_autocast
-from mope.store.results import ENV_RESULTS_DIR, MAX_COUNT, in_source_checkout, results_root, scan, shown
+from mope.store.result_schema import MAX_COUNT
+from mope.store.results import ENV_RESULTS_DIR, in_source_checkout, results_root, scan
 from mope.train import data
 from mope.train.loop import ENV_CHECKPOINT_DIR, MAX_SEED, checkpoint_root, core_count
 from mope.model.variants import TABLE_2, VARIANTS

@@ -165,13 +165,13 @@ def test_a_damaged_results_file_is_named_skipped_then_set_aside_and_retrained(st
 @pytest.mark.parametrize("damage", DAMAGED)
 def test_without_jsonschema_a_damaged_file_gets_the_same_reason(store, damage, monkeypatch):
     """The GPU image has no jsonschema: the store's own reading of the same schema must agree with it."""
-    import mope.store.results
+    import mope.store.result_schema
 
     path = write_result(run("EGA-1", 0, 2.0, preset=get_preset("smoke")))
     damaged = DAMAGED[damage](path.read_text())
     path.write_bytes(damaged if isinstance(damaged, bytes) else damaged.encode())
     (expected,) = scan("smoke").invalid
-    monkeypatch.setattr(mope.store.results, "jsonschema", None)
+    monkeypatch.setattr(mope.store.result_schema, "jsonschema", None)
     (found,) = scan("smoke").invalid
     assert found.reason.startswith("damaged: ") and expected.reason.startswith("damaged: ")
     if damage != "a history without numbers":  # two faults: each validator may name either first

@@ -52,14 +52,16 @@ from tqdm import tqdm
 
 from mope.train.data import SplitIds, derived_seed, load_dataset
 from mope.train.subword import hugging_face_tokenizers, load_subword_dataset
-from mope.errors import ConfigError, UserError
+from mope.errors import ConfigError, UserError, one_line, shown
 from mope.model.gpt import GPT
 from mope.model.positional import MorletPositions
 from mope.store.presets import TrainConfig, check_own_name, get_preset
 from mope.model.config import GPTConfig
+from mope.store.files import atomic_write, is_regular_file, remove_stale_temporaries, set_aside
+from mope.store.result_schema import SCHEMA
 from mope.store.results import (
-    SCHEMA, atomic_write, check_writable, config_hash, default_home, folder_config, is_regular_file, one_line,
-    load_result, remove_stale_temporaries, result_path, set_aside, set_aside_if_unusable, shown, write_result,
+    check_writable, config_hash, default_home, folder_config, load_result, result_path, set_aside_if_unusable,
+    write_result,
 )
 from mope.store.code_version import check_committed, source_state
 from mope.model.variants import get_variant, variant_config
@@ -255,7 +257,7 @@ class CheckpointWriteError(UserError):
 
 
 def _save_checkpoint(path: Path, payload: dict) -> None:
-    """Write the checkpoint atomically (:func:`mope.store.results.atomic_write`). A failed write (a full disk
+    """Write the checkpoint atomically (:func:`mope.store.files.atomic_write`). A failed write (a full disk
     makes ``torch.save`` raise RuntimeError "unexpected pos ...", not OSError) is one message."""
     try:
         atomic_write(path, lambda file: torch.save(payload, file))
