@@ -2,16 +2,22 @@
 book's downloads): a write is atomic (:func:`atomic_write`: a reader sees the old file or the new one, never
 half of one) and the temporary files a killed writer left are cleaned (:func:`remove_stale_temporaries`); a
 read opens only a regular file (:func:`read_regular_file`: a symbolic link is not followed, a FIFO never waited
-on) of at most the size its kind can be; a stale or damaged file is moved aside, never deleted (:func:`set_aside`)."""
+on) of at most the size its kind can be; a stale or damaged file is moved aside, never deleted (:func:`set_aside`);
+and while a run trains, the lock file beside its result is held (:func:`run_lock`), so that two processes sharing
+one store (two suites, two clones) never train the same run at once."""
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import glob
 import os
 import stat
+import sys
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
+
+from mope.errors import UserError, shown
 
 SET_ASIDE_SUFFIX = ".set-aside-"  # seed0.json.set-aside-20261130T101500Z: kept, never read again
 TEMPORARY_SUFFIX = ".tmp"  # seed0.json.k3j2x_.tmp: being written (atomic_write)
@@ -116,3 +122,66 @@ def _file_kind(mode: int) -> str | None:
         if test(mode):
             return kind
     return "not a file"
+
+
+LOCK_SUFFIX = ".lock"  # seed0.json.lock beside the result: held while the run trains
+
+
+@contextlib.contextmanager
+def run_lock(result: Path, run: str):
+    """Hold the lock of the run whose result is ``result``: an exclusive ``flock`` on the file ``{result}.lock``
+    beside it, waited for (with a notice on stderr naming the file) while another process holds it. It lies
+    with the result, so that one store means one lock whatever checkpoint folder each user names. It is taken
+    on a read-only descriptor: another user of a shared store, who may read the file but not write it, locks it
+    all the same. The kernel releases it when the process ends, however it ends (an exception, a signal,
+    SIGKILL), so that two suites on one store never train one run at once. Once the run is over its holder
+    removes the file; a process that was waiting on that file finds, once it holds its lock, that the path is
+    no longer the file it locked, and locks the path anew (so no two processes ever hold the run at once). What
+    is at its path that is not a regular file (a folder, a FIFO, a link) is set aside first."""
+    path = result.with_name(result.name + LOCK_SUFFIX)
+    waited = False
+    while True:
+        if os.path.lexists(path) and not is_regular_file(path):
+            moved = set_aside(path)
+            print(f"notice: lock file {shown(path)} was not a regular file; kept as {shown(moved.name)}", file=sys.stderr)
+        try:
+            handle = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+        except OSError as error:
+            raise UserError(f"cannot open the lock file {shown(path)} of {run} ({error.strerror}): make its folder "
+                            "writable to you, or train into a store of your own (--results-dir)") from None
+        try:
+            if not _flock(handle, path, run, quiet=waited):
+                waited = True
+                continue
+            yield path
+            _remove_lock(path)
+            return
+        finally:
+            os.close(handle)  # releases the lock
+
+
+def _flock(handle: int, path: Path, run: str, quiet: bool) -> bool:
+    """Lock ``handle`` (the file at ``path``) exclusively, waiting for another holder with a notice; False when,
+    once locked, ``path`` is no longer that file (its holder removed it when the run ended: lock anew)."""
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not quiet:
+                print(f"notice: another process is training {run} ({shown(path)} is locked); waiting for it "
+                      "(stop that process to train here)", file=sys.stderr)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+    except OSError as error:  # ENOLCK, EOPNOTSUPP: a file system without locks (some network mounts)
+        raise UserError(f"cannot lock {shown(path)} for {run} ({error.strerror}): its file system does not "
+                        "support locks; put the store on a local disk (--results-dir)") from None
+    try:
+        return os.path.samestat(os.fstat(handle), os.stat(path, follow_symlinks=False))
+    except FileNotFoundError:
+        return False
+
+
+def _remove_lock(path: Path) -> None:
+    """Remove a run's lock file while holding it (the run is over); where the folder is not ours to change, it
+    stays, harmless."""
+    with contextlib.suppress(OSError):
+        os.unlink(path)
