@@ -53,9 +53,14 @@ def optional_import(module: str, needed_for: str):
     except ModuleNotFoundError as error:
         if error.name is None or error.name.partition(".")[0] != package:  # the package is there, but broken
             raise
-        extra = EXTRAS[package]
-        raise MissingExtraError(f"{needed_for} needs {package}, which mope's extra {extra!r} installs: "
-                                f"{install_command(extra)}") from None
+        raise missing_extra_error(package, EXTRAS[package], needed_for) from None
+
+
+def missing_extra_error(package: str, extra: str, needed_for: str) -> MissingExtraError:
+    """The one-line error of an optional ``package`` that is not installed: what ``needed_for`` it, and how to install
+    ``extra``, the extra that brings it."""
+    return MissingExtraError(f"{needed_for} needs {package}, which mope's extra {extra!r} installs: "
+                             f"{install_command(extra)}")
 
 
 def shown(text) -> str:
