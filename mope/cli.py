@@ -29,11 +29,14 @@ import sys
 import traceback
 from collections import Counter
 
-from mope.errors import ConfigError, UserError
+from mope.errors import ConfigError, UserError, shown
 from mope.store.presets import PRESETS, STANDING_PRESETS, get_preset, with_autocast
-from mope.store.results import ENV_RESULTS_DIR, MAX_COUNT, in_source_checkout, results_root, scan, shown
+from mope.store.result_schema import MAX_COUNT
+from mope.store.results import ENV_RESULTS_DIR, in_source_checkout, results_root, scan
 from mope.train import data
-from mope.train.loop import ENV_CHECKPOINT_DIR, MAX_SEED, checkpoint_root, core_count
+from mope.train.checkpoints import ENV_CHECKPOINT_DIR, checkpoint_root
+from mope.train.devices import core_count
+from mope.train.loop import MAX_SEED
 from mope.model.variants import TABLE_2, VARIANTS
 
 EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import mope
+import mope.store.files
 import mope.train.loop
 import mope.train.suite
 from interruptions import Interrupted, stop_at
@@ -165,13 +166,13 @@ def test_a_damaged_results_file_is_named_skipped_then_set_aside_and_retrained(st
 @pytest.mark.parametrize("damage", DAMAGED)
 def test_without_jsonschema_a_damaged_file_gets_the_same_reason(store, damage, monkeypatch):
     """The GPU image has no jsonschema: the store's own reading of the same schema must agree with it."""
-    import mope.store.results
+    import mope.store.result_schema
 
     path = write_result(run("EGA-1", 0, 2.0, preset=get_preset("smoke")))
     damaged = DAMAGED[damage](path.read_text())
     path.write_bytes(damaged if isinstance(damaged, bytes) else damaged.encode())
     (expected,) = scan("smoke").invalid
-    monkeypatch.setattr(mope.store.results, "jsonschema", None)
+    monkeypatch.setattr(mope.store.result_schema, "jsonschema", None)
     (found,) = scan("smoke").invalid
     assert found.reason.startswith("damaged: ") and expected.reason.startswith("damaged: ")
     if damage != "a history without numbers":  # two faults: each validator may name either first
@@ -608,7 +609,7 @@ def test_bad_arguments_exit_2_with_one_line(store, args, message, capsys):
 
 @pytest.mark.parametrize("threads", ["100000", "20000", "cores + 1"])
 def test_threads_beyond_the_cores_are_refused_before_anything_starts(store, threads):
-    from mope.train.loop import core_count
+    from mope.train.devices import core_count
 
     count = str(core_count() + 1) if threads == "cores + 1" else threads
     done = mope_command("train", "NOPE", "--preset", "smoke", "--threads", count, "--no-progress")
@@ -1051,7 +1052,7 @@ def test_two_clones_with_their_own_checkpoint_folders_share_one_lock_per_run_and
     result = result_path(get_preset("smoke"), "NOPE", 0)
     result.parent.mkdir(parents=True)
     env = {**os.environ, "MOPE_CHECKPOINT_DIR": str(tmp_path / "other-clone-checkpoints"), "OMP_NUM_THREADS": "1"}
-    with mope.train.loop.run_lock(result, "NOPE seed 0 of smoke (held by this test)"):
+    with mope.store.files.run_lock(result, "NOPE seed 0 of smoke (held by this test)"):
         process = subprocess.Popen([sys.executable, "-m", "mope", "train", "NOPE", "--preset", "smoke", "--no-progress"],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         waiting = process.stderr.readline()

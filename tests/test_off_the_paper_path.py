@@ -169,6 +169,39 @@ def test_every_variant_of_the_gpt_builds_on_the_meta_device_and_loads():
     assert moved(idx.to("meta"))[0].shape == (2, 8, 65)
 
 
+def test_a_meta_device_build_loaded_with_assign_computes_as_the_original():
+    """``load_state_dict(..., assign=True)`` makes the state dict's tensors the module's own, and the fixed tables
+    (RoPE's θ, the sin/cos ω, ALiBi's slopes) are not in it: they stayed on the meta device and the forward failed.
+    They are computed anew: where a GPT's weights are, and on the default device for a drop-in module alone."""
+    config = mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8)
+    idx = torch.randint(65, (2, 8))
+    for variant in mope.VARIANTS:
+        torch.manual_seed(0)
+        original = perturbed(mope.build_model(variant, config)).eval()
+        with torch.device("meta"):
+            fresh = mope.build_model(variant, config)
+        fresh.load_state_dict(original.state_dict(), assign=True)
+        assert not [name for name, buffer in fresh.named_buffers() if buffer.is_meta], variant
+        assert torch.equal(fresh.eval()(idx)[0], original(idx)[0]), variant
+    for name in ("Rotary", "SinusoidalPositions", "ALiBi"):
+        build, call, inputs = MODULES[name]
+        with torch.device("meta"):
+            fresh = build()
+        fresh.load_state_dict(build().state_dict(), assign=True)
+        assert torch.equal(call(fresh, *inputs), call(build(), *inputs)), name
+
+
+def test_a_gpt_loaded_with_assign_computes_its_fixed_tables_where_its_weights_are():
+    """The tables follow the weights, not the default device: a state dict on the meta device leaves a GPT wholly
+    there (the only device besides the CPU on every machine)."""
+    config = mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8)
+    for variant in ("PE-SINCOS", "PE-ROPE", "ALIBI"):
+        with torch.device("meta"):
+            fresh, weights = mope.build_model(variant, config), mope.build_model(variant, config).state_dict()
+        fresh.load_state_dict(weights, assign=True)
+        assert {buffer.device.type for buffer in fresh.buffers()} == {"meta"}, variant
+
+
 @pytest.mark.parametrize("name", MODULES)
 def test_torch_export_and_compile_trace_every_module_with_eager_numbers(name):
     build, call, inputs = MODULES[name]

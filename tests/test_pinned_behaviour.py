@@ -19,7 +19,8 @@ from mope.model.positional.rope import Rotary
 from mope.model.variants import variant_config
 from mope.store.presets import get_preset
 from mope.train.data import load_dataset
-from mope.train.loop import SINGLE_PROCESS, final_losses, full_split_loss, learned_parameters
+from mope.train.devices import SINGLE_PROCESS
+from mope.train.loop import final_losses, full_split_loss, learned_parameters
 
 
 def logsigmoid(x: np.ndarray) -> np.ndarray:

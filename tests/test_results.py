@@ -34,8 +34,8 @@ def test_an_installed_package_keeps_results_and_checkpoints_in_the_current_direc
     shutil.copytree(Path(mope.__file__).parent, site / "mope", ignore=shutil.ignore_patterns("__pycache__"))
     work.mkdir()
     environment = {k: v for k, v in os.environ.items() if k not in ("MOPE_RESULTS_DIR", "MOPE_CHECKPOINT_DIR")}
-    script = ("import mope, mope.store.results, mope.train.loop\n"
-              "print(mope.__file__); print(mope.store.results.results_root()); print(mope.train.loop.checkpoint_root())")
+    script = ("import mope, mope.store.results, mope.train.checkpoints\n"
+              "print(mope.__file__); print(mope.store.results.results_root()); print(mope.train.checkpoints.checkpoint_root())")
     done = subprocess.run([sys.executable, "-c", script], cwd=work, capture_output=True, text=True, timeout=300,
                           env={**environment, "PYTHONPATH": str(site)})
     assert done.returncode == 0, done.stderr

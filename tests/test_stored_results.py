@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from mope.store import results
+from mope.store import result_schema, results
 from mope.store.presets import CPU_SWEEP, PRESETS
 
 STORE = results.REPO_ROOT / "results"
@@ -28,7 +28,7 @@ def test_the_store_holds_runs():
 @pytest.mark.parametrize("path", STORED, ids=[str(p.relative_to(STORE)) for p in STORED])
 def test_every_stored_result_validates_and_is_current(path):
     data = json.loads(path.read_text())
-    assert results.schema_problem(data) is None
+    assert result_schema.schema_problem(data) is None
     cfg, root = folder_of(path)
     found, reason, stale = results.check_file(path, results.folder_config(cfg))
     assert reason is None and found == data
@@ -46,4 +46,4 @@ def test_no_reader_leaves_a_stored_file_out():
 @pytest.mark.parametrize("path", STORED[::7], ids=[str(p.relative_to(STORE)) for p in STORED[::7]])
 def test_without_jsonschema_the_same_schema_accepts_every_stored_result(path):
     """A machine without jsonschema (the bare GPU image) validates against the same declaration."""
-    assert results.schema_problem(json.loads(path.read_text()), use_jsonschema=False) is None
+    assert result_schema.schema_problem(json.loads(path.read_text()), use_jsonschema=False) is None

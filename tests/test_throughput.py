@@ -16,7 +16,8 @@ import mope.train.loop as training
 from mope.errors import ConfigError
 from mope.store.presets import get_preset
 from mope.store.results import expected_hash, load_result, result_path
-from mope.train.loop import flops_per_token, peak_flops, train, use_fused_adamw
+from mope.train.devices import flops_per_token, peak_flops, use_fused_adamw
+from mope.train.loop import train
 
 REFERENCE = Path(__file__).with_name("reference_smoke_losses.json")
 
@@ -137,7 +138,7 @@ def test_reading_losses_late_still_stops_a_diverging_run_before_its_checkpoint(t
                                                                              nan_at_training_call):
     nan_at_training_call(5)
     saved = []
-    monkeypatch.setattr(training, "_save_checkpoint", lambda path, payload: saved.append(payload["step"]))
+    monkeypatch.setattr(training, "save_checkpoint", lambda path, payload: saved.append(payload["step"]))
     with pytest.raises(training.NonFiniteLoss, match=r"nan at step 4 of NOPE"):
         train("NOPE", tiny, 0, progress=False)
     assert saved == [3]  # the checkpoint after step 5 (NaN weights) is never written

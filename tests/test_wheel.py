@@ -108,6 +108,17 @@ def test_each_optional_package_the_code_imports_comes_with_the_extra_its_error_n
         assert names & in_extra, f"{module} is not installed by the extra {extra!r} that its error names"
 
 
+def test_each_package_the_book_layer_asks_for_comes_with_the_book_extra(wheels):
+    """mope.book.BOOK_PACKAGES, what the book layer's error names as missing, are each installed by its extra."""
+    from mope.book import BOOK_PACKAGES
+
+    providers = metadata.packages_distributions()
+    in_extra = {canonicalize_name(r.name) for r in requirements(wheels[0])
+                if r.marker is not None and r.marker.evaluate({"extra": "book"})}
+    for module in BOOK_PACKAGES:
+        assert {canonicalize_name(d) for d in providers[module]} & in_extra, f"the extra 'book' does not install {module}"
+
+
 def dependency_closure(names: set[str]) -> dict[str, metadata.Distribution]:
     """The installed distributions ``names`` and everything they require here, extras left out."""
     found: dict[str, metadata.Distribution] = {}
@@ -173,6 +184,17 @@ def test_every_layer_below_the_book_imports_with_no_extra(light, tmp_path):
     assert ran.returncode == 0, ran.stderr
     here = [m.name for m in pkgutil.walk_packages(mope.__path__, "mope.") if not m.name.startswith("mope.book")]
     assert int(ran.stdout) == 1 + len(here), "the installed package does not hold every module of this tree"
+
+
+def test_the_book_layer_without_its_extra_is_one_error_naming_the_extra(light, tmp_path):
+    """Importing a module of the book layer without its extra raised "No module named 'bokeh'" (or matplotlib's) from
+    deep inside it; it is the package's one-line MissingExtraError, naming the extra and how to install it."""
+    ran = run([str(light), "-c", "import mope.book.explorer"], cwd=tmp_path)
+    assert ran.returncode == 1
+    last = ran.stderr.strip().splitlines()[-1]
+    assert last.startswith("mope.errors.MissingExtraError: the book layer (mope.book) needs matplotlib, bokeh, jupytext, "
+                           "which mope's extra 'book' installs: pip install \"mope[book] @ git+"), last
+    assert "ModuleNotFoundError" not in ran.stderr, ran.stderr
 
 
 def readme_example() -> str:

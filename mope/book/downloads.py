@@ -13,7 +13,7 @@ shows it beside the link, :func:`column_dictionary`).
 A stored string never reaches a spreadsheet as a formula or as two lines: a cell of text that starts
 with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is written with a leading ``'`` (the usual
 guard against formula injection), and a control character anywhere in it as its escape
-(:func:`mope.store.results.shown`). The reproducibility page links the files (:func:`write_downloads`).
+(:func:`mope.errors.shown`). The reproducibility page links the files (:func:`write_downloads`).
 """
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from mope.errors import shown
 from mope.evidence.claims_json import claims_document
-from mope.store.results import atomic_write, shown
+from mope.store.files import atomic_write
 
 #: The name of the download that holds every stored run.
 RUNS_CSV = "mope-runs.csv"

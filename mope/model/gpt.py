@@ -25,6 +25,7 @@ from mope.model.positional import (
     Rotary,
     SinusoidalPositions,
 )
+from mope.model.positional.rope import FixedBuffers
 from mope.model.positional.sincos import EMBEDDING_MATCHED_AMPLITUDE
 
 
@@ -80,6 +81,18 @@ class Block(nn.Module):
         return x + self.mlp(self.ln_2(x))
 
 
+def _fixed_tables_follow_the_weights(model: "GPT", incompatible_keys) -> None:
+    """Load-state-dict post hook of :class:`GPT` (a function, so that the model pickles): the fixed tables of its
+    positions (:class:`~mope.model.positional.rope.FixedBuffers`, outside the state dict) lie where its weights lie.
+    After ``load_state_dict(..., assign=True)`` of a meta-device build the weights are the state dict's, on its device,
+    and the tables, computed on the default device, are computed again there."""
+    device = model.tok_emb.weight.device
+    for module in model.modules():
+        if isinstance(module, FixedBuffers) and any(getattr(module, name).device != device
+                                                    for name in module.fixed_buffers()):
+            module.place_fixed_buffers(device)
+
+
 class GPT(nn.Module):
     def __init__(self, config: GPTConfig):
         super().__init__()
@@ -92,6 +105,7 @@ class GPT(nn.Module):
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         self.lm_head.weight = self.tok_emb.weight  # tied
         self.apply(self._init_weights)
+        self.register_load_state_dict_post_hook(_fixed_tables_follow_the_weights)
 
     @staticmethod
     def _init_weights(module: nn.Module) -> None:

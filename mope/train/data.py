@@ -66,7 +66,7 @@ def download(url: str, destination: Path) -> None:
 def _write_atomically(destination: Path, payload: bytes) -> None:
     """Write the file beside its place, then rename it there; readable like any other file (0644 under
     the usual umask, not ``mkstemp``'s 0600)."""
-    from mope.store.results import atomic_write
+    from mope.store.files import atomic_write
 
     atomic_write(destination, lambda file: file.write(payload))
 

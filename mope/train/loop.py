@@ -16,26 +16,30 @@ run, or a run killed and resumed from its checkpoint, gives the same losses bit 
 machine (CPU model, torch version and thread count); on another CPU they agree to rounding, even with the
 same torch, threads and instruction set of the kernels, whose blocking and dispatch differ between CPU
 models. The run's provenance keeps all four (``device`` names the CPU model and the threads, and
-``cpu_capability`` the instruction set: :func:`cpu_capability`).
+``cpu_capability`` the instruction set: :func:`~mope.train.devices.cpu_capability`).
 
-Speed on a GPU, none of it changing a CPU run's numbers: the loop never waits for the
-device per step (the losses stay on it and are read, with one all-reduce, only at the protocol's
-points: logging every ``CURVE_EVERY`` steps, evaluation, checkpoint, the end; a NaN stops the run there,
-before any checkpoint holds it); batches go to CUDA from pinned memory without blocking; AdamW is fused
-on CUDA (``use_fused_adamw``; ``$MOPE_FUSED_ADAMW`` = 0/1 overrides); ``--compile`` (off by default)
-compiles the training forward, and inductor's on-disk cache lets the runs of one suite share it. Each
-result records ``provenance.throughput``: tokens/s after the first step, FLOPs per token (6N +
-attention), the device's peak where known (``PEAK_FLOPS``) and MFU, whether it was compiled and fused.
+Speed on a GPU, none of it changing a CPU run's numbers: the loop never waits for the device per step (the
+losses stay on it and are read, with one all-reduce, only at the protocol's points: logging every
+``CURVE_EVERY`` steps, evaluation, checkpoint, the end; a NaN stops the run there, before any checkpoint holds
+it); batches go to CUDA from pinned memory without blocking; AdamW is fused on CUDA
+(:func:`mope.train.devices.use_fused_adamw`; ``$MOPE_FUSED_ADAMW`` = 0/1 overrides); ``--compile`` (off by
+default) compiles the training forward, and inductor's on-disk cache lets the runs of one suite share it. Each
+result records ``provenance.throughput``: tokens/s after the first step, FLOPs per token (6N + attention), the
+device's peak where known (``PEAK_FLOPS`` of :mod:`mope.train.devices`) and MFU, whether it was compiled and
+fused.
 
-Data parallel: under ``torchrun`` (``RANK``/``WORLD_SIZE`` set, read into :class:`DataParallelRank`)
-every rank takes its slice of the same global batch of ``batch_size`` rows, DistributedDataParallel
-averages the gradients (the mean of equal-sized rank means is the global mean), evaluation batches
-are shared out and their sums all-reduced; only rank 0 writes checkpoints and results.
+Data parallel: under ``torchrun`` (``RANK``/``WORLD_SIZE`` set, read into
+:class:`~mope.train.devices.DataParallelRank`) every rank takes its slice of the same global batch of
+``batch_size`` rows, DistributedDataParallel averages the gradients (the mean of equal-sized rank means is the
+global mean), evaluation batches are shared out and their sums all-reduced; only rank 0 writes checkpoints and
+results.
+
+Where a run computes and how fast is :mod:`mope.train.devices`; its checkpoint, and how it resumes from one,
+:mod:`mope.train.checkpoints`; its lock, :func:`mope.store.files.run_lock`.
 """
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import math
 import os
 import platform
@@ -50,22 +54,28 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from mope.train.data import SplitIds, derived_seed, load_dataset
-from mope.train.subword import hugging_face_tokenizers, load_subword_dataset
-from mope.errors import ConfigError, UserError
+from mope.errors import ConfigError, UserError, one_line, shown
+from mope.model.config import GPTConfig
 from mope.model.gpt import GPT
 from mope.model.positional import MorletPositions
-from mope.store.presets import TrainConfig, check_own_name, get_preset
-from mope.model.config import GPTConfig
-from mope.store.results import (
-    SCHEMA, atomic_write, check_writable, config_hash, default_home, folder_config, is_regular_file, one_line,
-    load_result, remove_stale_temporaries, result_path, set_aside, set_aside_if_unusable, shown, write_result,
-)
-from mope.store.code_version import check_committed, source_state
 from mope.model.variants import get_variant, variant_config
+from mope.store.code_version import check_committed, source_state
+from mope.store.files import is_regular_file, remove_stale_temporaries, run_lock, set_aside
+from mope.store.presets import TrainConfig, check_own_name, get_preset
+from mope.store.result_schema import SCHEMA
+from mope.store.results import (
+    check_writable, config_hash, folder_config, load_result, result_path, set_aside_if_unusable, write_result,
+)
+from mope.train.checkpoints import (
+    checkpoint_root, load_checkpoint, resume, rng_states, save_checkpoint, set_checkpoint_aside,
+)
+from mope.train.data import SplitIds, derived_seed, load_dataset
+from mope.train.devices import (
+    SINGLE_PROCESS, DataParallelRank, all_reduce_sum, autocast, cpu_capability, describe_device, measured_throughput,
+    resolve_device, to_device, use_fused_adamw,
+)
+from mope.train.subword import hugging_face_tokenizers, load_subword_dataset
 
-ENV_CHECKPOINT_DIR = "MOPE_CHECKPOINT_DIR"
-ENV_FUSED_ADAMW = "MOPE_FUSED_ADAMW"  # 1 / 0: force fused AdamW on or off (default: on CUDA only)
 EVAL_TOKENS = 16384  # tokens per forward pass when evaluating whole splits
 CURVE_EVERY = 10  # the stored train_curve keeps every 10th step's loss
 
@@ -75,30 +85,6 @@ MAX_SEED = 2**32  # seeds are 0 <= seed < 2**32
 
 class NonFiniteLoss(UserError, FloatingPointError):
     """The training loss became NaN or infinite; the run is stopped, never silently patched."""
-
-
-@dataclass(frozen=True)
-class DataParallelRank:
-    """This process's place in a data-parallel run, as ``torchrun`` sets it: its ``rank``, the number of
-    processes (``world_size``) and its device index on its machine (``local_rank``). A run without
-    torchrun is rank 0 of 1."""
-
-    rank: int = 0
-    world_size: int = 1
-    local_rank: int = 0
-
-    @property
-    def main(self) -> bool:
-        """Rank 0: the process that writes checkpoints and results."""
-        return self.rank == 0
-
-    @classmethod
-    def from_environment(cls) -> "DataParallelRank":
-        return cls(int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)),
-                   int(os.environ.get("LOCAL_RANK", 0)))
-
-
-SINGLE_PROCESS = DataParallelRank()
 
 
 @dataclass(frozen=True)
@@ -138,201 +124,9 @@ class RunSpec:
                 "world_size": parallel.world_size}
 
 
-def checkpoint_root(checkpoint_dir=None) -> Path:
-    """``checkpoint_dir`` if given, else ``$MOPE_CHECKPOINT_DIR``, else ``checkpoints/`` of
-    :func:`mope.store.results.default_home` (the source checkout, or the current directory)."""
-    if checkpoint_dir is not None:
-        return Path(checkpoint_dir)
-    return Path(os.environ.get(ENV_CHECKPOINT_DIR) or default_home() / "checkpoints")
-
-
 def checkpoint_path(preset: str | TrainConfig, variant: str, seed: int, checkpoint_dir=None) -> Path:
     """Where the run (variant, preset, seed) keeps its checkpoint (:meth:`RunSpec.checkpoint_path`)."""
     return RunSpec.resolve(variant, preset, seed).checkpoint_path(checkpoint_dir)
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def core_count() -> int:
-    """The CPUs this process may run on (its affinity), else the machine's."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def cpu_capability(device: torch.device) -> str | None:
-    """The instruction set of the CPU kernels torch runs (e.g. "AVX2", "AVX512"), kept beside the CPU's model
-    in the provenance: runs agree bit for bit only on the same machine. None on a GPU."""
-    if device.type != "cpu":
-        return None
-    return torch.backends.cpu.get_cpu_capability()
-
-
-def describe_device(device: torch.device) -> str:
-    if device.type == "cuda":
-        return f"cuda: {torch.cuda.get_device_name(device)}"
-    threads = torch.get_num_threads()
-    return f"cpu: {_cpu_name()}, {threads} thread{'s' if threads > 1 else ''}"
-
-
-def _autocast(device: torch.device, cfg: TrainConfig):
-    if device.type != "cuda":
-        return contextlib.nullcontext()  # float32 on the CPU
-    return torch.autocast("cuda", dtype=torch.bfloat16 if cfg.autocast == "bf16" else torch.float16)
-
-
-def _all_reduce_sum(value: torch.Tensor, parallel: DataParallelRank) -> torch.Tensor:
-    if parallel.world_size > 1:
-        dist.all_reduce(value)
-    return value
-
-
-@torch.no_grad()
-def estimate_loss(model: GPT, data: SplitIds, cfg: TrainConfig, seed: int, eval_round: int,
-                  device: torch.device, parallel: DataParallelRank = SINGLE_PROCESS) -> dict[str, float]:
-    """The paper's evaluation: mean loss over ``eval_batches`` batches per split, the same for every model."""
-    model.eval()
-    losses = {}
-    for split in ("train", "val"):
-        total = torch.zeros((), dtype=torch.float64, device=device)
-        for index in range(parallel.rank, cfg.eval_batches, parallel.world_size):
-            x, y = data.eval_batch(split, eval_round, index, seed, cfg.batch_size, cfg.block_size)
-            with _autocast(device, cfg):
-                _, loss = model(x.to(device), y.to(device))
-            total += loss.double()
-        losses[split] = _all_reduce_sum(total, parallel).item() / cfg.eval_batches
-    model.train()
-    return losses
-
-
-@torch.no_grad()
-def full_split_loss(model: GPT, data: SplitIds, split: str, context: int, device: torch.device,
-                    cfg: TrainConfig, parallel: DataParallelRank = SINGLE_PROCESS) -> float:
-    """Mean loss over every target of the split (or its first ``full_eval_tokens``), in non-overlapping windows of ``context`` tokens."""
-    model.eval()
-    chunks = []
-    for x, y in data.full_split_windows(split, context):
-        rows = max(1, EVAL_TOKENS // context)
-        chunks += [(x[i:i + rows], y[i:i + rows]) for i in range(0, len(x), rows)]
-    if cfg.full_eval_tokens is not None:  # smoke runs: the first windows only
-        kept, tokens = [], 0
-        for chunk in chunks:
-            if tokens >= cfg.full_eval_tokens:
-                break
-            kept.append(chunk)
-            tokens += chunk[1].numel()
-        chunks = kept
-    total = torch.zeros((), dtype=torch.float64, device=device)
-    for x, y in chunks[parallel.rank::parallel.world_size]:
-        with _autocast(device, cfg):
-            logits, _ = model(x.to(device))
-        total += F.cross_entropy(logits.flatten(0, 1).float(), y.to(device).flatten(), reduction="sum").double()
-    model.train()
-    return _all_reduce_sum(total, parallel).item() / sum(y.numel() for _, y in chunks)
-
-
-def _rng_states(device: torch.device, parallel: DataParallelRank) -> dict:
-    """Every rank's torch RNG states (dropout), gathered so that each rank resumes its own."""
-    mine = {"cpu": torch.get_rng_state(), "cuda": torch.cuda.get_rng_state(device) if device.type == "cuda" else None}
-    if parallel.world_size == 1:
-        return {"ranks": [mine]}
-    gathered = [None] * parallel.world_size
-    dist.all_gather_object(gathered, mine)
-    return {"ranks": gathered}
-
-
-class CheckpointWriteError(UserError):
-    """A checkpoint could not be written (a full disk, a folder removed): the run stops with one line."""
-
-
-def _save_checkpoint(path: Path, payload: dict) -> None:
-    """Write the checkpoint atomically (:func:`mope.store.results.atomic_write`). A failed write (a full disk
-    makes ``torch.save`` raise RuntimeError "unexpected pos ...", not OSError) is one message."""
-    try:
-        atomic_write(path, lambda file: torch.save(payload, file))
-    except (OSError, RuntimeError) as error:
-        raise CheckpointWriteError(
-            f"cannot write checkpoint {shown(path)} ({one_line(error)}); is the disk full? Free space there (or point "
-            f"${ENV_CHECKPOINT_DIR} at a folder with room) and run the same command again: it resumes from "
-            "the last checkpoint that was written") from error
-
-
-def _checkpoint_problem(checkpoint, owner: dict, steps: int) -> tuple[str, str] | None:
-    """(kind, why) when ``checkpoint`` cannot resume the run ``owner`` of ``steps`` steps, else None.
-    ``kind`` is "damaged", "another run's" or "of unknown seed".
-
-    A checkpoint written before checkpoints recorded their run (no ``"run"``) cannot say which seed made
-    it (a copy of seed 1's under seed 0's name resumed silently): it is never resumed."""
-    if not isinstance(checkpoint, dict) or "model" not in checkpoint or "step" not in checkpoint:
-        return "damaged", "not a training checkpoint"
-    if checkpoint.get("config_hash") != owner["config_hash"]:
-        return "another run's", f"configuration {checkpoint.get('config_hash')}, expected {owner['config_hash']}"
-    recorded = checkpoint.get("run")
-    if recorded is None:
-        return "of unknown seed", "written before checkpoints recorded their run, so its seed cannot be checked"
-    if not isinstance(recorded, dict):
-        return "damaged", "its record of the run is not a mapping"
-    differ = [f"{key} {recorded.get(key)!r}, this run's is {value!r}"
-              for key, value in owner.items() if recorded.get(key) != value]
-    if differ:
-        return "another run's", "; ".join(differ)
-    step, losses = checkpoint["step"], checkpoint.get("losses")
-    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= steps:
-        return "damaged", f"step {step!r} outside 1..{steps}"
-    if not isinstance(losses, list) or len(losses) != step:
-        return "damaged", f"{len(losses) if isinstance(losses, list) else 'no'} losses for {step} steps"
-    if not isinstance(checkpoint["model"], dict):
-        return "damaged", "its weights are not a state dict"
-    bad = [name for name, tensor in checkpoint["model"].items()
-           if not isinstance(tensor, torch.Tensor) or tensor.is_floating_point() and not torch.isfinite(tensor).all()]
-    if bad:
-        return "damaged", f"non-finite weights in {', '.join(bad[:3])}{' ...' if len(bad) > 3 else ''}"
-    return None
-
-
-def _set_checkpoint_aside(path: Path, kind: str, problem: str, parallel: DataParallelRank) -> None:
-    if parallel.world_size > 1:
-        dist.barrier()  # every rank has read it before rank 0 moves it
-    if parallel.main:
-        moved = set_aside(path)
-        print(f"notice: checkpoint {shown(path)} is {kind} ({problem}); kept as {shown(moved.name)}, "
-              f"starting this run from step 0", file=sys.stderr)
-
-
-def _load_checkpoint(path: Path, owner: dict, steps: int, parallel: DataParallelRank) -> dict | None:
-    """The checkpoint to resume from, or None. One that cannot resume this run (unreadable or empty,
-    another run's, non-finite weights) is set aside with one notice, and the run starts over. Only a
-    regular file is read (:func:`_prepare_files` has set anything else aside before step 0)."""
-    if not is_regular_file(path):
-        return None
-    try:
-        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-        problem = _checkpoint_problem(checkpoint, owner, steps)
-    except Exception as error:  # noqa: BLE001 (torch raises many kinds for a truncated, empty or foreign file)
-        checkpoint, problem = None, ("damaged", f"unreadable ({one_line(error)})")
-    if problem is None:
-        return checkpoint
-    _set_checkpoint_aside(path, *problem, parallel)
-    return None
-
-
-def _restore_rng(checkpoint: dict, seed: int, step: int, device: torch.device, parallel: DataParallelRank) -> None:
-    ranks = checkpoint["rng"]["ranks"]
-    if len(ranks) != parallel.world_size:  # resumed on another number of ranks: fresh, but reproducible, dropout
-        torch.manual_seed(derived_seed("dropout", seed, parallel.rank, step))
-        return
-    torch.set_rng_state(ranks[parallel.rank]["cpu"])
-    if device.type == "cuda" and ranks[parallel.rank]["cuda"] is not None:
-        torch.cuda.set_rng_state(ranks[parallel.rank]["cuda"], device)
 
 
 def _now() -> str:
@@ -349,25 +143,6 @@ def check_start_before_now(started: str, checkpoint: Path) -> None:
                         "the checkpoint to train the run from step 0")
 
 
-def resolve_device(device, parallel: DataParallelRank = SINGLE_PROCESS) -> torch.device:
-    """The torch device to train on; a clear error for a name torch does not know or a device not here."""
-    if device is None:
-        return torch.device("cuda", parallel.local_rank) if torch.cuda.is_available() else torch.device("cpu")
-    try:
-        resolved = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise ConfigError(f"unknown device {device!r}; valid choices: cpu, cuda, cuda:N") from None
-    if resolved.type == "cuda":
-        available = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        if available == 0:
-            raise ConfigError(f"device {device!r} asked for, but this machine has no CUDA device; use --device cpu")
-        if resolved.index is not None and resolved.index >= available:
-            raise ConfigError(f"device {device!r} asked for, but this machine has CUDA devices 0..{available - 1}")
-    elif resolved.type != "cpu":
-        raise ConfigError(f"device {device!r} is not supported; valid choices: cpu, cuda, cuda:N")
-    return resolved
-
-
 def check_seed(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < MAX_SEED:
         raise ConfigError(f"seed must be an integer with 0 <= seed < 2**32, got {seed!r}")
@@ -379,7 +154,7 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
     """Train ``variant`` under ``preset`` with ``seed``, store and return the result (schema: mope.store.results).
 
     ``on_step(step)`` is called after every completed optimiser step (and after its checkpoint). The run
-    holds its lock (:func:`run_lock`) from before its files are prepared until it has stored its result or
+    holds its lock (:func:`~mope.store.files.run_lock`) from before its files are prepared until it has stored its result or
     stopped: another process asking for the same run waits for it. With ``unless_stored`` (what ``suite``
     asks) a current stored result is returned as it is, not trained again: the one another suite stored
     while this one waited, say. A data-parallel run (``torchrun``) always trains.
@@ -413,126 +188,6 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
                 dist.destroy_process_group()
 
 
-LOCK_SUFFIX = ".lock"  # seed0.json.lock beside the result: held while the run trains
-
-
-@contextlib.contextmanager
-def run_lock(result: Path, run: str):
-    """Hold the lock of the run whose result is ``result``: an exclusive ``flock`` on the file ``{result}.lock``
-    beside it, waited for (with a notice on stderr naming the file) while another process holds it. It lies
-    with the result, so that one store means one lock whatever checkpoint folder each user names. It is taken
-    on a read-only descriptor: another user of a shared store, who may read the file but not write it, locks it
-    all the same. The kernel releases it when the process ends, however it ends (an exception, a signal,
-    SIGKILL), so that two suites on one store never train one run at once. Once the run is over its holder
-    removes the file; a process that was waiting on that file finds, once it holds its lock, that the path is
-    no longer the file it locked, and locks the path anew (so no two processes ever hold the run at once). What
-    is at its path that is not a regular file (a folder, a FIFO, a link) is set aside first."""
-    path = result.with_name(result.name + LOCK_SUFFIX)
-    waited = False
-    while True:
-        if os.path.lexists(path) and not is_regular_file(path):
-            moved = set_aside(path)
-            print(f"notice: lock file {shown(path)} was not a regular file; kept as {shown(moved.name)}", file=sys.stderr)
-        try:
-            handle = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
-        except OSError as error:
-            raise UserError(f"cannot open the lock file {shown(path)} of {run} ({error.strerror}): make its folder "
-                            "writable to you, or train into a store of your own (--results-dir)") from None
-        try:
-            if not _flock(handle, path, run, quiet=waited):
-                waited = True
-                continue
-            yield path
-            _remove_lock(path)
-            return
-        finally:
-            os.close(handle)  # releases the lock
-
-
-def _flock(handle: int, path: Path, run: str, quiet: bool) -> bool:
-    """Lock ``handle`` (the file at ``path``) exclusively, waiting for another holder with a notice; False when,
-    once locked, ``path`` is no longer that file (its holder removed it when the run ended: lock anew)."""
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if not quiet:
-                print(f"notice: another process is training {run} ({shown(path)} is locked); waiting for it "
-                      "(stop that process to train here)", file=sys.stderr)
-            fcntl.flock(handle, fcntl.LOCK_EX)
-    except OSError as error:  # ENOLCK, EOPNOTSUPP: a file system without locks (some network mounts)
-        raise UserError(f"cannot lock {shown(path)} for {run} ({error.strerror}): its file system does not "
-                        "support locks; put the store on a local disk (--results-dir)") from None
-    try:
-        return os.path.samestat(os.fstat(handle), os.stat(path, follow_symlinks=False))
-    except FileNotFoundError:
-        return False
-
-
-def _remove_lock(path: Path) -> None:
-    """Remove a run's lock file while holding it (the run is over); where the folder is not ours to change, it
-    stays, harmless."""
-    with contextlib.suppress(OSError):
-        os.unlink(path)
-
-
-def use_fused_adamw(device: torch.device) -> bool:
-    """Fused AdamW (one kernel for every parameter's update) on CUDA, where it is the fast path; off on
-    the CPU, whose runs stay bit-identical to those already stored. ``$MOPE_FUSED_ADAMW`` = 0 or 1
-    overrides (to measure a GPU run with and without it)."""
-    forced = os.environ.get(ENV_FUSED_ADAMW, "").strip()
-    if forced in ("0", "1"):
-        return forced == "1"
-    if forced:
-        raise ConfigError(f"${ENV_FUSED_ADAMW}={forced!r}; use 1, 0, or leave it unset (fused on CUDA only)")
-    return device.type == "cuda"
-
-
-def _optimizer(raw: GPT, cfg: TrainConfig, device: torch.device) -> torch.optim.AdamW:
-    fused = {"fused": True} if use_fused_adamw(device) else {}  # absent, not False: the default path as before
-    return torch.optim.AdamW(raw.optimizer_groups(cfg.weight_decay), lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, **fused)
-
-
-def _to_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
-    """A batch made on the CPU, sent to ``device``; on CUDA from pinned memory without waiting for it."""
-    if device.type != "cuda":
-        return tensor.to(device)
-    return tensor.pin_memory().to(device, non_blocking=True)
-
-
-# Dense tensor-core peaks from the vendors' datasheets (FLOP/s, no sparsity), by (name fragment, autocast
-# dtype), most specific first; MFU is reported only for a device named here.
-PEAK_FLOPS: tuple[tuple[str, str, float], ...] = (
-    ("H200", "bf16", 989.4e12), ("H200", "fp16", 989.4e12),
-    ("H100 PCIe", "bf16", 756.0e12), ("H100 PCIe", "fp16", 756.0e12),
-    ("H100 NVL", "bf16", 835.0e12), ("H100 NVL", "fp16", 835.0e12),
-    ("H100", "bf16", 989.4e12), ("H100", "fp16", 989.4e12),
-    ("A100", "bf16", 312.0e12), ("A100", "fp16", 312.0e12),
-    ("L40S", "bf16", 362.05e12), ("L40S", "fp16", 362.05e12),
-    ("L4", "bf16", 121.0e12), ("L4", "fp16", 121.0e12),
-    ("T4", "fp16", 65.0e12),
-)
-
-
-def peak_flops(device: torch.device, cfg: TrainConfig) -> tuple[float | None, str | None]:
-    """(peak FLOP/s, where it comes from) of ``device`` at the preset's autocast dtype; (None, None) on the
-    CPU (float32, no datasheet peak that means anything here) or for a GPU not in ``PEAK_FLOPS``."""
-    if device.type != "cuda":
-        return None, None
-    name = torch.cuda.get_device_name(device)
-    for fragment, dtype, flops in PEAK_FLOPS:
-        if fragment in name and dtype == cfg.autocast:
-            return flops, f"{name}: {fragment} {dtype} dense tensor-core peak, vendor datasheet"
-    return None, None
-
-
-def flops_per_token(num_parameters: int, cfg: TrainConfig) -> float:
-    """Training FLOPs per token: 6N (forward and backward through every parameter) plus attention's
-    12 * n_layer * n_embd * T (scores and weighted values, forward and backward; PaLM's count, as in
-    nanoGPT's MFU estimate), with N every parameter of the model."""
-    return 6.0 * num_parameters + 12.0 * cfg.n_layer * cfg.n_embd * cfg.block_size
-
-
 def _prepare_files(cfg: TrainConfig, stored: Path, checkpoint: Path) -> None:
     """Before step 0: remove the temporary files a killed save left behind; set aside, as a damaged
     checkpoint is, anything at the checkpoint's path that is not a regular file (a folder there made
@@ -550,43 +205,9 @@ def _prepare_files(cfg: TrainConfig, stored: Path, checkpoint: Path) -> None:
         print(f"notice: {shown(stored)} holds a current run; this run replaces it when it finishes", file=sys.stderr)
 
 
-def _resume(checkpoint: dict, raw: GPT, optimizer, scaler, seed: int, device: torch.device, parallel: DataParallelRank) -> tuple:
-    """Load ``checkpoint`` into the model, optimizer, scaler and RNG; return (step, losses, history,
-    train_time, wall_time, started). Raises, having changed nothing, if any part does not fit."""
-    initial = {name: tensor.clone() for name, tensor in raw.state_dict().items()}
-    rng = torch.get_rng_state(), torch.cuda.get_rng_state(device) if device.type == "cuda" else None
-    try:
-        raw.load_state_dict(checkpoint["model"])
-        optimizer.load_state_dict(checkpoint["optimizer"])
-        scaler.load_state_dict(checkpoint["scaler"])
-        state = (checkpoint["step"], list(checkpoint["losses"]), list(checkpoint["history"]),
-                 float(checkpoint["train_time"]), float(checkpoint["wall_time"]), str(checkpoint["started"]))
-        _restore_rng(checkpoint, seed, state[0], device, parallel)
-        return state
-    except Exception:
-        raw.load_state_dict(initial)
-        torch.set_rng_state(rng[0])
-        if rng[1] is not None:
-            torch.cuda.set_rng_state(rng[1], device)
-        raise
-
-
-def _throughput(raw: GPT, cfg: TrainConfig, device: torch.device, optimizer, timed: dict,
-                tokens_per_step: int) -> dict:
-    """``provenance.throughput`` (optional, not part of the configuration hash): this process's tokens/s
-    after its first step (compilation and warm-up, ``first_step_s``), FLOPs per token, the device's peak
-    where known, and MFU = tokens/s x FLOPs per token / peak (None on the CPU or an unknown GPU). Runs
-    sharing one GPU each report their own share; their sum is the GPU's."""
-    steady = timed["steps"] - 1
-    tokens_per_s = tokens_per_step * steady / timed["seconds"] if steady > 0 and timed["seconds"] > 0 else None
-    per_token = flops_per_token(raw.num_parameters(), cfg)
-    peak, source = peak_flops(device, cfg)
-    return {
-        "tokens_per_s": tokens_per_s, "first_step_s": timed["first_step_s"], "steps_timed": max(steady, 0),
-        "flops_per_token": per_token, "peak_flops_per_s": peak, "peak_source": source,
-        "mfu": tokens_per_s * per_token / peak if peak and tokens_per_s else None,
-        "compiled": bool(cfg.compile), "fused_adamw": bool(optimizer.param_groups[0].get("fused")),
-    }
+def _optimizer(raw: GPT, cfg: TrainConfig, device: torch.device) -> torch.optim.AdamW:
+    fused = {"fused": True} if use_fused_adamw(device) else {}  # absent, not False: the default path as before
+    return torch.optim.AdamW(raw.optimizer_groups(cfg.weight_decay), lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, **fused)
 
 
 def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progress, on_step,
@@ -607,16 +228,16 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
 
     path = spec.checkpoint_path(checkpoint_dir)
     owner = spec.checkpoint_owner(parallel)
-    checkpoint = _load_checkpoint(path, owner, cfg.steps, parallel)
+    checkpoint = load_checkpoint(path, owner, cfg.steps, parallel)
     start, losses, history, train_time, earlier_wall = 0, [], [], 0.0, 0.0
     if checkpoint is not None:
         try:
-            start, losses, history, train_time, earlier_wall, started = _resume(
+            start, losses, history, train_time, earlier_wall, started = resume(
                 checkpoint, raw, optimizer, scaler, seed, device, parallel)
         except Exception as error:  # noqa: BLE001 (weights of another shape, a mangled optimizer state)
             optimizer = _optimizer(raw, cfg, device)
             scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda" and cfg.autocast == "fp16")
-            _set_checkpoint_aside(path, "damaged", f"cannot be resumed ({one_line(error)})", parallel)
+            set_checkpoint_aside(path, "damaged", f"cannot be resumed ({one_line(error)})", parallel)
         else:
             check_start_before_now(started, path)
 
@@ -638,7 +259,7 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
         if not pending:
             return
         tick = time.perf_counter()
-        summed = _all_reduce_sum(torch.stack(pending), parallel).tolist()  # one collective, one wait
+        summed = all_reduce_sum(torch.stack(pending), parallel).tolist()  # one collective, one wait
         train_time += time.perf_counter() - tick  # waiting for the queued steps is training time
         timed["seconds"] += time.perf_counter() - tick
         first = len(losses)
@@ -661,8 +282,8 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
             history.append({"step": step, "lr": lr, "train_loss": evaluated["train"], "val_loss": evaluated["val"]})
         tick = time.perf_counter()
         x, y = data.batch("train", step, seed, cfg.batch_size, cfg.block_size, parallel.rank, parallel.world_size)
-        with _autocast(device, cfg):
-            _, loss = model(_to_device(x, device), _to_device(y, device))
+        with autocast(device, cfg):
+            _, loss = model(to_device(x, device), to_device(y, device))
         pending.append(loss.detach().double() * rows)
         scaler.scale(loss).backward()
         scaler.unscale_(optimizer)
@@ -684,9 +305,9 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
             read_losses()
             bar.set_postfix(loss=f"{losses[-1]:.4f}", tok_s=f"{tokens_per_step * len(losses) / train_time:,.0f}")
         if checkpoint_due:
-            rng = _rng_states(device, parallel)
+            rng = rng_states(device, parallel)
             if parallel.main:
-                _save_checkpoint(path, {
+                save_checkpoint(path, {
                     "config_hash": spec.config_hash, "run": owner, "step": done, "model": raw.state_dict(),
                     "optimizer": optimizer.state_dict(), "scaler": scaler.state_dict(), "losses": losses,
                     "history": history, "rng": rng, "train_time": train_time, "started": started,
@@ -696,7 +317,7 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
             on_step(step)
     read_losses()
     bar.close()
-    throughput = _throughput(raw, cfg, device, optimizer, timed, tokens_per_step)
+    throughput = measured_throughput(raw, cfg, device, optimizer, timed, tokens_per_step)
 
     by_context, note, causal_stats = final_losses(raw, model_cfg, data, cfg, device, parallel)
 
@@ -728,6 +349,50 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
         write_result(result, results_root)
         path.unlink(missing_ok=True)
     return result
+
+
+@torch.no_grad()
+def estimate_loss(model: GPT, data: SplitIds, cfg: TrainConfig, seed: int, eval_round: int,
+                  device: torch.device, parallel: DataParallelRank = SINGLE_PROCESS) -> dict[str, float]:
+    """The paper's evaluation: mean loss over ``eval_batches`` batches per split, the same for every model."""
+    model.eval()
+    losses = {}
+    for split in ("train", "val"):
+        total = torch.zeros((), dtype=torch.float64, device=device)
+        for index in range(parallel.rank, cfg.eval_batches, parallel.world_size):
+            x, y = data.eval_batch(split, eval_round, index, seed, cfg.batch_size, cfg.block_size)
+            with autocast(device, cfg):
+                _, loss = model(x.to(device), y.to(device))
+            total += loss.double()
+        losses[split] = all_reduce_sum(total, parallel).item() / cfg.eval_batches
+    model.train()
+    return losses
+
+
+@torch.no_grad()
+def full_split_loss(model: GPT, data: SplitIds, split: str, context: int, device: torch.device,
+                    cfg: TrainConfig, parallel: DataParallelRank = SINGLE_PROCESS) -> float:
+    """Mean loss over every target of the split (or its first ``full_eval_tokens``), in non-overlapping windows of ``context`` tokens."""
+    model.eval()
+    chunks = []
+    for x, y in data.full_split_windows(split, context):
+        rows = max(1, EVAL_TOKENS // context)
+        chunks += [(x[i:i + rows], y[i:i + rows]) for i in range(0, len(x), rows)]
+    if cfg.full_eval_tokens is not None:  # smoke runs: the first windows only
+        kept, tokens = [], 0
+        for chunk in chunks:
+            if tokens >= cfg.full_eval_tokens:
+                break
+            kept.append(chunk)
+            tokens += chunk[1].numel()
+        chunks = kept
+    total = torch.zeros((), dtype=torch.float64, device=device)
+    for x, y in chunks[parallel.rank::parallel.world_size]:
+        with autocast(device, cfg):
+            logits, _ = model(x.to(device))
+        total += F.cross_entropy(logits.flatten(0, 1).float(), y.to(device).flatten(), reduction="sum").double()
+    model.train()
+    return all_reduce_sum(total, parallel).item() / sum(y.numel() for _, y in chunks)
 
 
 def learned_parameters(model: GPT) -> dict:

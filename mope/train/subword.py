@@ -33,9 +33,9 @@ from pathlib import Path
 
 import torch
 
-from mope.errors import optional_import
+from mope.errors import optional_import, shown
 from mope.store.presets import TokenizerSpec, TrainConfig
-from mope.store.results import read_regular_file, shown
+from mope.store.files import read_regular_file
 from mope.train.data import SplitIds, DataError, locate, read_verified, split_text
 
 VOCABULARY_DIR = Path(__file__).resolve().parent / "vocabularies"

@@ -8,7 +8,7 @@ the run is trained again. With ``jobs > 1`` each run is its own ``python -m mope
 multi-GPU machine.
 
 Two suites on one store train each run once: a run holds its lock while it trains
-(:func:`mope.train.loop.run_lock`), and a suite that meets a locked run waits for it, then takes the
+(:func:`mope.store.files.run_lock`), and a suite that meets a locked run waits for it, then takes the
 result the other stored (``train(..., unless_stored=True)``) instead of training it again.
 
 Interruption: SIGINT (Ctrl-C) and SIGTERM stop the child processes this suite started; each child
@@ -34,7 +34,8 @@ from mope.train.child import SUITE_PID
 from mope.errors import ConfigError, UserError
 from mope.store.presets import TrainConfig, command_line_preset, get_preset
 from mope.store.results import folder_config, load_result, result_path, results_root, set_aside_if_unusable
-from mope.train.loop import core_count, train
+from mope.train.devices import core_count
+from mope.train.loop import train
 
 
 class Terminated(KeyboardInterrupt):

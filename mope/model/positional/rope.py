@@ -43,15 +43,22 @@ def query_and_key_positions(query_length: int, key_length: int, offset: int | No
 
 
 def _refill_fixed_buffers(module: "FixedBuffers", incompatible_keys) -> None:
-    """Load-state-dict post hook of :class:`FixedBuffers` (a function of the module, so that the module pickles)."""
-    module.reset_buffers()
+    """Load-state-dict post hook of :class:`FixedBuffers` (a function of the module, so that the module pickles).
+    Tables left on the meta device (``load_state_dict(..., assign=True)`` of a meta-device build assigns only what
+    the state dict holds, and they are not in it) are computed anew on the default device; a :class:`~mope.GPT`
+    then moves them to the device of its weights."""
+    if any(getattr(module, name).is_meta for name in module.fixed_buffers()):
+        module.place_fixed_buffers(torch.get_default_device())
+    else:
+        module.reset_buffers()
 
 
 class FixedBuffers(nn.Module):
     """A module whose fixed tables (frequencies, slopes) are buffers outside the state dict, so that checkpoints stay
     as they were: :meth:`fixed_buffers` computes them, the constructor registers them with
     :meth:`register_fixed_buffers`, and they are recomputed in place by :meth:`reset_parameters` (after
-    ``to_empty``) and after ``load_state_dict``, so that a module built on the meta device, moved and loaded is whole."""
+    ``to_empty``) and after ``load_state_dict``, so that a module built on the meta device, moved and loaded is whole,
+    and one loaded with ``assign=True`` too (its tables computed on the default device, or where a GPT's weights are)."""
 
     def fixed_buffers(self) -> dict[str, torch.Tensor]:
         """{name: value} of the module's fixed tables, computed from its constructor's arguments."""
@@ -69,6 +76,12 @@ class FixedBuffers(nn.Module):
         with torch.no_grad():
             for name, value in self.fixed_buffers().items():
                 getattr(self, name).copy_(value)
+
+    def place_fixed_buffers(self, device: torch.device | str) -> None:
+        """Compute the fixed tables anew on ``device``, in place of the tensors they were (on the meta device there
+        are no values to copy into)."""
+        for name, value in self.fixed_buffers().items():
+            setattr(self, name, value.to(device))
 
     def reset_parameters(self) -> None:
         """Rebuild what the constructor builds (here the fixed tables): the step after ``to_empty`` of a meta-device
