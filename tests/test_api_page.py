@@ -34,12 +34,14 @@ def test_the_api_page_documents_every_module():
     assert extension.layers()[:len(layers)] == layers
     starts = [sections.index(f"\n## `{layer}`\n") for layer in layers]
     assert starts == sorted(starts)
-    assert sections.index("## `mope.store`") < sections.index("### `mope.store.presets`") < sections.index("## `mope.train`")
+    assert sections.index("## `mope.store`") < sections.index(":::{dropdown} `mope.store.presets`\n") < sections.index("## `mope.train`")
+    assert "### `mope.model.positional`" in sections  # a sub-package: a subsection showing its docstring
+    assert not re.search(r"#+ `mope\.model\.gpt`", sections), "a module is named once, by its dropdown"
     page = (ROOT / "book" / "api.md").read_text()
     assert extension.PLACEHOLDER in page
     source = [page]
     extension.fill_api_page(None, extension.API_PAGE, source)
-    assert extension.PLACEHOLDER not in source[0] and "## `mope.train.loop`" in source[0]
+    assert extension.PLACEHOLDER not in source[0] and ":::{dropdown} `mope.train.loop`" in source[0]
 
 
 @pytest.mark.parametrize("docstring, rst", [

@@ -3,8 +3,8 @@
 **Every module, by layer.** The line ``{API_MODULES}`` of the page is replaced, when the page is read,
 by one section per layer of ``mope`` (the layers of the import contract in ``pyproject.toml``, bottom
 first) and within it one per module (found by ``pkgutil``, so a new module appears without editing the
-page), each an ``automodule`` with its members, folded into a dropdown (the page lists the modules; a
-reader opens one). Packages show their docstring only: their members are documented in their modules.
+page), each an ``automodule`` with its members, folded into a dropdown titled with its name (the page lists
+the modules; a reader opens one). Packages show their docstring only: their members are documented in their modules.
 
 **Maths.** The docstrings of ``mope`` write formulas the way the chapters do, ``$...$`` inline and ``$$...$$``
 on lines of their own. autodoc parses docstrings as reStructuredText, where a dollar sign is just
@@ -92,9 +92,10 @@ def module_sections(package: str = PACKAGE) -> str:
     """MyST text: a section with an ``automodule`` for every module of ``package`` (but ``__main__``).
 
     The sections follow the layers (:func:`layers`, bottom first): a layer's package is a section
-    showing its docstring only, its modules are subsections, each folded into a dropdown, so that the
-    page is a list of the modules a reader opens one at a time; a link to a member opens its module's
-    dropdown. Modules of no layer (none at present) come last."""
+    showing its docstring only (a sub-package, ``mope.model.positional``, a subsection), and each of its
+    modules a dropdown titled with the module's name, so that the page is a list of the modules a reader opens
+    one at a time (one line each: a heading above each would say the name twice and make the page twice as
+    tall); a link to a member opens its module's dropdown. Modules of no layer (none at present) come last."""
     root = importlib.import_module(package)
     names = [m.name for m in pkgutil.walk_packages(root.__path__, f"{package}.") if not m.name.endswith("__main__")]
     order = layers()
@@ -105,13 +106,13 @@ def module_sections(package: str = PACKAGE) -> str:
 
     sections = [f"## `{package}`\n\n```{{eval-rst}}\n.. automodule:: {package}\n```\n"]
     for name in sorted(names, key=place):
-        is_package = hasattr(importlib.import_module(name), "__path__")
-        block = f"```{{eval-rst}}\n.. automodule:: {name}" + ("" if is_package else "\n   :members:") + "\n```\n"
-        if not is_package:
-            block = f":::{{dropdown}} The module `{name}`: its documentation, classes and functions\n{block}:::\n"
-        depth = name.count(".")  # mope.model: 1, a layer's section; mope.model.gpt: 2; mope.model.positional.morlet: 3
-        level = 2 if name in order or depth == 1 else min(depth + 1, 4)
-        sections.append(f"{'#' * level} `{name}`\n\n{block}")
+        if hasattr(importlib.import_module(name), "__path__"):  # a layer (mope.model) or a sub-package
+            level = 2 if name in order or name.count(".") == 1 else 3
+            sections.append(f"{'#' * level} `{name}`\n\n```{{eval-rst}}\n.. automodule:: {name}\n```\n")
+        else:  # the dropdown's title names the module; only a layer that is one module (mope.cli) has a heading
+            heading = f"## `{name}`\n\n" if name in order else ""
+            sections.append(f"{heading}:::{{dropdown}} `{name}`\n```{{eval-rst}}\n.. automodule:: {name}\n"
+                            "   :members:\n```\n:::\n")
     return "\n".join(sections)
 
 
