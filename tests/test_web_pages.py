@@ -44,7 +44,10 @@ def png(width: int, height: int) -> bytes:
             + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
-PAGE = """<head><script defer src="../_static/scripts/fontawesome.js?digest=1"></script>
+PAGE = """<head><script data-cfasync="false">
+    document.documentElement.dataset.mode = localStorage.getItem("mode") || "auto";
+    document.documentElement.dataset.theme = localStorage.getItem("theme") || "auto";
+  </script><script defer src="../_static/scripts/fontawesome.js?digest=1"></script>
 <link href="../_static/scripts/fontawesome.js?digest=1" rel="preload" as="script">
     <script src="../_static/searchtools.js"></script>
     <script src="../_static/language_data.js"></script>
@@ -74,6 +77,8 @@ def test_a_page_loads_no_icon_kit_no_search_index_and_its_figures_lazily_with_th
     assert '<img decoding="async" loading="lazy" width="3" height="2" alt="second" src="../_images/b.png" />' in text
     assert text.count("<picture>") == 1
     assert "<summary>Show code cell source</summary>" in text
+    # "auto" resolved to light or dark in the head, before the first paint, not by the theme's deferred script
+    assert web_pages.THEME_RESOLVED in text and web_pages.THEME_UNRESOLVED not in text
     assert 'aria-label="Search Ctrl+K"' in text
     assert 'role="listitem"' in text and "doc-biblioentry" not in text
     assert '<span class="book-summary-link">§2</span>' in text and 'href="#x"' not in text
@@ -132,6 +137,7 @@ def test_the_built_pages_load_only_what_they_use():
         text = (BUILT / page).read_text(encoding="utf-8")
         assert "fontawesome.js" not in text, page
         assert ("searchindex.js" in text) == (page == "search.html"), page
+        assert web_pages.THEME_RESOLVED in text, page  # the theme's head script as the book rewrites it
         for tag in re.findall(r'<img\b[^>]*src="[^"]*_images/[^"]*"[^>]*>', text):
             assert re.search(r'width="\d+" height="\d+"', tag), (page, tag)
     # Lighthouse's SEO: the pages Sphinx writes itself are described too (book/_ext/page_meta.py)
@@ -158,3 +164,34 @@ def test_the_web_check_fails_a_page_over_its_budget_or_with_an_unnamed_slider(tm
     assert "FAILED notebooks/01_heavy.html at desktop: loads" in out and "over its budget of 600 KiB" in out
     assert "FAILED notebooks/02_slider.html at 400 px: axe serious aria-input-field-name" in out
     assert "search.html" not in "".join(line for line in out.splitlines() if line.startswith("FAILED"))
+
+
+def test_lighthouse_is_asked_only_for_pages_the_check_knows(tmp_path, capsys):
+    (tmp_path / "search.html").write_text("<!DOCTYPE html><title>Search</title>")
+    assert check_web.main([str(tmp_path), "--no-browser", "--lighthouse", "book/nowhere.html"]) == 2
+    err = capsys.readouterr().err
+    assert "--lighthouse: not a page checked here: book/nowhere.html" in err and "'all', 'none'" in err
+    assert "search.html" in err  # the pages it could have named
+
+
+needs_lighthouse = pytest.mark.skipif(
+    not check_web.LIGHTHOUSE_INSTALLED.is_file() or not shutil.which("node")
+    or not any(map(shutil.which, check_web.BROWSERS)) or not shutil.which("chromedriver"),
+    reason="no Chromium or Node, or Lighthouse not installed in tools/web (cd tools/web && npm ci)")
+
+
+@needs_lighthouse
+def test_lighthouse_reports_every_form_and_fails_a_page_without_a_description(tmp_path, capsys):
+    page = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{0}</title>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>{1}</head>"
+            "<body><main><h1>{0}</h1><p>A page of the book, in plain words.</p></main></body></html>")
+    (tmp_path / "search.html").write_text(page.format("Search", "<meta name='description' content='Find a word.'>"))
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "01_plain.html").write_text(page.format("Plain", ""))  # no meta description: SEO < 95
+    assert check_web.main([str(tmp_path), "--no-browser", "--lighthouse", "notebooks/01_plain.html"]) == 1
+    out = capsys.readouterr().out
+    for form in check_web.LIGHTHOUSE_FORMS:
+        assert re.search(rf"^lighthouse notebooks/01_plain\.html {form}: performance \d+, accessibility \d+", out, re.M)
+        assert re.search(rf"^FAILED notebooks/01_plain\.html \({form}\): Lighthouse seo 0\.\d+ below 0\.95 "
+                         r"\(failing: [^)]*meta-description", out, re.M), out
+    assert "lighthouse search.html" not in out  # only the page asked for

@@ -1,0 +1,86 @@
+// Lighthouse on many pages against one browser: scripts/check_web.py runs it on every page of the built book.
+//
+//     CHROME_PATH=/usr/bin/chromium node lighthouse-pages.mjs BASE_URL PAGE...
+//
+// Chromium is launched once (chrome-launcher, which Lighthouse's own command line uses) and Lighthouse's Node API
+// audits each page, mobile then desktop (the command line's --preset=desktop), each in a new tab with the cache and
+// the origin's storage cleared, as the command line does: launching Chromium and loading Lighthouse once instead of
+// 2 × pages times. A page Lighthouse cannot audit is reported as an error and the others go on.
+//
+// Each run prints one line of JSON on stdout: the page, the form factor, the four scores (0 to 1), the layout
+// shift, the largest contentful paint (ms), the bytes loaded (as sent), the binary audits that failed in each
+// category, and the elements that shifted most (Lighthouse's layout-shifts audit).
+//
+// Audits of no weight in any score are skipped (screenshots, the back/forward cache test, which navigates the
+// page away and back): they cost time and gate nothing.
+import * as ChromeLauncher from "chrome-launcher";
+import lighthouse from "lighthouse";
+import desktopConfig from "lighthouse/core/config/desktop-config.js";
+
+const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"];
+const FLAGS = {
+  output: "json",
+  logLevel: "error",
+  onlyCategories: CATEGORIES,
+  disableFullPageScreenshot: true,
+  skipAudits: ["screenshot-thumbnails", "final-screenshot", "bf-cache"],
+  maxWaitForLoad: 90_000,  // a loaded machine: the command line's 45 s doubled
+};
+const CHROME_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"];
+const FORMS = {mobile: undefined, desktop: desktopConfig};
+
+// The summary of one Lighthouse result (LH.Result).
+function summary(page, form, lhr) {
+  const audits = lhr.audits;
+  const failing = {};
+  for (const [key, category] of Object.entries(lhr.categories)) {
+    failing[key] = category.auditRefs.map(ref => audits[ref.id])
+        .filter(a => a && a.scoreDisplayMode === "binary" && a.score !== null && a.score < 1).map(a => a.id);
+  }
+  const shifts = (audits["layout-shifts"]?.details?.items || []).slice(0, 5)
+      .map(item => ({score: item.score, node: item.node?.selector || "", snippet: item.node?.snippet || ""}));
+  return {
+    page, form,
+    scores: Object.fromEntries(CATEGORIES.map(key => [key, lhr.categories[key]?.score ?? null])),
+    cls: audits["cumulative-layout-shift"]?.numericValue ?? null,
+    lcp: audits["largest-contentful-paint"]?.numericValue ?? null,
+    bytes: audits["total-byte-weight"]?.numericValue ?? null,
+    failing, shifts,
+    errors: lhr.runtimeError ? [lhr.runtimeError.message] : [],
+  };
+}
+
+async function main([base, ...pages]) {
+  if (!base || !pages.length) {
+    console.error("usage: node lighthouse-pages.mjs BASE_URL PAGE...");
+    process.exit(2);
+  }
+  const chrome = await ChromeLauncher.launch({chromeFlags: CHROME_FLAGS, logLevel: "silent"});
+  process.on("SIGTERM", async () => {  // told to stop (check_web.py heard nothing for too long): no Chromium left
+    await chrome.kill();
+    process.exit(1);
+  });
+  let failed = 0;
+  try {
+    for (const page of pages) {
+      for (const [form, config] of Object.entries(FORMS)) {
+        const started = Date.now();
+        let line;
+        try {
+          const result = await lighthouse(base + page, {...FLAGS, port: chrome.port}, config);
+          line = summary(page, form, result.lhr);
+        } catch (error) {
+          failed++;
+          line = {page, form, errors: [String(error && error.message || error)]};
+        }
+        line.seconds = (Date.now() - started) / 1000;
+        process.stdout.write(JSON.stringify(line) + "\n");
+      }
+    }
+  } finally {
+    await chrome.kill();
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+main(process.argv.slice(2));
