@@ -155,32 +155,42 @@ def test_a_meta_device_build_loads_a_state_dict_and_computes_as_the_original(nam
         assert torch.equal(call(reset, *inputs), call(again, *inputs)), name  # a deterministic initialisation
 
 
-def test_every_variant_of_the_gpt_builds_on_the_meta_device_and_loads():
+def meta_builds_loaded(load):
+    """(variant, a GPT built on the meta device and loaded by ``load(fresh, state_dict)``, the original it was
+    loaded from) for every variant."""
     config = mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8)
-    idx = torch.randint(65, (2, 8))
     for variant in mope.VARIANTS:
         torch.manual_seed(0)
         original = perturbed(mope.build_model(variant, config)).eval()
         with torch.device("meta"):
             fresh = mope.build_model(variant, config)
-        fresh.to_empty(device="cpu").load_state_dict(original.state_dict())
+        yield variant, load(fresh, original.state_dict()), original
+
+
+def test_every_variant_of_the_gpt_builds_on_the_meta_device_and_loads():
+    idx = torch.randint(65, (2, 8))
+
+    def load(fresh, weights):
+        fresh.to_empty(device="cpu").load_state_dict(weights)
+        return fresh
+
+    for variant, fresh, original in meta_builds_loaded(load):
         assert torch.equal(fresh.eval()(idx)[0], original(idx)[0]), variant
-    moved = mope.build_model("PE-MORLET", config).to("meta")  # MoPE's forward once failed there (autocast)
-    assert moved(idx.to("meta"))[0].shape == (2, 8, 65)
+    moved = mope.build_model("PE-MORLET", mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8)).to("meta")
+    assert moved(idx.to("meta"))[0].shape == (2, 8, 65)  # MoPE's forward once failed there (autocast)
 
 
 def test_a_meta_device_build_loaded_with_assign_computes_as_the_original():
     """``load_state_dict(..., assign=True)`` makes the state dict's tensors the module's own, and the fixed tables
     (RoPE's θ, the sin/cos ω, ALiBi's slopes) are not in it: they stayed on the meta device and the forward failed.
     They are computed anew: where a GPT's weights are, and on the default device for a drop-in module alone."""
-    config = mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8)
     idx = torch.randint(65, (2, 8))
-    for variant in mope.VARIANTS:
-        torch.manual_seed(0)
-        original = perturbed(mope.build_model(variant, config)).eval()
-        with torch.device("meta"):
-            fresh = mope.build_model(variant, config)
-        fresh.load_state_dict(original.state_dict(), assign=True)
+
+    def load(fresh, weights):
+        fresh.load_state_dict(weights, assign=True)
+        return fresh
+
+    for variant, fresh, original in meta_builds_loaded(load):
         assert not [name for name, buffer in fresh.named_buffers() if buffer.is_meta], variant
         assert torch.equal(fresh.eval()(idx)[0], original(idx)[0]), variant
     for name in ("Rotary", "SinusoidalPositions", "ALiBi"):
