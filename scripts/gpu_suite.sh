@@ -24,10 +24,11 @@
 # and what is under $OUT comes back even when the call is stopped at its limit. Unpack it here with
 # `tar xzf paper-results.tgz -C results`.
 #
-# Stages run in order of importance, each as one `python -m mope suite --jobs $JOBS` (several runs share
-# the GPU: small models leave it idle between kernels). A stage is only started while at least
-# $STAGE_MIN_S seconds are left before $DEADLINE_S; a finished run is written at once, so a timeout
-# loses only the runs still in flight.
+# Stages run in order of importance, each as one `python -m mope suite` with a job a run, at most $JOBS
+# (several runs share the GPU: small models leave it idle between kernels); a stage the plan marks "beside"
+# runs side by side with the one before it, in one wave. A wave is only started while at least $STAGE_MIN_S
+# seconds are left before $DEADLINE_S; a finished run is written at once, so a timeout loses only the runs
+# still in flight.
 #
 # Measured on one H200 (2026-11-30, torch 2.11, commit 2394572): the six of Table 2 side by side took
 # 262 s (BASE-DOT, PE-SINCOS, PE-MORLET), 297 s (PE-ROPE) and 326 s (EGA-1, EGA-MORLET) each, wall
@@ -38,9 +39,9 @@
 # minutes on 2 shared cores).
 #
 # What is stored (results/paper): seed 0 of the six, NOPE and PE-SINCOS-SCALED. A stored run is skipped
-# at once, so the next window starts with the decisive runs (issue 21): EGA-1-CAUSAL and
-# EGA-MORLET-CAUSAL seed 0 (with PE-MORLET-NODECAY), then seeds 1-2 of the six, then NOPE and
-# PE-SINCOS-SCALED seeds 1-2. Since the loop's CUDA fast paths (no per-step host sync, fused AdamW on
+# at once, so the next window starts with the decisive wave (issue 59): BASE-DOT and EGA-MORLET seeds 1-2
+# beside EGA-1-CAUSAL and EGA-MORLET-CAUSAL seed 0, six runs; then PE-MORLET-NODECAY seed 0, seeds 1-2 of
+# the six, NOPE and PE-SINCOS-SCALED seeds 1-2. Since the loop's CUDA fast paths (no per-step host sync, fused AdamW on
 # CUDA; issue 21) each run records provenance.throughput (tokens/s after the first step, MFU against the
 # H200's bf16 peak): compare it with the 280-340k tokens/s per run measured before them.
 # MOPE_FUSED_ADAMW=0 restores the optimizer of the stored seed-0 runs.
@@ -101,24 +102,40 @@ then
     exit 2
 fi
 
-stage() {  # stage NAME SEEDS... -- VARIANTS...
+stage() {  # stage NAME SEEDS... -- VARIANTS...   (one `mope suite`, as many jobs as runs, at most $JOBS)
     local name="$1"; shift
     local seeds=(); while [[ "$1" != "--" ]]; do seeds+=("$1"); shift; done; shift
-    local left=$(( DEADLINE_S - ($(date +%s) - START) ))
-    if (( left < STAGE_MIN_S )); then log "skip $name: ${left}s left before the deadline"; return 0; fi
-    log "stage $name: seeds ${seeds[*]} variants $*"
-    "$PY" -m mope suite --preset "$PRESET" --seeds "${seeds[@]}" --jobs "$JOBS" --variants "$@" --no-progress \
+    local jobs=$(( ${#seeds[@]} * $# )); (( jobs > JOBS )) && jobs=$JOBS
+    log "stage $name: seeds ${seeds[*]} variants $* (jobs $jobs)"
+    "$PY" -m mope suite --preset "$PRESET" --seeds "${seeds[@]}" --jobs "$jobs" --variants "$@" --no-progress \
         2>&1 | tee -a "$OUT/gpu_suite.log" || log "stage $name failed (continuing)"
 }
 
-# The stages, in order, are those of mope/store/plan.py (GPU_STAGES), a line each: name|seeds|variants.
+# The stages, in order, are those of mope/store/plan.py (GPU_STAGES), a line each: name|seeds|variants|beside.
+# A stage marked beside ("+") starts together with the one before it: a wave shares the GPU. A wave is only
+# started while at least $STAGE_MIN_S seconds are left before $DEADLINE_S.
 plan=$("$PY" -m mope.store.plan gpu)
 mapfile -t STAGES <<< "$plan"
+wave=()
+run_wave() {
+    (( ${#wave[@]} )) || return 0
+    local left=$(( DEADLINE_S - ($(date +%s) - START) ))
+    if (( left < STAGE_MIN_S )); then log "skip wave ${wave[*]%%|*}: ${left}s left before the deadline"; wave=(); return 0; fi
+    local pids=() line name seeds variants
+    for line in "${wave[@]}"; do
+        IFS="|" read -r name seeds variants _ <<< "$line"
+        # shellcheck disable=SC2086  # word splitting of the lists is intended
+        stage "$name" $seeds -- $variants &
+        pids+=($!)
+    done
+    wait "${pids[@]}" || true
+    wave=()
+}
 for line in "${STAGES[@]}"; do
-    IFS="|" read -r name seeds variants <<< "$line"
-    # shellcheck disable=SC2086  # word splitting of the lists is intended
-    stage "$name" $seeds -- $variants
+    [[ "$line" == *"|+" ]] || run_wave
+    wave+=("$line")
 done
+run_wave
 log "done; results:"
 find "$RESULTS_DIR" -name '*.json' | sort | tee -a "$OUT/gpu_suite.log"
 "$PY" - "$RESULTS_DIR" <<'PY' 2>&1 | tee -a "$OUT/gpu_suite.log"

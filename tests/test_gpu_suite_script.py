@@ -21,7 +21,18 @@ def test_script_trains_the_plans_stages_the_six_models_first_then_registry_contr
     assert {stage.preset for stage in GPU_STAGES} == {"paper"}
     assert (GPU_STAGES[0].name, list(GPU_STAGES[0].variants), GPU_STAGES[0].seeds) == ("table2-seed0", TABLE_2, (0,))
     assert all(set(stage.variants) <= set(VARIANTS) and stage.seeds and stage.name for stage in GPU_STAGES)
-    assert stage_lines("gpu")[0] == "table2-seed0|0|" + " ".join(TABLE_2)
+    assert stage_lines("gpu")[0] == "table2-seed0|0|" + " ".join(TABLE_2) + "|"
+
+
+def test_one_window_trains_issue_59s_headline_seeds_beside_the_causal_gates():
+    """The wave after Table 2's seed 0 is six runs that share the GPU: BASE-DOT and EGA-MORLET at seeds 1-2 and
+    the two causal gates at seed 0; the script starts a stage marked "+" together with the one before it."""
+    from mope.store.plan import stage_lines
+
+    lines = stage_lines("gpu")
+    assert lines[1:3] == ["headline-seeds12|1 2|BASE-DOT EGA-MORLET|", "causal-seed0|0|EGA-1-CAUSAL EGA-MORLET-CAUSAL|+"]
+    assert not lines[3].endswith("|+")
+    assert '[[ "$line" == *"|+" ]] || run_wave' in SCRIPT.read_text()
 
 
 def test_shortened_runs_get_their_own_configuration_hash():

@@ -6,7 +6,7 @@ their stages from here, and the chapters count a preset's runs against what it p
 trains every variant it names at every seed it names; both scripts skip what is stored.
 
     python -m mope.store.plan cpu    # a line a stage: preset|variants|seeds|only_if (claims; may be empty)
-    python -m mope.store.plan gpu    # a line a stage: name|seeds|variants
+    python -m mope.store.plan gpu    # a line a stage: name|seeds|variants|beside ("+": beside the one before)
 """
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ class Stage:
     # the claims this stage's seeds look at again after a verdict on earlier seeds: a further look, judged
     # at the sequential threshold (mope.evidence.corrections)
     further_look: tuple[str, ...] = ()
+    # the GPU script starts this stage side by side with the one before it (one wave of runs sharing the GPU),
+    # so that a window shorter than two runs still trains both
+    beside_previous: bool = False
 
 
 # The claims each stage looks at again, its seeds added after a verdict on the preset's earlier seeds had been
@@ -88,9 +91,13 @@ CPU_STAGES = (
     Stage("paper", ("EGA-1", "PE-MORLET"), (1, 2)),
 )
 
-# The GPU suite (one H200, 15 minutes a task): the decisive runs first, since a window may end any time.
+# The GPU suite (one H200, 15 minutes a task): the decisive runs first, since a window may end any time. A wave
+# of six paper runs side by side takes about 330 s, so one window trains one wave: after Table 2's seed 0, issue
+# 59's runs (the headline at three seeds beside the causal gates at seed 0), then the rest.
 GPU_STAGES = (
     Stage("paper", (*TABLE_2,), (0,), "table2-seed0"),
+    Stage("paper", ("BASE-DOT", "EGA-MORLET"), (1, 2), "headline-seeds12"),
+    Stage("paper", ("EGA-1-CAUSAL", "EGA-MORLET-CAUSAL"), (0,), "causal-seed0", beside_previous=True),
     Stage("paper", KEY_CONTROLS, (0,), "controls-seed0"),
     Stage("paper", (*TABLE_2,), (1,), "table2-seed1"),
     Stage("paper", (*TABLE_2,), (2,), "table2-seed2"),
@@ -161,7 +168,8 @@ def stage_lines(which: str) -> list[str]:
         return [f"{s.preset}|{' '.join(s.variants)}|{' '.join(map(str, s.seeds))}|{' '.join(s.only_if)}"
                 for s in CPU_STAGES]
     if which == "gpu":
-        return [f"{s.name}|{' '.join(map(str, s.seeds))}|{' '.join(s.variants)}" for s in GPU_STAGES]
+        return [f"{s.name}|{' '.join(map(str, s.seeds))}|{' '.join(s.variants)}|{'+' if s.beside_previous else ''}"
+                for s in GPU_STAGES]
     raise ValueError(f"unknown suite {which!r}: choose cpu or gpu")
 
 
