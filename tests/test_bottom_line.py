@@ -28,7 +28,7 @@ def test_the_bottom_line_answers_five_questions_in_plain_words_with_the_document
     sentences = bottom_line.bottom_line(documents, runs)
     questions = ["**Does MoPE beat the usual position encodings", "**Does the energy gate help",
                  "**Does the paper's headline hold at its own scale", "**What would settle it", "**What to use instead"]
-    if not bottom_line.missing_runs(runs):  # every planned run of the headline stored: nothing left to settle it
+    if bottom_line.what_would_settle_it(bottom_line.records_by_preset(documents), runs) is None:  # nothing left to settle
         questions.remove("**What would settle it")
     assert [s.split("?")[0] for s in sentences] == questions
     text = " ".join(sentences)
@@ -86,13 +86,36 @@ def test_each_answer_follows_the_records_it_reads():
     assert "? No.**" in bottom_line.paper_scale(headline) and "0.050 above the learned table's" in bottom_line.paper_scale(headline)
 
 
-def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_and_goes_once_they_are(stored):
-    documents, runs = stored
-    records = bottom_line.records_by_preset(documents)
-    missing = bottom_line.missing_runs(runs)
-    assert missing and all(variant in ("BASE-DOT", "EGA-MORLET") and seed > 0 for variant, seed in missing)
-    assert f"({len(missing)} runs;" in bottom_line.what_would_settle_it(records, runs)
-    done = dict(runs)
-    done["paper"] = runs["paper"] + [{**run, "seed": seed} for variant, seed in missing
-                                     for run in runs["paper"] if run["variant"] == variant and run["seed"] == 0]
-    assert bottom_line.what_would_settle_it(records, done) is None
+def paper_run(variant, seed, val, device="cuda: NVIDIA H200", wall=365.0):
+    return {"variant": variant, "seed": seed, "final": {"val_loss": val},
+            "provenance": {"device": device, "wall_time_s": wall}}
+
+
+def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_then_the_seeds_the_verdict_asks_for():
+    planned = bottom_line.plan.planned_seeds("paper")
+    assert set(planned["BASE-DOT"]) >= {0, 1, 2} and set(planned["EGA-MORLET"]) >= {0, 1, 2}
+    undecided = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, outcome="undecided", seeds_needed=9,
+                                                   paper=0.119)}}
+    seed0 = [paper_run("BASE-DOT", 0, 1.47), paper_run("EGA-MORLET", 0, 1.36)]
+    text = bottom_line.what_would_settle_it(undecided, {"paper": seed0})
+    assert text.startswith("**What would settle it?** Seeds 1 and 2 of the learned table") and "(4 runs; about 6 minutes a run" in text
+    three = seed0 + [paper_run(v, s, 1.4) for v in ("BASE-DOT", "EGA-MORLET") for s in (1, 2)]
+    text = bottom_line.what_would_settle_it(undecided, {"paper": three})
+    assert text.startswith("**What would settle it?** 6 more seeds of the learned table and of MoPE with the energy "
+                           "gate there, 9 in all (12 runs;") and "--seeds 3 4 5 6 7 8`" in text
+    settled = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, paper=0.119)}}
+    assert bottom_line.what_would_settle_it(settled, {"paper": three}) is None
+    hopeless = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, outcome="undecided", paper=0.119)}}
+    assert bottom_line.what_would_settle_it(hopeless, {"paper": three}) is None  # 50 seeds would not settle it
+
+
+def test_the_headline_at_the_paper_scale_counts_the_seeds_in_which_the_gated_mope_is_lower():
+    runs = [paper_run("BASE-DOT", s, 1.47) for s in (0, 1, 2)] + [paper_run("EGA-MORLET", s, 1.36) for s in (0, 1)]
+    assert bottom_line.seeds_lower(runs) == ", lower in each of its 2 seeds"  # seed 2 has one model only
+    runs.append(paper_run("EGA-MORLET", 2, 1.50))
+    assert bottom_line.seeds_lower(runs) == ", lower in 2 of its 3 seeds"
+    assert bottom_line.seeds_lower(runs[:4]) == ""  # one seed of both: nothing to count
+    headline = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, outcome="undecided", seeds_needed=9,
+                                                  paper=0.119)}}
+    text = bottom_line.paper_scale(headline, stored={"paper": runs})
+    assert "has a loss 0.112 below the learned table's, lower in 2 of its 3 seeds (the paper: 0.119 below;" in text

@@ -41,3 +41,19 @@ def test_the_rehearsal_is_compared_at_the_steps_both_evaluated_and_the_spread_ne
     assert devices.load_rehearsal() == rehearsal
     path.write_text("{not json")
     assert devices.load_rehearsal() is None  # a damaged record is no comparison, never a crash
+
+
+def test_a_run_trained_again_is_set_against_the_stored_run_of_its_variant_seed_and_configuration(store, capsys):
+    stored = [run("BASE-DOT", 0, 1.50, preset=get_preset("paper")), run("EGA-1", 0, 1.40, preset=get_preset("paper"))]
+    again = [run("BASE-DOT", 0, 1.52, preset=get_preset("paper")), run("EGA-1", 1, 1.41, preset=get_preset("paper")),
+             run("NOPE", 0, 1.60, preset=get_preset("paper"))]
+    rows = devices.rerun_differences(again, stored)
+    assert [(v, round(d, 6)) for v, _, _, d in rows] == [("BASE-DOT", 0.02)]  # another seed or model: no pair
+    other_config = dict(again[0], config_hash="0" * 16)
+    assert devices.rerun_differences([other_config], stored) == []
+    folder = store[0] / devices.GPU_AGAIN
+    folder.mkdir(parents=True)
+    (folder / "BASE-DOT.json").write_text(json.dumps(again[0]))
+    (folder / "EGA-1.json").write_text("{ damaged")
+    assert devices.load_gpu_again() == [json.loads(json.dumps(again[0]))]
+    assert "EGA-1.json" in capsys.readouterr().err  # named and skipped

@@ -4,11 +4,17 @@ Before the CPU seeds were trained, BASE-DOT seed 0 was trained again on the CPU 
 result: it is kept under ``results/rehearsals/``, beside no preset), so that the two devices' evaluations of the same
 seed, the same batches and the same schedule can be compared at steps 500 and 1,000 against how much two seeds
 differ there. The CPU timing of the protocol (seconds a step, two runs side by side) is stored with it.
+
+Seed 0 of Table 2's six was also trained a second time on an H200 (by mistake: a GPU window whose store did not
+hold the runs it should have skipped), with the later code and its fused AdamW, which seeds 1-2 of `paper` used.
+Those six runs are kept under ``results/rehearsals/`` too (:data:`GPU_AGAIN`): the same seed, batches and schedule
+on the same kind of GPU, they show how far a GPU run of this protocol lands from itself.
 """
 from __future__ import annotations
 
 import json
 import statistics
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -17,6 +23,8 @@ from mope.store.results import results_root
 #: The rehearsal's record, under the results root.
 REHEARSAL = Path("rehearsals") / "paper-BASE-DOT-seed0-cpu.json"
 COMPARED_STEPS = (500, 1000)
+#: Seed 0 of `paper` trained again on an H200 (commit 3833ac6, fused AdamW): a file a model, ``<VARIANT>.json``.
+GPU_AGAIN = Path("rehearsals") / "paper-seed0-h200-again"
 
 
 def load_rehearsal(root=None) -> dict | None:
@@ -26,6 +34,30 @@ def load_rehearsal(root=None) -> dict | None:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def load_gpu_again(root=None) -> list[dict]:
+    """The runs of :data:`GPU_AGAIN` (a file that cannot be read is named on stderr and skipped)."""
+    runs = []
+    for path in sorted((results_root(root) / GPU_AGAIN).glob("*.json")):
+        try:
+            runs.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:
+            print(f"mope: skipped {path}: {error}", file=sys.stderr)
+    return runs
+
+
+def rerun_differences(again: Iterable[Mapping], stored: Iterable[Mapping]) -> list[tuple[str, float, float, float]]:
+    """(variant, the stored run's final random-batch val loss, the second run's, second − stored) for each run
+    of ``again`` whose variant, seed and configuration a stored run shares."""
+    by_key = {(r["variant"], r["seed"], r["config_hash"]): r for r in stored}
+    rows = []
+    for run in again:
+        first = by_key.get((run["variant"], run["seed"], run["config_hash"]))
+        if first is not None:
+            a, b = first["final"]["val_loss"], run["final"]["val_loss"]
+            rows.append((run["variant"], a, b, b - a))
+    return rows
 
 
 def precision(run: Mapping) -> str:
