@@ -261,7 +261,7 @@ def relay(stream, lines: queue.Queue) -> None:
     lines.put(None)
 
 
-def lighthouse_check(base: str, pages: list[str], jobs: int = 1) -> list[str]:
+def lighthouse_check(base: str, pages: list[str], jobs: int = LIGHTHOUSE_JOBS) -> list[str]:
     """What fails Lighthouse's gates on ``pages``, in both form factors."""
     problems, started = [], time.monotonic()
     for run in lighthouse_runs(base, pages, jobs):

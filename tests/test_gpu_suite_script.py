@@ -41,3 +41,18 @@ def test_shortened_runs_get_their_own_configuration_hash():
     assert (short.steps, short.warmup, short.eval_interval) == (30, 3, 29)
     assert config_hash(paper.shape(), short) != config_hash(paper.shape(), paper)
     assert build_parser().parse_args(["train", "BASE-DOT", "--preset", "paper", "--steps", "30"]).steps == 30
+
+
+def test_a_fresh_machine_starts_from_the_stored_runs_so_it_never_trains_them_again(tmp_path):
+    """The script copies results/<preset> into its store before any stage (without overwriting a warm
+    machine's): run that line alone in a scratch checkout."""
+    line = next(l for l in SCRIPT.read_text().splitlines() if l.startswith('if [[ -d "results/$PRESET" ]]'))
+    stored = tmp_path / "results" / "paper" / "BASE-DOT"
+    stored.mkdir(parents=True)
+    (stored / "seed0.json").write_text("stored")
+    store = tmp_path / "store"
+    (store / "paper" / "EGA-1").mkdir(parents=True)
+    (store / "paper" / "EGA-1" / "seed1.json").write_text("warm")
+    subprocess.run(["bash", "-c", f'PRESET=paper; RESULTS_DIR="{store}"; {line}'], cwd=tmp_path, check=True)
+    assert (store / "paper" / "BASE-DOT" / "seed0.json").read_text() == "stored"
+    assert (store / "paper" / "EGA-1" / "seed1.json").read_text() == "warm"
