@@ -198,11 +198,22 @@ def test_the_budget_page_sets_each_presets_end_beside_the_paper_at_no_more_token
     text = chapter_runs.gaps_at_equal_tokens({"paper": paper_seed, "cpu-long-4x": more, "cpu-long": fewer})
     assert "`cpu-long-4x` ends at 0.2M tokens with -0.080 (mean of 2 seeds); `paper` had -0.050 at 0.2M" in text
     assert "`cpu-long` ends at 0.0M tokens with -0.100 (one seed); `paper`'s first evaluation comes later, 0.2M tokens (-0.050)" in text
-    assert text.endswith("`paper`'s gap is first above 0 at 0.5M tokens, beyond every budget here: these runs can "
-                         "show whether the gap moves towards 0 with the tokens, not the crossing itself.")
-    reached = chapter_runs.gaps_at_equal_tokens({"paper": paper_seed[:1] + [budget_run("EGA-MORLET", 0, [4.0, 1.9, 1.8, 1.6], 64, "paper")],
-                                                 "cpu-long-4x": more})
-    assert reached.endswith("`paper`'s gap is first above 0 at 0.2M tokens.")  # within the budget: no such caveat
+    assert text.endswith("Where `paper`'s gap turns: above the figure.")
+    # the paper's mean gap -0.05, -0.02, +0.03: ahead from its third evaluation on, past both budgets
+    assert chapter_runs.gap_crossing({"paper": paper_seed, "cpu-long-4x": more, "cpu-long": fewer}) == (
+        "At `paper` (1 seed), EGA-MORLET starts behind BASE-DOT and is ahead of it from 0M tokens seen on (at the "
+        "end, 0M tokens). Every other budget here ends by 0.2M tokens, before that point: it can show whether the gap "
+        "moves towards 0, not the crossing.")
+    second = [budget_run("BASE-DOT", 1, [4.0, 2.0, 1.8, 1.6], 64, "paper"),
+              budget_run("EGA-MORLET", 1, [4.0, 2.05, 1.75, 1.62], 64, "paper")]  # -0.05, +0.05, -0.02
+    crossing = chapter_runs.gap_crossing({"paper": paper_seed + second})  # mean -0.05, +0.015, +0.005
+    assert "(2 seeds), EGA-MORLET starts behind BASE-DOT and is ahead of it from " in crossing
+    assert "(1 of 2 seeds ahead at the end," in crossing and "Every other budget" not in crossing
+    behind = [budget_run("EGA-MORLET", 0, [4.0, 2.05, 1.82, 1.65], 64, "paper")]
+    assert "is not ahead of BASE-DOT at the end" in chapter_runs.gap_crossing({"paper": paper_seed[:1] + behind})
+    ahead = [budget_run("EGA-MORLET", 0, [4.0, 1.9, 1.7, 1.5], 64, "paper")]
+    assert "is ahead of BASE-DOT at every evaluation" in chapter_runs.gap_crossing({"paper": paper_seed[:1] + ahead})
+    assert chapter_runs.gap_crossing({"paper": [], "cpu-long-4x": more}) == ""
     assert chapter_runs.gaps_at_equal_tokens({"paper": [], "cpu-long-4x": more}) == ""
 
 

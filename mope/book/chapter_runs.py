@@ -327,8 +327,7 @@ def gaps_at_equal_tokens(by_preset: Mapping[str, Sequence[dict]], reference: str
                          variant: str = "EGA-MORLET", baseline: str = "BASE-DOT") -> str:
     """Each preset's gap L(``baseline``) − L(``variant``) at the end of its training beside ``reference``'s at
     its last evaluation with no more tokens seen (random-batch validation, as the token-budget figure draws
-    them), and where ``reference``'s gap is first above 0: a budget short of that point cannot show the
-    crossing, only whether the gap moves towards it. "" when ``reference`` has no runs."""
+    them); where ``reference``'s gap turns is :func:`gap_crossing`'s. "" when ``reference`` has no runs."""
 
     def mean_gaps(runs):
         return {tokens: sum(gaps) / len(gaps) for tokens, gaps in gap_by_tokens(runs, variant, baseline).items()}
@@ -336,24 +335,47 @@ def gaps_at_equal_tokens(by_preset: Mapping[str, Sequence[dict]], reference: str
     ref = mean_gaps(by_preset.get(reference, []))
     if not ref:
         return ""
-    lines, budgets = [], []
+    lines = []
     for preset, runs in by_preset.items():
         ours = mean_gaps(runs)
         if preset == reference or not ours:
             continue
         end = max(ours)
-        budgets.append(end)
         seeds = len({r["seed"] for r in runs if r["variant"] == variant})
         earlier = [tokens for tokens in ref if tokens <= end]
         beside = (f"`{reference}` had {ref[max(earlier)]:+.3f} at {max(earlier) / 1e6:.1f}M" if earlier else
                   f"`{reference}`'s first evaluation comes later, {min(ref) / 1e6:.1f}M tokens ({ref[min(ref)]:+.3f})")
         lines.append(f"`{preset}` ends at {end / 1e6:.1f}M tokens with {ours[end]:+.3f} "
                      f"({f'mean of {seeds} seeds' if seeds > 1 else 'one seed'}); {beside}")
-    above = [tokens for tokens in sorted(ref) if ref[tokens] > 0]
-    crossing = (f"`{reference}`'s gap is first above 0 at {above[0] / 1e6:.1f}M tokens" if above
-                else f"`{reference}`'s gap is never above 0")
-    if above and budgets and above[0] > max(budgets):
-        crossing += (", beyond every budget here: these runs can show whether the gap moves towards 0 with the "
-                     "tokens, not the crossing itself")
     return (f"L({baseline}) − L({variant}) at equal tokens seen (random validation batches, as drawn): "
-            + "; ".join(lines) + ". " + crossing + ".")
+            + "; ".join(lines) + ". Where `" + reference + "`'s gap turns: above the figure.")
+
+
+def gap_crossing(by_preset: Mapping[str, Sequence[dict]], reference: str = "paper", variant: str = "EGA-MORLET",
+                 baseline: str = "BASE-DOT") -> str:
+    """In plain words, where ``reference``'s mean gap L(``baseline``) − L(``variant``) over its seeds turns and
+    stays above 0 along the tokens seen, how many seeds end above it, and whether the other presets' budgets end
+    before that point (random-batch validation, as the token-budget figure draws it). "" without runs."""
+    curve = gap_by_tokens(by_preset.get(reference, []), variant, baseline)
+    if not curve:
+        return ""
+    tokens = sorted(curve)
+    mean = {t: sum(curve[t]) / len(curve[t]) for t in tokens}
+    end, seeds = tokens[-1], len(curve[tokens[-1]])
+    ahead = sum(gap > 0 for gap in curve[end])
+    from_on = next((t for i, t in enumerate(tokens) if all(mean[u] > 0 for u in tokens[i:])), None)
+    who = f"At `{reference}` ({seeds} seed{'s' if seeds > 1 else ''}), {variant} "
+    at_end = f"{ahead} of {seeds} seeds ahead at the end, {end / 1e6:.0f}M tokens" if seeds > 1 else \
+        f"at the end, {end / 1e6:.0f}M tokens"
+    if from_on is None:
+        return who + f"is not ahead of {baseline} at the end ({at_end})."
+    if from_on == tokens[0]:
+        return who + f"is ahead of {baseline} at every evaluation ({at_end})."
+    text = (who + f"starts behind {baseline} and is ahead of it from {from_on / 1e6:.0f}M tokens seen on "
+            f"({at_end}).")
+    budgets = [max(gaps) for preset, runs in by_preset.items() if preset != reference
+               for gaps in [gap_by_tokens(runs, variant, baseline)] if gaps]
+    if budgets and max(budgets) < from_on:
+        text += (f" Every other budget here ends by {max(budgets) / 1e6:.1f}M tokens, before that point: "
+                 "it can show whether the gap moves towards 0, not the crossing.")
+    return text
