@@ -86,6 +86,22 @@ def test_each_answer_follows_the_records_it_reads():
     assert "? No.**" in bottom_line.paper_scale(headline) and "0.050 above the learned table's" in bottom_line.paper_scale(headline)
 
 
+def test_the_gate_answer_starts_at_the_papers_protocol_and_gives_the_share_a_past_only_gate_keeps_from_its_first_seed():
+    gate = {"cpu": {"ega-gain": record("ega-gain", 0.116, paper=0.092),
+                    "gain-survives-causal-gate": record("gain-survives-causal-gate", -0.03, n=5)},
+            "cpu-short": {"gain-survives-causal-gate": record("gain-survives-causal-gate", 0.9, n=1, outcome="indicative")}}
+    text = bottom_line.gate(gate)
+    assert "a gate that sees only the past keeps −3% on `cpu`, 5 seeds (settled) (" in text  # one seed off the paper: left out
+    gate["paper"] = {"gain-survives-causal-gate": record("gain-survives-causal-gate", 0.64, n=1, outcome="indicative"),
+                     "ega-gain": record("ega-gain", 0.098, n=1, outcome="indicative", paper=0.092)}
+    text = bottom_line.gate(gate)
+    assert text.startswith("**Does the energy gate help? One seed only on `paper`; yes on `cpu`.** Added to a model "
+                           "with a learned position table, it lowers the loss by 0.098 on `paper`, one seed; lowers")
+    assert "a gate that sees only the past keeps 64% on `paper`, one seed; −3% on `cpu`, 5 seeds (settled) (" in text
+    gate["paper"]["gain-survives-causal-gate"] = record("gain-survives-causal-gate", 2.5, n=1, outcome="moot")
+    assert "keeps nothing on `paper`, one seed, where the published gate gains nothing; −3%" in bottom_line.gate(gate)
+
+
 def paper_run(variant, seed, val, device="cuda: NVIDIA H200", wall=365.0):
     return {"variant": variant, "seed": seed, "final": {"val_loss": val},
             "provenance": {"device": device, "wall_time_s": wall}}

@@ -323,21 +323,22 @@ def verdicts_on_tokens(characters: str, character_findings: list, tokens: str, t
     return f"::::{{dropdown}} {title}\n{body}\n::::"  # four colons: the body ends with the statistics' dropdown
 
 
+def mean_gaps(runs: Sequence[dict], variant: str, baseline: str) -> dict[int, float]:
+    """{tokens seen: L(``baseline``) − L(``variant``) averaged over the seeds evaluated there}."""
+    return {tokens: sum(gaps) / len(gaps) for tokens, gaps in gap_by_tokens(runs, variant, baseline).items()}
+
+
 def gaps_at_equal_tokens(by_preset: Mapping[str, Sequence[dict]], reference: str = "paper",
                          variant: str = "EGA-MORLET", baseline: str = "BASE-DOT") -> str:
     """Each preset's gap L(``baseline``) − L(``variant``) at the end of its training beside ``reference``'s at
     its last evaluation with no more tokens seen (random-batch validation, as the token-budget figure draws
     them); where ``reference``'s gap turns is :func:`gap_crossing`'s. "" when ``reference`` has no runs."""
-
-    def mean_gaps(runs):
-        return {tokens: sum(gaps) / len(gaps) for tokens, gaps in gap_by_tokens(runs, variant, baseline).items()}
-
-    ref = mean_gaps(by_preset.get(reference, []))
+    ref = mean_gaps(by_preset.get(reference, []), variant, baseline)
     if not ref:
         return ""
     lines = []
     for preset, runs in by_preset.items():
-        ours = mean_gaps(runs)
+        ours = mean_gaps(runs, variant, baseline)
         if preset == reference or not ours:
             continue
         end = max(ours)
@@ -359,8 +360,7 @@ def gap_crossing(by_preset: Mapping[str, Sequence[dict]], reference: str = "pape
     curve = gap_by_tokens(by_preset.get(reference, []), variant, baseline)
     if not curve:
         return ""
-    tokens = sorted(curve)
-    mean = {t: sum(curve[t]) / len(curve[t]) for t in tokens}
+    tokens, mean = sorted(curve), mean_gaps(by_preset.get(reference, []), variant, baseline)
     end, seeds = tokens[-1], len(curve[tokens[-1]])
     ahead = sum(gap > 0 for gap in curve[end])
     from_on = next((t for i, t in enumerate(tokens) if all(mean[u] > 0 for u in tokens[i:])), None)
