@@ -85,7 +85,10 @@ def test_the_claims_table_and_the_verdict_rule_are_not_in_the_stress_tests():
     source = (NOTEBOOKS / "06_stress_tests.md").read_text()
     for gone in ("claims.claims_tabs(", "claims_tables.claims_tabs(", "claims.VOCABULARY", "verdicts.VOCABULARY", "claims.RULE", "single_seed_contrasts", "(stress-verdicts)="):
         assert gone not in source, gone
-    assert "{ref}`intro-claims`" in source and "{ref}`intro-vocabulary`" in source
+    # it links to them instead, in the dropdown that ends it
+    assert "chapter_runs.found_dropdown(" in source
+    ending = chapter_runs.found_dropdown({}, ["stress-causal-gate"])
+    assert "{ref}`intro-claims`" in ending and "{ref}`intro-vocabulary`" in ending
 
 
 def test_chapters_show_the_main_preset_and_paper_and_cpu_short_lives_on_the_budget_page():
@@ -162,6 +165,9 @@ def test_found_lines_group_the_claims_of_a_section_by_their_standing_across_scal
                and f"`{rope.words} <repro-table-2>`" in line for line in lines)
     assert "* **not tested** (no run yet): " in text and "EGA-1 improves on BASE-DOT by 0.092 <repro-table-2>`" in text
     assert "No claim" in chapter_runs.found_lines({}, ["repro-table-2"])
+    dropdown = chapter_runs.found_dropdown(findings, ["repro-table-2"])  # how a chapter ends: the lines, one click away
+    assert dropdown.startswith(":::{dropdown} The chapter's claims") and dropdown.endswith("\n\n" + text + "\n:::")
+    assert "{ref}`intro-vocabulary`" in dropdown and "{ref}`intro-claims`" in dropdown
 
 
 def test_the_presets_behind_a_standing_say_where_it_is_decided_then_undecided_then_one_seed_then_moot():

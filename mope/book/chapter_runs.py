@@ -216,6 +216,14 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     return "\n".join(bullet(words) for words in across.STANDINGS if words in grouped)
 
 
+def found_dropdown(findings: dict[str, list], shown_in: Sequence[str]) -> str:
+    """The dropdown that ends a chapter: its claims by their standing (:func:`found_lines`), after the line that
+    says where each verdict and the words of the verdicts stand."""
+    return (":::{dropdown} The chapter's claims, by their standing across every scale we trained\n"
+            "Each verdict stands beside its evidence above, in the words of {ref}`intro-vocabulary`, and all of them "
+            "across the scales in {ref}`intro-claims`.\n\n" + found_lines(findings, shown_in) + "\n:::")
+
+
 def preset_tabs(render, runs: dict[str, list[dict]]) -> str:
     """``render({preset: runs})`` once per preset, each in a tab of sphinx-design's tab-set (MyST
     Markdown; the first preset's tab open): a table of several presets, read one preset at a time. The

@@ -25,6 +25,8 @@ from mope.store.presets import TRAINING_CHARACTERS, get_preset
 
 PUBLISHED, MAIN, LONG, BPE = "paper", "cpu", "cpu-long", "cpu-bpe"
 SHORT = "cpu-short"
+#: The scales the energy gate's answer (:func:`gate`) reads, the paper's protocol first.
+GATE_PRESETS = (PUBLISHED, MAIN, SHORT, LONG)
 
 #: The models as a reader who has not read the paper knows them.
 PLAIN = {"BASE-DOT": "a learned position table", "PE-SINCOS": "sin/cos positions", "PE-ROPE": "rotary positions (RoPE)",
@@ -118,7 +120,7 @@ def _against(record: dict, model: str, against: str) -> str:
     return f"{below_or_above(by)} that of {PLAIN[against]}"
 
 
-def _percent(share: float) -> str:
+def percent(share: float) -> str:
     """"88%", "−3%" (a true minus sign, never "-0%")."""
     return f"{share:.0%}".replace("-0%", "0%").replace("-", "−")
 
@@ -154,11 +156,11 @@ def gate(records: Records, where=where) -> str | None:
     if not gains:
         return None
     said = "; ".join(f"{'lowers' if lower_by(record, 'EGA-1') > 0 else 'raises'} the loss by {abs(lower_by(record, 'EGA-1')):.3f} "
-                     f"on {where(p, record['n'])}{_how_sure(record)}" for p, record in gains)
+                     f"on {where(p, record['n'])}{how_sure(record)}" for p, record in gains)
     answer = "; ".join(f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains)
     text = (f"**Does the energy gate help? {answer[0].upper() + answer[1:]}.** Added to a model with a learned "
             f"position table, it {said}")
-    shares = [(p, records[p]["gain-survives-causal-gate"]) for p in (PUBLISHED, MAIN, SHORT, LONG)
+    shares = [(p, records[p]["gain-survives-causal-gate"]) for p in GATE_PRESETS
               if records.get(p, {}).get("gain-survives-causal-gate", {}).get("n", 0) > (p != PUBLISHED)]
     if shares:  # the paper's protocol from its first seed on ("one seed" says its certainty), the CPU scales from two
         kept = "; ".join(_kept(record, where(p, record["n"])) for p, record in shares)
@@ -171,10 +173,10 @@ def _kept(record: dict, scale: str) -> str:
     """"31% on `cpu-long`, 5 seeds (not settled: ...)": the share of the gate's gain a causal gate keeps."""
     if record["outcome"] == "moot":
         return f"nothing on {scale}, where the published gate gains nothing"
-    return f"{_percent(record['ours'])} on {scale}{_how_sure(record)}"
+    return f"{percent(record['ours'])} on {scale}{how_sure(record)}"
 
 
-def _how_sure(record: dict) -> str:
+def how_sure(record: dict) -> str:
     """" (settled)", " (not settled: ...)", or nothing for one seed (the scale's "one seed" already says it)."""
     return "" if record["n"] == 1 else f" ({certainty(record)})"
 
