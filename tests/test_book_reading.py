@@ -908,6 +908,23 @@ def test_the_introduction_opens_with_the_bottom_line_above_its_first_figure():
 
 
 @needs_build
+@pytest.mark.parametrize("chapter", [p.stem for p in sorted((ROOT / "notebooks").glob("0[0-9]_*.md"))
+                                     if "explorer" not in p.stem])  # the explorer opens with the instrument itself
+def test_every_chapter_opens_with_what_it_found_before_anything_else(chapter):
+    """A page opens with what it found: the first paragraph of every chapter, above its first section, figure and
+    dropdown, starts with a bold answer and links to where the chapter shows it."""
+    html = built(f"notebooks/{chapter}.html")
+    article = html[html.index('class="bd-article"'):]
+    first = re.search(r"<p>(.*?)</p>", article, flags=re.S)
+    assert first is not None, chapter
+    stops = [article.find(marker) for marker in ("<h2", "<details", "<figure", "<img", "<table")]
+    stops = [stop for stop in stops if stop != -1]
+    assert first.start() < min(stops), chapter  # nothing but the answer before it
+    assert first.group(1).lstrip().startswith("<strong>"), chapter
+    assert 'class="reference internal"' in first.group(0), chapter  # its evidence, one click away
+
+
+@needs_build
 def test_no_image_is_described_by_its_path_and_every_page_has_a_description():
     """Issue 55: all 26 result figures had their own file path as alt text, and no page a meta description."""
     spec = importlib.util.spec_from_file_location("page_meta", ROOT / "book" / "_ext" / "page_meta.py")
