@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from mope.evidence import bottom_line, chapter_answers, claims, paper
+from mope.evidence import bottom_line, chapter_answers, claims, learned_parameters, paper
 from mope.store.presets import STANDING_PRESETS
 
 
@@ -35,11 +35,11 @@ def test_chapter_5_opens_with_whether_the_learned_bandwidths_are_the_datas_choic
 
 
 def test_the_reported_range_is_table_3s_and_the_decayed_one_is_computed():
-    low, high = chapter_answers.decay_only_sigma()
+    low, high = learned_parameters.decay_only_sigma()
     assert 1.0 < low < high < 5.0
     text = chapter_answers.learned({"cpu": {"every-pair-pushed": record("every-pair-pushed", 0.9)}})
     assert f"takes σ to [{low:.2f}, {high:.2f}]" in text
-    assert f"σ ∈ [{min(r[2][0] for r in paper.TABLE_3):.2f}, {max(r[2][1] for r in paper.TABLE_3):.2f}]" in text
+    assert paper.TABLE_3_SIGMA == (1.49, 4.50) and "σ ∈ [1.49, 4.50]" in text  # §6.3's range, from Table 3
 
 
 def test_the_stored_chapter_5_answer_speaks_the_claims_documents_numbers_without_statistics():

@@ -1,5 +1,5 @@
 """What a chapter found, said first: the plain sentence that opens a chapter whose question the bottom line
-does not ask (:mod:`mope.evidence.bottom_line` opens the introduction, and chapters 4 and 6 with its answers).
+does not ask (:mod:`mope.evidence.bottom_line` opens the introduction and, with the findings, chapters 4 and 6).
 
 Like the bottom line, each sentence is read from the claims records (``python -m mope claims --json``, the book's
 one claims document), names the scale and the seeds each number stands on, says how sure it is in the
@@ -17,25 +17,20 @@ def _record(records: Records, preset: str, key: str) -> dict | None:
     return record if record and record["n"] else None
 
 
-def decay_only_sigma(preset: str = PUBLISHED) -> tuple[float, float]:
-    """The range of EGA-MORLET's σ after weight decay alone, with no data, over ``preset``'s schedule."""
-    sigma = learned_parameters.decay_only_reference("EGA-MORLET", preset)["sigma"]
-    return float(sigma.min()), float(sigma.max())
-
-
 def learned(records: Records, decayed: tuple[float, float] | None = None) -> str | None:
     """Chapter 5: whether MoPE's learned σ and ωσ are the data's choice, from the claims ``sigma-set-by-data``
     (the data's share of σ's move beyond weight decay alone; the paper's reading needs at least half) and
     ``every-pair-pushed`` (with decay off, the share of pairs on ωσ = 5). ``decayed``: σ's range under weight
-    decay alone at the paper's protocol (default: :func:`decay_only_sigma`). None without either claim's runs."""
+    decay alone at the paper's protocol (default: :func:`~mope.evidence.learned_parameters.decay_only_sigma`).
+    None without either claim's runs."""
     shares = [(p, r) for p in (PUBLISHED, MAIN) if (r := _record(records, p, "sigma-set-by-data"))]
     every = _record(records, MAIN, "every-pair-pushed")
     if not shares and every is None:
         return None
     decided = [r for _, r in shares if r["outcome"] in SETTLED]
     answer = ("Not settled" if not decided else "Mostly not" if decided[0]["outcome"] == "refuted" else "Mostly yes")
-    low, high = decayed or decay_only_sigma()
-    reported = (min(row[2][0] for row in paper.TABLE_3), max(row[2][1] for row in paper.TABLE_3))
+    low, high = decayed or learned_parameters.decay_only_sigma()
+    reported = paper.TABLE_3_SIGMA
     text = (f"**Are MoPE's learned bandwidths the data's choice? {answer}.** With no data at all, the weight decay of "
             f"the paper's training takes σ to [{low:.2f}, {high:.2f}], where the paper reports the learned σ ∈ "
             f"[{reported[0]:.2f}, {reported[1]:.2f}]")

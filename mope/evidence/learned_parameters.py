@@ -103,3 +103,10 @@ def below_decay_only(arrays: dict[str, np.ndarray], reference: dict, tol: float 
     """Share of pairs whose stored ωσ lies below the decay-only one by more than ``tol``: pairs
     the data pushed further down than weight decay alone would have."""
     return float(np.mean(stored_product(arrays) < reference["stored_product"] - tol))
+
+
+def decay_only_sigma(variant: str = "EGA-MORLET", preset: str | TrainConfig = "paper") -> tuple[float, float]:
+    """The range of ``variant``'s σ after weight decay alone, with no data, over ``preset``'s schedule (at the
+    paper's protocol, the range to set beside Table 3's learned σ)."""
+    sigma = decay_only_reference(variant, preset)["sigma"]
+    return float(sigma.min()), float(sigma.max())
