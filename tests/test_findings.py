@@ -104,7 +104,7 @@ def test_the_reproduction_sentence_measures_the_distance_to_table_2_and_where_on
     assert ("protocol, 3 seeds of BASE-DOT and EGA-MORLET, one seed of the other 4 (`paper`), all six models of the "
             "paper's Table 2 land within 0.015 nats (the loss's unit; the furthest, PE-SINCOS) of its losses (ours a "
             "model's mean over its seeds), 5 of them") in text
-    assert "of the 8 comparisons between models the paper makes on one seed, 8 point its way" in text
+    assert "of the 8 comparisons between models the paper makes that stand on one seed here, 8 point its way" in text
     far = [dict(r, final={**r["final"], "val_loss": r["final"]["val_loss"] + 0.3}) for r in near[:4]]
     assert "4 of the six models of the paper's Table 2 land within 0.315" in findings.reproduction({}, {"paper": far})
     assert findings.reproduction({}, {}).startswith("Our code has not yet been run at the paper's own protocol")

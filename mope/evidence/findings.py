@@ -140,7 +140,7 @@ def reproduction(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
     if compared:
         agree = sum(across.points_the_claims_way(claim, verdict) for claim, verdict in compared)
         text += (f"; of the {len(compared)} comparisons between models the paper makes"
-                 f"{' on one seed' if max(counts.values()) > 1 else ''}, {agree} point its way. One "
+                 f"{' that stand on one seed here' if max(counts.values()) > 1 else ''}, {agree} point its way. One "
                  "seed gives a direction, not a verdict: its spread is unknown")
     return text + " ({ref}`repro-against-paper`)."
 
