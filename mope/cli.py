@@ -105,6 +105,9 @@ def _add_training(parser: argparse.ArgumentParser) -> None:
                              "not bit for bit; on the CPU compiling takes about a minute")
     parser.add_argument("--autocast", choices=["bf16", "fp16"],
                         help="CUDA autocast dtype (default: the preset's, bf16; fp16 adds a gradient scaler, as published)")
+    parser.add_argument("--checkpoint-interval", type=positive_int, metavar="STEPS",
+                        help="steps between checkpoints (default: the preset's); it changes where an interrupted run "
+                             "resumes, never its numbers, and is left out of the configuration's hash")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -300,6 +303,8 @@ def run(args, parser: argparse.ArgumentParser) -> None:
     if getattr(args, "compile", False):
         preset = preset.replace(compile=True)
     preset = with_autocast(preset, getattr(args, "autocast", None))
+    if getattr(args, "checkpoint_interval", None) is not None:
+        preset = preset.replace(checkpoint_interval=args.checkpoint_interval)
     if getattr(args, "steps", None) is not None:
         preset = preset.shortened(args.steps)
 

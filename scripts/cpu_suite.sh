@@ -6,6 +6,8 @@
 #   bash scripts/cpu_suite.sh            # all stages, two runs side by side (one torch thread each)
 #   bash scripts/cpu_suite.sh --list     # print the stages only
 #   FIRST_STAGE=3 bash scripts/cpu_suite.sh   # start at the third stage (another checkout runs the first ones)
+#   CHECKPOINT_INTERVAL=50 bash scripts/cpu_suite.sh   # checkpoint more often than the presets do (a machine that
+#                                                        # stops the runs between sessions loses less of them)
 #
 # Run it from a committed, clean checkout (a stored run records `git_dirty`; the book's numbers come
 # from clean runs only), e.g. a worktree of main: `git worktree add --detach ../runs main`, then in
@@ -17,6 +19,7 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 JOBS="${JOBS:-2}"
 FIRST_STAGE="${FIRST_STAGE:-1}"
+INTERVAL=(${CHECKPOINT_INTERVAL:+--checkpoint-interval "$CHECKPOINT_INTERVAL"})
 
 # The stages, in order of importance, are those of mope/store/plan.py (CPU_STAGES, with the reasons for
 # their order), a line each: preset|variants|seeds|only_if (a stage trained only once one of those claims is
@@ -47,6 +50,6 @@ for index in "${!STAGES[@]}"; do
     if [[ "${1:-}" == "--list" ]]; then continue; fi
     for seed in $seeds; do  # seed by seed: every model gets a seed before any model gets the next
         # shellcheck disable=SC2086  # word splitting of the list is intended
-        "$PYTHON" -m mope suite --preset "$preset" --jobs "$JOBS" --variants $variants --seeds "$seed" --no-progress
+        "$PYTHON" -m mope suite --preset "$preset" --jobs "$JOBS" --variants $variants --seeds "$seed" --no-progress "${INTERVAL[@]}"
     done
 done

@@ -54,6 +54,41 @@ def test_resumed_run_equals_uninterrupted_run(tiny, store):
     assert json.loads(result_path(tiny, "PE-MORLET", 0).read_text())["final"] == reference["final"]
 
 
+def test_a_run_resumed_under_another_checkpoint_interval_equals_the_uninterrupted_run(tiny, store):
+    """The interval is a runtime setting (a long run restarted between sessions saves more often), never a number."""
+    results, _ = store
+    reference = train("EGA-1", tiny, 0, results_root=results / "reference", progress=False)
+    with pytest.raises(Interrupted):  # checkpoints every 3 steps: killed during step 7, resumed from step 6
+        train("EGA-1", tiny, 0, on_step=stop_at(7), progress=False)
+    steps = []
+    often = tiny.replace(checkpoint_interval=2)
+    with pytest.raises(Interrupted):  # now every 2 steps: stopped after step 9, checkpointed after it (every 3: after 8)
+        train("EGA-1", often, 0, on_step=lambda step: (steps.append(step), stop_at(9)(step)), progress=False)
+    assert steps[0] == 6
+    resumed_at = []
+    resumed = train("EGA-1", tiny, 0, on_step=resumed_at.append, progress=False)
+    assert resumed_at[0] == 10
+    for key in ("history", "train_curve", "final", "config_hash"):
+        assert resumed[key] == reference[key], key
+
+
+def test_the_suite_passes_a_changed_checkpoint_interval_to_each_run_and_the_preset_stays_the_same():
+    from mope.cli import build_parser
+    from mope.store.presets import command_line_preset
+    from mope.train.suite import run_command
+
+    paper = get_preset("paper")
+    often = paper.replace(checkpoint_interval=50)
+    assert command_line_preset(often) is paper and command_line_preset(often.replace(compile=True)) is paper
+    command = run_command(often, "EGA-1-CAUSAL", 0, None, 1, None)
+    assert command[command.index("--checkpoint-interval") + 1] == "50" and command[command.index("--preset") + 1] == "paper"
+    assert "--checkpoint-interval" not in run_command(paper, "EGA-1-CAUSAL", 0, None, 1, None)
+    args = build_parser().parse_args(["train", "BASE-DOT", "--preset", "paper", "--checkpoint-interval", "50"])
+    assert args.checkpoint_interval == 50
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["suite", "--checkpoint-interval", "0"])
+
+
 def test_checkpoint_of_another_configuration_is_neither_resumed_nor_touched(tiny, store):
     with pytest.raises(Interrupted):
         train("BASE-DOT", tiny, 0, on_step=stop_at(4), progress=False)

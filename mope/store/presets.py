@@ -335,9 +335,11 @@ def with_autocast(preset: TrainConfig, dtype: str | None) -> TrainConfig:
 
 
 def command_line_preset(cfg: TrainConfig) -> TrainConfig | None:
-    """The registered preset from which ``train --preset NAME [--autocast X]`` rebuilds ``cfg``, or None."""
+    """The registered preset from which ``train --preset NAME [--autocast X]`` rebuilds ``cfg`` (its runtime fields,
+    ``--compile`` and ``--checkpoint-interval``, aside), or None."""
+    runtime = {field: getattr(cfg, field) for field in RUNTIME_FIELDS}  # flags of the command line, not presets
     for registered in PRESETS.values():
-        if with_autocast(registered, cfg.autocast).replace(compile=False) == cfg.replace(compile=False):
+        if with_autocast(registered, cfg.autocast).replace(**runtime) == cfg:
             return registered
     return None
 

@@ -95,6 +95,8 @@ def run_command(preset: TrainConfig, variant: str, seed: int, root, threads: int
                "--no-progress", "--unless-stored"]
     if preset.compile:
         command.append("--compile")
+    if preset.checkpoint_interval != command_line_preset(preset).checkpoint_interval:
+        command += ["--checkpoint-interval", str(preset.checkpoint_interval)]
     if data_path is not None:
         command += ["--data", str(data_path)]
     return command
