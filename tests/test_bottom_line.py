@@ -135,3 +135,10 @@ def test_the_headline_at_the_paper_scale_counts_the_seeds_in_which_the_gated_mop
                                                   paper=0.119)}}
     text = bottom_line.paper_scale(headline, stored={"paper": runs})
     assert "has a loss 0.112 below the learned table's, lower in 2 of its 3 seeds (the paper: 0.119 below;" in text
+
+
+def test_a_page_reads_the_claims_document_for_the_scales_its_answer_needs(stored):
+    documents, _ = stored
+    judged = {"cpu": claims.preset_findings("cpu")}  # a page that judged cpu itself, and not paper
+    records = bottom_line.page_records(judged, ("paper", "cpu"))
+    assert records == {preset: bottom_line.records_by_preset(documents)[preset] for preset in ("paper", "cpu")}

@@ -331,9 +331,9 @@ def verdicts_on_tokens(characters: str, character_findings: list, tokens: str, t
     return f"::::{{dropdown}} {title}\n{body}\n::::"  # four colons: the body ends with the statistics' dropdown
 
 
-def mean_gaps(runs: Sequence[dict], variant: str, baseline: str) -> dict[int, float]:
-    """{tokens seen: L(``baseline``) − L(``variant``) averaged over the seeds evaluated there}."""
-    return {tokens: sum(gaps) / len(gaps) for tokens, gaps in gap_by_tokens(runs, variant, baseline).items()}
+def mean_gaps(curve: Mapping[int, Sequence[float]]) -> dict[int, float]:
+    """{tokens seen: the gap averaged over the seeds evaluated there} of a :func:`gap_by_tokens` curve."""
+    return {tokens: sum(gaps) / len(gaps) for tokens, gaps in curve.items()}
 
 
 def gaps_at_equal_tokens(by_preset: Mapping[str, Sequence[dict]], reference: str = "paper",
@@ -341,13 +341,15 @@ def gaps_at_equal_tokens(by_preset: Mapping[str, Sequence[dict]], reference: str
     """Each preset's gap L(``baseline``) − L(``variant``) at the end of its training beside ``reference``'s at
     its last evaluation with no more tokens seen (random-batch validation, as the token-budget figure draws
     them); where ``reference``'s gap turns is :func:`gap_crossing`'s. "" when ``reference`` has no runs."""
-    ref = mean_gaps(by_preset.get(reference, []), variant, baseline)
+    ref = mean_gaps(gap_by_tokens(by_preset.get(reference, []), variant, baseline))
     if not ref:
         return ""
     lines = []
     for preset, runs in by_preset.items():
-        ours = mean_gaps(runs, variant, baseline)
-        if preset == reference or not ours:
+        if preset == reference:
+            continue
+        ours = mean_gaps(gap_by_tokens(runs, variant, baseline))
+        if not ours:
             continue
         end = max(ours)
         seeds = len({r["seed"] for r in runs if r["variant"] == variant})
@@ -368,7 +370,7 @@ def gap_crossing(by_preset: Mapping[str, Sequence[dict]], reference: str = "pape
     curve = gap_by_tokens(by_preset.get(reference, []), variant, baseline)
     if not curve:
         return ""
-    tokens, mean = sorted(curve), mean_gaps(by_preset.get(reference, []), variant, baseline)
+    tokens, mean = sorted(curve), mean_gaps(curve)
     end, seeds = tokens[-1], len(curve[tokens[-1]])
     ahead = sum(gap > 0 for gap in curve[end])
     from_on = next((t for i, t in enumerate(tokens) if all(mean[u] > 0 for u in tokens[i:])), None)

@@ -16,9 +16,9 @@ models has the lower loss, and by how much.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from mope.evidence import estimates
+from mope.evidence import claims, estimates
 from mope.evidence.verdicts import PLAIN_WORDS, settle_text
 from mope.store import plan
 from mope.store.presets import TRAINING_CHARACTERS, get_preset
@@ -41,6 +41,14 @@ Records = Mapping[str, Mapping[str, dict]]  # {preset: {claim key: record}}
 def records_by_preset(documents: Mapping[str, list[dict]]) -> Records:
     """{preset: {key: record}} from {preset: the list of records of ``claims --json``}."""
     return {preset: {record["key"]: record for record in records} for preset, records in documents.items()}
+
+
+def page_records(findings: Mapping[str, claims.Findings], presets: Iterable[str]) -> Records:
+    """{preset: {key: record}} of the claims document on each of ``presets``, for a page that opens with an answer:
+    the page's ``findings`` (:func:`~mope.evidence.claims.preset_findings`, the document's verdicts) where it
+    judged the preset, else the preset's stored runs judged the same way."""
+    return {preset: {claim.key: claims.record(claim, verdict)
+                     for claim, verdict in findings.get(preset) or claims.preset_findings(preset)} for preset in presets}
 
 
 def compared(record: dict) -> tuple[str, str, float] | None:

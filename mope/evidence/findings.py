@@ -21,7 +21,7 @@ from fractions import Fraction
 from mope.evidence import claims, learned_parameters, measures, open_questions, paper, standings as across
 from mope.evidence.claims import Findings
 from mope.evidence.verdicts import DECIDED, Verdict
-from mope.evidence.estimates import LEVEL, distance_to_paper, fieller_interval, final_values, paired
+from mope.evidence.estimates import LEVEL, common_seeds, distance_to_paper, fieller_interval, final_values, paired
 from mope.store.presets import STANDING_PRESETS, TRAINING_CHARACTERS, get_preset
 
 MAIN, PUBLISHED, LONG, SHORT = "cpu", "paper", "cpu-long", "cpu-short"
@@ -129,7 +129,8 @@ def reproduction(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
     within = sum(abs(gap) <= paper.RUN_TO_RUN for gap in gaps.values())
     counts = {name: distance.n for name, distance in distances.items()}
     models = "all six models" if len(gaps) == len(paper.TABLE_2_VAL) else f"{len(gaps)} of the six models"
-    mean = " (ours a model's mean over its seeds)" if max(counts.values()) > 1 else ""
+    several = max(counts.values()) > 1  # some model has more seeds than one
+    mean = " (ours a model's mean over its seeds)" if several else ""
     text = (f"**At the paper's own scale, our code gives the paper's numbers.** On {model_words(PUBLISHED)}, "
             f"{_seeds_by_model(counts)} (`{PUBLISHED}`), {models} of the paper's Table 2 land within "
             f"{abs(gaps[furthest]):.3f} nats (the loss's unit; the furthest, {furthest}) of its losses{mean}, {within} of them "
@@ -140,7 +141,7 @@ def reproduction(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
     if compared:
         agree = sum(across.points_the_claims_way(claim, verdict) for claim, verdict in compared)
         text += (f"; of the {len(compared)} comparisons between models the paper makes"
-                 f"{' that stand on one seed here' if max(counts.values()) > 1 else ''}, {agree} point its way. One "
+                 f"{' that stand on one seed here' if several else ''}, {agree} point its way. One "
                  "seed gives a direction, not a verdict: its spread is unknown")
     return text + " ({ref}`repro-against-paper`)."
 
@@ -172,8 +173,8 @@ def causal_statistics(runs: Mapping[str, list[dict]]) -> str | None:
     base = final_values(published, "BASE-DOT", "val_loss_full")
     gates = [(gate, final_values(published, gate, "val_loss_full"),
               final_values(published, gate, "val_loss_full_causal_stats")) for gate in ("EGA-1", "EGA-MORLET")]
-    gates = [(gate, {s: whole[s] for s in set(whole) & set(causal)}, {s: causal[s] for s in set(whole) & set(causal)})
-             for gate, whole, causal in gates if set(whole) & set(causal)]  # each gate on the seeds that have both
+    gates = [(gate, {s: whole[s] for s in seeds}, {s: causal[s] for s in seeds})  # each gate on the seeds with both
+             for gate, whole, causal in gates if (seeds := common_seeds(whole, causal))]
     if not gates or not base:
         return None
 
