@@ -24,6 +24,21 @@ def test_each_seed_is_named_with_the_device_and_precision_it_trained_in():
     assert devices.seed_devices([]) == ""
 
 
+def test_a_comparison_across_two_kinds_of_device_says_which_runs_computed_how_and_one_kind_says_nothing():
+    h200, xeon, epyc = "cuda: NVIDIA H200", "cpu: Intel Xeon, 1 thread", "cpu: AMD EPYC, 1 thread"
+    gpu_only = [with_device("BASE-DOT", s, h200) for s in range(3)] + [with_device("EGA-1", 0, h200)]
+    assert devices.mixed_devices_note(gpu_only, ["EGA-1", "BASE-DOT"]) == ""
+    two_cpus = [with_device("BASE-DOT", 0, xeon), with_device("EGA-1", 0, epyc)]  # one kind of device: rounding alike
+    assert devices.mixed_devices_note(two_cpus, ["EGA-1", "BASE-DOT"]) == ""
+    mixed = gpu_only + [with_device("EGA-1-CAUSAL", 0, xeon), with_device("NOPE", 0, epyc)]
+    note = devices.mixed_devices_note(mixed, ["EGA-1", "EGA-1-CAUSAL", "BASE-DOT"])
+    assert note.startswith("These runs computed on two kinds of device (EGA-1 (seed 0) and BASE-DOT (seeds 0, 1, 2) in "
+                           "bf16 on cuda; EGA-1-CAUSAL (seed 0) in float32 on cpu): ")
+    assert "NOPE" not in note  # only the models compared are named
+    assert devices.mixed_devices_note(mixed, ["NOPE", "BASE-DOT"]).startswith(
+        "These runs computed on two kinds of device (BASE-DOT (seeds 0, 1, 2) in bf16 on cuda; NOPE (seed 0) in float32")
+
+
 def test_the_rehearsal_is_compared_at_the_steps_both_evaluated_and_the_spread_needs_two_seeds(store):
     history = [{"step": s, "lr": 1e-4, "train_loss": 2.0, "val_loss": v} for s, v in ((0, 4.3), (500, 2.14), (1000, 1.78))]
     stored = with_device("BASE-DOT", 0, "cuda: NVIDIA H200", history=history)

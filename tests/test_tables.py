@@ -134,6 +134,27 @@ def test_causal_gate_table_shows_the_surviving_share_with_the_claims_verdict():
     assert line.endswith(f"| 10% ± 1%<br>**fails**: below 0.5 |")
 
 
+def test_a_table_that_compares_runs_of_two_kinds_of_device_says_so_under_it_and_one_kind_says_nothing():
+    from mope.store.presets import get_preset
+
+    def on(device, *args, **kwargs):
+        made = run(*args, preset=get_preset("paper"), **kwargs)
+        made["provenance"]["device"] = device
+        return made
+
+    gpu = [on("cuda: NVIDIA H200", "BASE-DOT", 0, 1.47), on("cuda: NVIDIA H200", "EGA-1", 0, 1.38, causal_stats=1.9)]
+    causal = on("cpu: Intel Xeon, 1 thread", "EGA-1-CAUSAL", 0, 1.45)
+    assert "kinds of device" not in tables.causal_gate_table({"paper": gpu})
+    assert "kinds of device" not in tables.table_2({"paper": gpu})
+    under = tables.causal_gate_table({"paper": gpu + [causal]}).split("\n\n", 1)[1]
+    assert "(EGA-1 (seed 0) and BASE-DOT (seed 0) in bf16 on cuda; EGA-1-CAUSAL (seed 0) in float32 on cpu)" in under
+    assert "kinds of device" not in tables.table_2({"paper": gpu + [causal]})  # Table 2 compares no causal gate
+    several = tables.table_2({"cpu": [run("BASE-DOT", 0, 1.6)], "paper": gpu + [on("cpu: AMD EPYC, 1 thread", "PE-ROPE", 0, 1.5)]})
+    assert ("`paper`: These runs computed on two kinds of device (BASE-DOT (seed 0) and EGA-1 (seed 0) in bf16 on cuda; "
+            "PE-ROPE (seed 0) in float32 on cpu)") in several
+    assert "`cpu`: These" not in several
+
+
 def test_sweep_table_marks_the_chosen_candidate_and_dashes_what_is_not_stored():
     from mope.store.presets import CPU_SWEEP, SWEEP_DECIDED_AT, sweep_choice
 

@@ -19,7 +19,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from mope.evidence import claims, learned_parameters, paper
+from mope.evidence import claims, devices, learned_parameters, paper
 from mope.book.chapter_runs import step_shape
 from mope.book.claims_tables import verdict_markdown
 from mope.book.markdown_tables import markdown_table
@@ -74,6 +74,13 @@ def _claim_verdicts(preset: str, preset_runs: list[dict]) -> dict[str, Verdict]:
     return {claim.key: verdict for claim, verdict in claims.preset_findings(preset, preset_runs)}
 
 
+def devices_note(runs: Runs, variants: Sequence[str]) -> str:
+    """Where a preset's runs of ``variants`` computed on more than one kind of device, the sentence that says so
+    (:func:`mope.evidence.devices.mixed_devices_note`), after the preset's name where the table shows several."""
+    notes = {preset: devices.mixed_devices_note(preset_runs, variants) for preset, preset_runs in runs.items()}
+    return " ".join(f"`{preset}`: {note}" if len(runs) > 1 else note for preset, note in notes.items() if note)
+
+
 def preset_header(presets: Sequence[str]) -> list[str]:
     return [f"`{p}`" for p in presets]
 
@@ -105,7 +112,7 @@ def table_2(runs: Runs) -> str:
     note = ("A verdict is that of the paper's claim about the model (the claims table of the "
             "introduction): PE-ROPE nearly matches BASE-DOT, PE-MORLET is worse, EGA-1 and EGA-MORLET improve on it "
             "by the paper's Δ. The paper makes no claim of PE-SINCOS's Δ alone.")
-    return markdown_table(header, rows, note)
+    return markdown_table(header, rows, " ".join(filter(None, (note, devices_note(runs, TABLE_2)))))
 
 
 def table_2_distances(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:
@@ -331,7 +338,7 @@ def causal_gate_table(runs: Runs, gates: Sequence[tuple[str, str, str]] = (
                          retrained.format(signed=True), share_cell])
     header = ["gate", "preset", "whole-validation gain over", "published gate", "same weights, causal statistics",
               "causal gate, retrained", "share that survives"]
-    return markdown_table(header, rows)
+    return markdown_table(header, rows, devices_note(runs, [name for gate in gates for name in gate]))
 
 
 def extrapolation_table(runs: Runs, variants: Sequence[str]) -> str:

@@ -1,4 +1,4 @@
-"""The paper's protocol on two devices: its seed 0 trained in bf16 on a GPU, its later seeds in float32 on CPU cores.
+"""The paper's protocol on two devices: most of its runs trained in bf16 on a GPU, some in float32 on CPU cores.
 
 Before the CPU seeds were trained, BASE-DOT seed 0 was trained again on the CPU to step 1,000 (a rehearsal, not a
 result: it is kept under ``results/rehearsals/``, beside no preset), so that the two devices' evaluations of the same
@@ -100,3 +100,29 @@ def seed_spread(runs: Iterable[Mapping], variant: str, step: int) -> tuple[float
     values = [evaluation_at(run["history"], step) for run in runs if run["variant"] == variant]
     values = [value for value in values if value is not None]
     return (statistics.stdev(values), len(values)) if len(values) > 1 else None
+
+
+def arithmetic(run: Mapping) -> str:
+    """"bf16 on cuda" or "float32 on cpu": the number format and the kind of device a run computed with, the
+    device's model left out."""
+    return precision(run).split(":")[0]
+
+
+def mixed_devices_note(runs: Iterable[Mapping], variants: Sequence[str]) -> str:
+    """"" where the runs of ``variants`` all computed one way (:func:`arithmetic`); otherwise a sentence that names
+    which model's seeds computed how, since a difference between two of them carries the devices' difference too."""
+    seeds: dict[str, dict[str, set[int]]] = {}
+    for run in runs:
+        if run["variant"] in variants:
+            seeds.setdefault(arithmetic(run), {}).setdefault(run["variant"], set()).add(run["seed"])
+    if len(seeds) < 2:
+        return ""
+    ways = []
+    for way, by_variant in sorted(seeds.items()):
+        models = [f"{name} (seed{'s' if len(found) > 1 else ''} {', '.join(map(str, sorted(found)))})"
+                  for name, found in sorted(by_variant.items(), key=lambda item: variants.index(item[0]))]
+        listed = ", ".join(models[:-1]) + " and " + models[-1] if len(models) > 1 else models[0]
+        ways.append(f"{listed} in {way}")
+    kinds = "two kinds" if len(ways) == 2 else f"{len(ways)} kinds"
+    return (f"These runs computed on {kinds} of device ({'; '.join(ways)}): a "
+            "difference between them carries the devices' arithmetic as well ({ref}`how large <repro-devices>`).")
