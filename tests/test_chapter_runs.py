@@ -50,6 +50,28 @@ def test_provenance_tables_name_runs_not_machine_paths(store):
     assert "| `paper` | 0 |" in summary
 
 
+def test_a_run_resumed_elsewhere_shows_where_each_stretch_of_its_steps_computed():
+    resumed = run("EGA-1-CAUSAL", 0, 1.5)
+    resumed["provenance"].update(git_commit="8e7286e0ffff", device="cpu: Intel Xeon, 1 thread", cpu_capability="AVX512")
+    resumed["provenance"]["segments"] = [
+        {"from_step": 0, "to_step": 850},  # checkpointed before runs kept their stretches
+        {"from_step": 850, "to_step": 2000, "git_commit": "8e7286e0ffff", "device": "cpu: AMD EPYC, 1 thread",
+         "cpu_capability": "AVX512"},
+        {"from_step": 2000, "to_step": 5001, "git_commit": "8e7286e0ffff", "device": "cpu: Intel Xeon, 1 thread",
+         "cpu_capability": "AVX512"}]
+    row = run_records.run_table("paper", [resumed]).splitlines()[2]
+    assert ("| `8e7286e` (steps 850–5,001); not recorded (steps 0–850) |" not in row
+            and "| not recorded (steps 0–850); `8e7286e` (steps 850–5,001) |" in row)  # alike neighbours joined
+    assert ("| not recorded (steps 0–850); cpu: AMD EPYC, 1 thread (steps 850–2,000); "
+            "cpu: Intel Xeon, 1 thread (steps 2,000–5,001) |") in row
+    assert "| not recorded (steps 0–850); AVX512 (steps 850–5,001) |" in row
+    summary = run_records.preset_summary({"paper": [resumed, run("BASE-DOT", 0, 1.5)]}).splitlines()[2]
+    assert "cpu: AMD EPYC, 1 thread, cpu: Intel Xeon, 1 thread, cpu: test, 1 thread" in summary
+    assert "`0123456`, `8e7286e`" in summary
+    once = run("BASE-DOT", 0, 1.5)  # never resumed elsewhere: one value a column, as before
+    assert "| `0123456` | cpu: test, 1 thread | not recorded |" in run_records.run_table("paper", [once])
+
+
 def test_the_summary_counts_the_stored_runs_of_the_plan(store, monkeypatch):
     from mope.store import plan
 

@@ -72,6 +72,56 @@ def test_a_run_resumed_under_another_checkpoint_interval_equals_the_uninterrupte
         assert resumed[key] == reference[key], key
 
 
+def test_a_run_resumed_on_another_machine_records_each_stretch_of_its_steps_and_one_resumed_in_place_none(
+        tiny, store, monkeypatch):
+    from mope.store.result_schema import schema_problem
+    from mope.train import loop
+
+    with pytest.raises(Interrupted):  # killed during step 7: the checkpoint holds steps 0..5
+        train("BASE-DOT", tiny, 0, on_step=stop_at(7), progress=False)
+    here = torch.load(checkpoint_path(tiny, "BASE-DOT", 0), weights_only=True)["segments"]
+    assert [(s["from_step"], s["to_step"]) for s in here] == [(0, 6)] and here[0]["device"] == loop.describe_device(
+        torch.device("cpu"))
+    in_place = train("BASE-DOT", tiny, 0, progress=False)
+    assert "segments" not in in_place["provenance"]  # one machine, one commit: the provenance says it all
+
+    with pytest.raises(Interrupted):
+        train("EGA-1", tiny, 0, on_step=stop_at(7), progress=False)
+    with monkeypatch.context() as elsewhere, pytest.raises(Interrupted):
+        elsewhere.setattr(loop, "describe_device", lambda device: "cpu: another CPU, 1 thread")
+        train("EGA-1", tiny, 0, on_step=stop_at(10), progress=False)  # resumed at step 6; checkpointed after step 8
+    resumed = train("EGA-1", tiny, 0, progress=False)  # back on the first machine from step 9
+    segments = resumed["provenance"]["segments"]
+    assert [(s["from_step"], s["to_step"], s["device"] == "cpu: another CPU, 1 thread") for s in segments] == [
+        (0, 6, False), (6, 9, True), (9, tiny.steps, False)]
+    assert segments[-1]["device"] == resumed["provenance"]["device"]
+    assert schema_problem(json.loads(result_path(tiny, "EGA-1", 0).read_text())) is None
+
+
+def test_a_checkpoint_from_before_runs_kept_their_stretches_resumes_with_its_steps_not_recorded(tiny, store):
+    with pytest.raises(Interrupted):
+        train("PE-ROPE", tiny, 0, on_step=stop_at(7), progress=False)
+    path = checkpoint_path(tiny, "PE-ROPE", 0)
+    older = torch.load(path, weights_only=True)
+    del older["segments"]
+    torch.save(older, path)
+    segments = train("PE-ROPE", tiny, 0, progress=False)["provenance"]["segments"]
+    assert segments[0] == {"from_step": 0, "to_step": 6} and (segments[1]["from_step"], segments[1]["to_step"]) == (6, tiny.steps)
+
+
+def test_stretches_that_do_not_cover_the_steps_one_after_another_make_a_result_invalid():
+    from mope.store.result_schema import schema_problem
+    from synthetic_runs import run
+
+    stored = json.loads(json.dumps(run("BASE-DOT", 0, 1.5, preset=get_preset("paper"))))  # as a file holds it
+    for ends, fine in (([(0, 850), (850, 5001)], True), ([(0, 850), (900, 5001)], False),
+                       ([(0, 850), (850, 4000)], False), ([(10, 850), (850, 5001)], False), ([(0, 0), (0, 5001)], False)):
+        stored["provenance"]["segments"] = [{"from_step": a, "to_step": b} for a, b in ends]
+        problem = schema_problem(stored)
+        assert (problem is None) == fine, (ends, problem)
+        assert fine or "provenance.segments" in problem
+
+
 def test_the_suite_passes_a_changed_checkpoint_interval_to_each_run_and_the_preset_stays_the_same():
     from mope.cli import build_parser
     from mope.store.presets import command_line_preset

@@ -44,8 +44,9 @@ COLUMNS: dict[str, str] = {
     "variant": "the model (the book's chapter 1 lists them)",
     "seed": "the training seed",
     "config_hash": "the hash of the run's configuration (model and protocol)",
-    "git_commit": "the commit of the code that trained it",
-    "device": "the hardware it trained on",
+    "git_commit": "the commit of the code that trained it (a run resumed from another commit or on other "
+                  "hardware: the last; the reproducibility page gives each stretch of its steps)",
+    "device": "the hardware it trained on (a run resumed elsewhere: the last)",
     "torch": "the version of torch",
     "python": "the version of Python",
     "world_size": "the number of processes that trained it together (1: one process)",

@@ -51,6 +51,36 @@ def instruction_set(provenance: Mapping) -> str:
     return DASH if provenance["cpu_capability"] is None else stored_text(provenance["cpu_capability"])
 
 
+def by_stretch(provenance: Mapping, field: str, show) -> str:
+    """The cell of a provenance ``field`` shown by ``show``: the run's own, or, for a run resumed on another
+    machine or commit (``provenance.segments``), each stretch of its steps with its value ("`bc8ab26` (steps
+    0–750); `8e7286e` (steps 750–5,001)"), neighbouring stretches alike in it joined; "not recorded" where a
+    stretch predates the record."""
+    segments = provenance.get("segments")
+    if not segments:
+        return show(provenance.get(field))
+    stretches: list[list] = []
+    for segment in segments:
+        value = segment.get(field, NOT_RECORDED)
+        if stretches and stretches[-1][0] == value:
+            stretches[-1][2] = segment["to_step"]
+        else:
+            stretches.append([value, segment["from_step"], segment["to_step"]])
+    shown = [NOT_RECORDED if value is NOT_RECORDED else show(value) for value, _, _ in stretches]
+    if len(stretches) == 1:
+        return shown[0]
+    return "; ".join(f"{text} (steps {first:,}–{last:,})" for text, (_, first, last) in zip(shown, stretches))
+
+
+def recorded_values(provenance: Mapping, field: str) -> set:
+    """Every value of a provenance ``field`` a run computed under: its own and each stretch's."""
+    return {provenance.get(field)} | {segment[field] for segment in provenance.get("segments") or () if field in segment}
+
+
+def _commit(value) -> str:
+    return stored_code((value or DASH)[:7])
+
+
 def _minutes(seconds) -> str:
     return DASH if seconds is None else f"{seconds / 60:.1f}"
 
@@ -66,8 +96,10 @@ def run_table(preset: str | None, runs: Sequence[dict]) -> str:
     for run in runs:
         p = run["provenance"]
         rows.append([*([stored_code(run["preset"])] if several else []), stored_text(run["variant"]),
-                     str(run["seed"]), stored_code(run["config_hash"]), stored_code((p.get("git_commit") or DASH)[:7]),
-                     stored_text(p.get("device") or DASH), instruction_set(p), _minutes(p.get("wall_time_s"))])
+                     str(run["seed"]), stored_code(run["config_hash"]), by_stretch(p, "git_commit", _commit),
+                     by_stretch(p, "device", lambda device: stored_text(device or DASH)),
+                     by_stretch(p, "cpu_capability", lambda capability: instruction_set({"cpu_capability": capability}))
+                     if "segments" in p else instruction_set(p), _minutes(p.get("wall_time_s"))])
     return markdown_table(header, rows)
 
 
@@ -95,8 +127,10 @@ def preset_summary(runs: Mapping[str, Sequence[dict]]) -> str:
         rows.append([
             f"`{preset}`", str(len(preset_runs)), of_plan, str(len({r["variant"] for r in preset_runs})),
             ", ".join(map(str, sorted({r["seed"] for r in preset_runs}))),
-            ", ".join(stored_code(c) for c in sorted({(r["provenance"].get("git_commit") or DASH)[:7] for r in preset_runs})),
-            ", ".join(stored_text(device) for device in sorted({str(r["provenance"].get("device")) for r in preset_runs})),
+            ", ".join(_commit(c) for c in sorted({(c or DASH)[:7] for r in preset_runs
+                                                   for c in recorded_values(r["provenance"], "git_commit")})),
+            ", ".join(stored_text(device) for device in sorted({str(d) for r in preset_runs
+                                                                for d in recorded_values(r["provenance"], "device")})),
             f"{_minutes(median(walls))} ({_minutes(min(walls))}–{_minutes(max(walls))})",
             str(most_at_once(preset_runs)),
             f"{sum(walls) / 3600:.1f}",

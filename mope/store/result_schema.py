@@ -3,7 +3,8 @@ and what a valid file must hold beyond it. The keys::
 
     schema, variant, preset, seed, config {model, train}, config_hash,
     provenance {git_commit, git_dirty, torch, python, device, started, finished, wall_time_s,
-                tokens_per_s, world_size, throughput, cpu_capability and threads (optional, newer runs)},
+                tokens_per_s, world_size, throughput, cpu_capability and threads (optional, newer runs),
+                segments (optional: the stretches of steps of a run resumed on another machine or commit)},
     num_parameters, history [{step, lr, train_loss, val_loss}], train_curve [[step, loss]],
     final {val_loss, train_loss, val_loss_full, val_loss_full_by_context {1x, 2x, 4x},
            extrapolation_note, val_loss_full_causal_stats},
@@ -11,8 +12,8 @@ and what a valid file must hold beyond it. The keys::
 
 Beyond what a JSON Schema can say, each learned array has the length the run's own configuration
 fixes (:func:`learned_lengths`), so that no reader meets arrays that do not fit the model; and every stored
-string is one line of printable text and the two time stamps are ISO 8601 with an offset
-(:func:`page_field_problem`). :func:`schema_problem` says why a file is not valid, checked by jsonschema or,
+string is one line of printable text, the two time stamps are ISO 8601 with an offset and a resumed run's
+stretches cover its steps (:func:`page_field_problem`). :func:`schema_problem` says why a file is not valid, checked by jsonschema or,
 on a machine without it, by ``_SubsetValidator``, which reads the same declaration. (That a current hash
 vouches for the configuration a run stores is :func:`mope.store.results.stored_configuration_problem`.)
 """
@@ -64,6 +65,7 @@ _STEP = {"type": "integer", "minimum": 0, "maximum": MAX_COUNT}
 _POSITIVE = {"type": "integer", "minimum": 1, "maximum": MAX_COUNT}
 _TEXT = {"type": "string", "maxLength": 1000}
 _NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}
+_CAPABILITY = {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_]{1,32}$"}, {"type": "null"}]}
 
 # Schema 1, declared: every field that a reader of the store uses (the CLI, claims, tables, figures,
 # the explorer, the reproducibility page), with its type and a finite range. Fields a writer may add
@@ -108,10 +110,16 @@ RESULT_SCHEMA: dict = {
         "provenance": {"type": "object", "properties": {
             "git_commit": _TEXT, "git_dirty": {"type": "boolean"}, "torch": _TEXT, "python": _TEXT,
             "device": _TEXT, "started": _TEXT, "finished": _TEXT,
-            "cpu_capability": {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_]{1,32}$"}, {"type": "null"}]},
+            "cpu_capability": _CAPABILITY,
             "threads": {"type": "integer", "minimum": 1, "maximum": 4096},
             "wall_time_s": {"type": "number", "minimum": 0}, "tokens_per_s": {"type": "number", "minimum": 0},
             "world_size": _POSITIVE,
+            "segments": {"type": "array", "minItems": 2, "items": {
+                "type": "object", "required": ["from_step", "to_step"],
+                "properties": {"from_step": _STEP, "to_step": _STEP, "git_commit": _TEXT, "git_dirty": {"type": "boolean"},
+                               "device": _TEXT, "cpu_capability": _CAPABILITY,
+                               "threads": {"type": "integer", "minimum": 1, "maximum": 4096}, "torch": _TEXT},
+            }},
             "throughput": {"type": "object", "properties": {
                 "tokens_per_s": {"anyOf": [{"type": "number", "minimum": 0}, {"type": "null"}]},
                 "first_step_s": {"anyOf": [{"type": "number", "minimum": 0}, {"type": "null"}]},
@@ -323,6 +331,18 @@ def page_field_problem(data: dict) -> str | None:
             return shorten(f"provenance.{key}: {stamp!r} has no offset from UTC (e.g. +00:00)")
     if len(stamps) == 2 and stamps["finished"] < stamps["started"]:
         return f"provenance.finished {provenance['finished']!r} lies before provenance.started {provenance['started']!r}"
+    return segments_problem(provenance.get("segments"), data["config"]["train"].get("steps"))
+
+
+def segments_problem(segments: list[dict] | None, steps: int | None) -> str | None:
+    """Why ``provenance.segments`` (the stretches of a run resumed elsewhere) do not cover the run's steps from 0
+    to its last, one after another, or None (None too where a run has none)."""
+    if not segments:
+        return None
+    ends = [(segment["from_step"], segment["to_step"]) for segment in segments]
+    joined = all(a[1] == b[0] for a, b in zip(ends, ends[1:])) and all(start < end for start, end in ends)
+    if ends[0][0] != 0 or not joined or (steps is not None and ends[-1][1] != steps):
+        return shorten(f"provenance.segments: the stretches {ends} do not cover steps 0 to {steps} one after another")
     return None
 
 

@@ -1,7 +1,8 @@
 """A run's checkpoint: where it lies (``checkpoints/{name}/{variant}/seed{S}-{hash}.pt`` under
 :func:`checkpoint_root`), how it is written (atomically, rank 0 only: :func:`save_checkpoint`), what it holds (the
 weights, the optimiser and scaler, the losses and history, every rank's RNG state: :func:`rng_states`, the run it
-belongs to), and how a run resumes from one (:func:`load_checkpoint`, :func:`resume`). A checkpoint that cannot
+belongs to, the stretches of its steps and where each computed: :func:`run_segments`), and how a run resumes from one
+(:func:`load_checkpoint`, :func:`resume`). A checkpoint that cannot
 resume the run (unreadable, another run's, of unknown seed, non-finite weights) is set aside with one notice,
 never deleted, and the run starts over."""
 from __future__ import annotations
@@ -21,6 +22,8 @@ from mope.train.data import derived_seed
 from mope.train.devices import DataParallelRank
 
 ENV_CHECKPOINT_DIR = "MOPE_CHECKPOINT_DIR"
+#: The provenance fields that say where and from which code a stretch of a run's steps computed.
+SEGMENT_FIELDS = ("git_commit", "git_dirty", "device", "cpu_capability", "threads", "torch")
 
 
 def checkpoint_root(checkpoint_dir=None) -> Path:
@@ -145,3 +148,17 @@ def resume(checkpoint: dict, raw: GPT, optimizer, scaler, seed: int, device: tor
         if rng[1] is not None:
             torch.cuda.set_rng_state(rng[1], device)
         raise
+
+
+def run_segments(checkpoint: dict | None, start: int, here: dict) -> list[dict]:
+    """The stretches of a run's steps, ``{"from_step", "to_step", *SEGMENT_FIELDS}``, the one that starts at step
+    ``start`` on the machine and code ``here`` last (its ``to_step`` is moved on as the run goes). A run resumed
+    where and from the code it stopped at continues its last stretch; resumed elsewhere (another CPU model, thread
+    count or commit, or a GPU) it starts a new one. The steps of a checkpoint written before checkpoints kept
+    their stretches are one stretch whose machine and code were not recorded."""
+    earlier = [dict(segment) for segment in (checkpoint or {}).get("segments") or ()]
+    if not earlier and start:
+        earlier = [{"from_step": 0, "to_step": start}]
+    if earlier and all(earlier[-1].get(field) == here[field] for field in SEGMENT_FIELDS):
+        return earlier
+    return earlier + [{"from_step": start, "to_step": start, **{field: here[field] for field in SEGMENT_FIELDS}}]

@@ -67,7 +67,7 @@ from mope.store.results import (
     check_writable, config_hash, folder_config, load_result, result_path, set_aside_if_unusable, write_result,
 )
 from mope.train.checkpoints import (
-    checkpoint_root, load_checkpoint, resume, rng_states, save_checkpoint, set_checkpoint_aside,
+    checkpoint_root, load_checkpoint, resume, rng_states, run_segments, save_checkpoint, set_checkpoint_aside,
 )
 from mope.train.data import SplitIds, derived_seed, load_dataset
 from mope.train.devices import (
@@ -241,6 +241,10 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
         else:
             check_start_before_now(started, path)
 
+    commit, dirty = source_state()
+    segments = run_segments(checkpoint if start else None, start, {
+        "git_commit": commit, "git_dirty": dirty, "device": describe_device(device),
+        "cpu_capability": cpu_capability(device), "threads": torch.get_num_threads(), "torch": str(torch.__version__)})
     model = torch.compile(raw) if cfg.compile else raw
     if parallel.world_size > 1:
         model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
@@ -305,13 +309,14 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
             read_losses()
             bar.set_postfix(loss=f"{losses[-1]:.4f}", tok_s=f"{tokens_per_step * len(losses) / train_time:,.0f}")
         if checkpoint_due:
+            segments[-1]["to_step"] = done
             rng = rng_states(device, parallel)
             if parallel.main:
                 save_checkpoint(path, {
                     "config_hash": spec.config_hash, "run": owner, "step": done, "model": raw.state_dict(),
                     "optimizer": optimizer.state_dict(), "scaler": scaler.state_dict(), "losses": losses,
                     "history": history, "rng": rng, "train_time": train_time, "started": started,
-                    "wall_time": earlier_wall + time.perf_counter() - clock,
+                    "wall_time": earlier_wall + time.perf_counter() - clock, "segments": segments,
                 })
         if on_step is not None:
             on_step(step)
@@ -321,7 +326,6 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
 
     by_context, note, causal_stats = final_losses(raw, model_cfg, data, cfg, device, parallel)
 
-    commit, dirty = source_state()
     result = {
         "schema": SCHEMA, "variant": variant, "preset": cfg.name, "seed": seed,
         "config": {"model": model_cfg.to_dict(), "train": cfg.to_dict()}, "config_hash": spec.config_hash,
@@ -334,6 +338,7 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
             "tokens_per_s": tokens_per_step * len(losses) / train_time if train_time else 0.0,
             "world_size": parallel.world_size,
             "throughput": throughput,
+            **({"segments": segments} if len(segments) > 1 else {}),  # resumed elsewhere: where each stretch ran
         },
         "num_parameters": raw.num_parameters(),
         "history": history,
