@@ -115,6 +115,7 @@ def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_then_the_see
     seed0 = [paper_run("BASE-DOT", 0, 1.47), paper_run("EGA-MORLET", 0, 1.36)]
     text = bottom_line.what_would_settle_it(undecided, {"paper": seed0})
     assert text.startswith("**What would settle it?** Seeds 1 and 2 of the learned table") and "(4 runs; about 6 minutes a run" in text
+    assert "6 minutes a run on one H200 GPU or 14 hours of steps on one CPU core:" in text  # the stored rehearsal's 10.2 s
     three = seed0 + [paper_run(v, s, 1.4) for v in ("BASE-DOT", "EGA-MORLET") for s in (1, 2)]
     text = bottom_line.what_would_settle_it(undecided, {"paper": three})
     assert text.startswith("**What would settle it?** 6 more seeds of the learned table and of MoPE with the energy "
@@ -123,6 +124,16 @@ def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_then_the_see
     assert bottom_line.what_would_settle_it(settled, {"paper": three}) is None
     hopeless = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, outcome="undecided", paper=0.119)}}
     assert bottom_line.what_would_settle_it(hopeless, {"paper": three}) is None  # 50 seeds would not settle it
+
+
+def test_a_runs_cpu_hours_come_from_the_rehearsals_seconds_a_step_and_without_one_nothing_is_said(monkeypatch):
+    assert bottom_line.cpu_hours({"side_by_side": {"BASE-DOT": 10.0, "EGA-MORLET": 14.4}}) == "20 hours of steps on one CPU core"
+    monkeypatch.setattr(bottom_line.devices, "load_rehearsal", lambda: None)
+    assert bottom_line.cpu_hours() is None
+    undecided = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, outcome="undecided", seeds_needed=9,
+                                                   paper=0.119)}}
+    text = bottom_line.what_would_settle_it(undecided, {"paper": [paper_run("BASE-DOT", 0, 1.47)]})
+    assert "(5 runs; about 6 minutes a run on one H200 GPU: `bash scripts/gpu_suite.sh`)" in text and "CPU" not in text
 
 
 def test_the_headline_at_the_paper_scale_counts_the_seeds_in_which_the_gated_mope_is_lower():

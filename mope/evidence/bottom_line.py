@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from mope.evidence import claims, estimates
+from mope.evidence import claims, devices, estimates
 from mope.evidence.verdicts import PLAIN_WORDS, settle_text
 from mope.store import plan
 from mope.store.presets import TRAINING_CHARACTERS, get_preset
@@ -231,6 +231,16 @@ def missing_runs(stored: Mapping[str, list[dict]], preset: str = PUBLISHED,
     return [(v, s) for v in variants for s in planned.get(v, ()) if (v, s) not in have]
 
 
+def cpu_hours(rehearsal: Mapping | None = None) -> str | None:
+    """"14 hours of steps on one CPU core": a run of the paper's protocol at the seconds a step the stored CPU
+    rehearsal measured with two runs side by side, one core each (:func:`mope.evidence.devices.load_rehearsal`, the
+    slower of its models); None where none is stored."""
+    timing = (rehearsal or devices.load_rehearsal() or {}).get("side_by_side")
+    if not timing:
+        return None
+    return f"{get_preset(PUBLISHED).steps * max(timing.values()) / 3600:.0f} hours of steps on one CPU core"
+
+
 def what_would_settle_it(records: Records, stored: Mapping[str, list[dict]]) -> str | None:
     """Question 4: the runs that would settle the headline at the paper's scale, and what they cost (the stored
     GPU runs' wall time): the planned runs not yet stored, else, while the headline is not settled, the seeds its
@@ -240,8 +250,8 @@ def what_would_settle_it(records: Records, stored: Mapping[str, list[dict]]) -> 
     headline = records.get(PUBLISHED, {}).get("ega-mope-gain")
     minutes = [r["provenance"]["wall_time_s"] / 60 for r in stored.get(PUBLISHED, [])
                if r["variant"] in ("BASE-DOT", "EGA-MORLET") and "cuda" in r["provenance"]["device"]]
-    cost = (f"about {max(minutes):.0f} minutes a run on one H200 GPU, or most of a day on two CPU cores"
-            if minutes else "a GPU, or most of a day a run on two CPU cores")
+    costs = [f"about {max(minutes):.0f} minutes a run on one H200 GPU" if minutes else "a GPU", cpu_hours()]
+    cost = " or ".join(filter(None, costs))
     if missing:
         seeds = sorted({s for _, s in missing})
         return (f"**What would settle it?** Seeds {' and '.join(map(str, seeds))} of the learned table and of MoPE "
