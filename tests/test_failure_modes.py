@@ -412,8 +412,9 @@ def wait_for(condition, seconds=120):
 
 def test_ctrl_c_is_one_message_and_the_run_resumes_later(store):
     _, checkpoints = store
-    process = subprocess.Popen([sys.executable, "-m", "mope", "train", "NOPE", "--preset", "smoke", "--no-progress"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    # 100,000 steps: the run cannot finish between its first checkpoint and the signal, however loaded the machine
+    process = subprocess.Popen([sys.executable, "-m", "mope", "train", "NOPE", "--preset", "smoke", "--steps", "100000",
+                                "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=as_typed_in_a_terminal)
     wait_for(lambda: any(checkpoints.rglob("*.pt")))
     process.send_signal(signal.SIGINT)
