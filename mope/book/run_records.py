@@ -51,25 +51,24 @@ def instruction_set(provenance: Mapping) -> str:
     return DASH if provenance["cpu_capability"] is None else stored_text(provenance["cpu_capability"])
 
 
-def by_stretch(provenance: Mapping, field: str, show) -> str:
-    """The cell of a provenance ``field`` shown by ``show``: the run's own, or, for a run resumed on another
-    machine or commit (``provenance.segments``), each stretch of its steps with its value ("`bc8ab26` (steps
-    0–750); `8e7286e` (steps 750–5,001)"), neighbouring stretches alike in it joined; "not recorded" where a
-    stretch predates the record."""
+def by_stretch(provenance: Mapping, cell) -> str:
+    """A run-table cell, ``cell(provenance)``: the run's own, or, for a run resumed on another machine or
+    commit (``provenance.segments``), each stretch of its steps with its cell ("`bc8ab26` (steps 0–750);
+    `8e7286e` (steps 750–5,001)"), neighbouring stretches whose cells read alike joined; "not recorded"
+    for a stretch that records nothing but its steps (one from before runs kept their stretches)."""
     segments = provenance.get("segments")
     if not segments:
-        return show(provenance.get(field))
+        return cell(provenance)
     stretches: list[list] = []
     for segment in segments:
-        value = segment.get(field, NOT_RECORDED)
-        if stretches and stretches[-1][0] == value:
+        text = cell(segment) if set(segment) - {"from_step", "to_step"} else NOT_RECORDED
+        if stretches and stretches[-1][0] == text:
             stretches[-1][2] = segment["to_step"]
         else:
-            stretches.append([value, segment["from_step"], segment["to_step"]])
-    shown = [NOT_RECORDED if value is NOT_RECORDED else show(value) for value, _, _ in stretches]
+            stretches.append([text, segment["from_step"], segment["to_step"]])
     if len(stretches) == 1:
-        return shown[0]
-    return "; ".join(f"{text} (steps {first:,}–{last:,})" for text, (_, first, last) in zip(shown, stretches))
+        return stretches[0][0]
+    return "; ".join(f"{text} (steps {first:,}–{last:,})" for text, first, last in stretches)
 
 
 def recorded_values(provenance: Mapping, field: str) -> set:
@@ -96,10 +95,10 @@ def run_table(preset: str | None, runs: Sequence[dict]) -> str:
     for run in runs:
         p = run["provenance"]
         rows.append([*([stored_code(run["preset"])] if several else []), stored_text(run["variant"]),
-                     str(run["seed"]), stored_code(run["config_hash"]), by_stretch(p, "git_commit", _commit),
-                     by_stretch(p, "device", lambda device: stored_text(device or DASH)),
-                     by_stretch(p, "cpu_capability", lambda capability: instruction_set({"cpu_capability": capability}))
-                     if "segments" in p else instruction_set(p), _minutes(p.get("wall_time_s"))])
+                     str(run["seed"]), stored_code(run["config_hash"]),
+                     by_stretch(p, lambda q: _commit(q.get("git_commit"))),
+                     by_stretch(p, lambda q: stored_text(q.get("device") or DASH)),
+                     by_stretch(p, instruction_set), _minutes(p.get("wall_time_s"))])
     return markdown_table(header, rows)
 
 
