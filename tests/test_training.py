@@ -164,9 +164,12 @@ def test_result_records_the_extrapolation_and_the_causal_statistics(tiny, store)
 
 def test_non_finite_loss_stops_the_run(tiny, store, nan_at_training_call):
     nan_at_training_call(4)
-    with pytest.raises(NonFiniteLoss, match=r"nan at step 3 of NOPE \(preset tiny, seed 0\)"):
+    with pytest.raises(NonFiniteLoss, match=r"nan at step 3 of NOPE \(preset tiny, seed 0\)") as stopped:
         train("NOPE", tiny, 0, progress=False)
     assert load_result(tiny, "NOPE", 0) is None
+    # run again as it is, it diverges at the same step: the message names what to change
+    assert "stops at the same step" in str(stopped.value)
+    assert all(remedy in str(stopped.value) for remedy in ("--seed", "learning rate", "--autocast bf16"))
 
 
 def test_unknown_variant_lists_the_valid_ones(tiny, store):

@@ -309,12 +309,33 @@ def schema_problem(data, use_jsonschema: bool = True) -> str | None:
     return problem if problem is not None else page_field_problem(data)
 
 
+def fragment_problem(schema: dict, value) -> str | None:
+    """Why ``value`` does not fit ``schema``, a part of ``RESULT_SCHEMA`` (or an object of such parts), or None:
+    the same rules and the same validator as a whole file (what a checkpoint holds toward a result is checked by
+    them before the run resumes: :mod:`mope.train.checkpoints`)."""
+    if jsonschema is None:
+        return _SubsetValidator(schema).problem(value)
+    error = jsonschema.exceptions.best_match(_Validator(schema).iter_errors(value))
+    return None if error is None else _describe(error)
+
+
+def stamp_problem(where: str, stamp) -> str | None:
+    """Why ``stamp`` is not an ISO 8601 time stamp with an offset from UTC (as ``provenance.started`` must be), or None."""
+    try:
+        parsed = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return shorten(f"{where}: {stamp!r} is not an ISO 8601 time stamp (e.g. 2026-11-30T06:00:00+00:00)")
+    if parsed.utcoffset() is None:
+        return shorten(f"{where}: {stamp!r} has no offset from UTC (e.g. +00:00)")
+    return None
+
+
 def page_field_problem(data: dict) -> str | None:
     """Why a schema-valid result holds a field that a page cannot take as it is, or None: every stored
     string is one line of printable text (a carriage return in a device's name split a row of the runs
     CSV), and ``provenance.started``/``finished`` are ISO 8601 time stamps with an offset, the finish
     not before the start (the pages subtract them)."""
-    problem = _text_problem(data, "")
+    problem = text_problem(data, "")
     if problem is not None:
         return problem
     provenance = data["provenance"]
@@ -322,13 +343,10 @@ def page_field_problem(data: dict) -> str | None:
     for key in ("started", "finished"):
         if provenance.get(key) is None:
             continue
-        stamp = provenance[key]
-        try:
-            stamps[key] = datetime.fromisoformat(stamp)
-        except ValueError:
-            return shorten(f"provenance.{key}: {stamp!r} is not an ISO 8601 time stamp (e.g. 2026-11-30T06:00:00+00:00)")
-        if stamps[key].utcoffset() is None:
-            return shorten(f"provenance.{key}: {stamp!r} has no offset from UTC (e.g. +00:00)")
+        problem = stamp_problem(f"provenance.{key}", provenance[key])
+        if problem is not None:
+            return problem
+        stamps[key] = datetime.fromisoformat(provenance[key])
     if len(stamps) == 2 and stamps["finished"] < stamps["started"]:
         return f"provenance.finished {provenance['finished']!r} lies before provenance.started {provenance['started']!r}"
     return segments_problem(provenance.get("segments"), data["config"]["train"].get("steps"))
@@ -346,7 +364,7 @@ def segments_problem(segments: list[dict] | None, steps: int | None) -> str | No
     return None
 
 
-def _text_problem(value, where: str) -> str | None:
+def text_problem(value, where: str) -> str | None:
     """The first string in ``value`` (keys included) that is not one line of printable text, named by its place."""
     if isinstance(value, str):
         bad = next((ch for ch in value if not ch.isprintable()), None)
@@ -356,12 +374,12 @@ def _text_problem(value, where: str) -> str | None:
                         "a stored string is one line of printable text")
     if isinstance(value, dict):
         for key, item in value.items():
-            problem = _text_problem(key, f"{where} (a key)") or _text_problem(item, f"{where}.{key}" if where else key)
+            problem = text_problem(key, f"{where} (a key)") or text_problem(item, f"{where}.{key}" if where else key)
             if problem is not None:
                 return problem
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            problem = _text_problem(item, f"{where}[{index}]")
+            problem = text_problem(item, f"{where}[{index}]")
             if problem is not None:
                 return problem
     return None

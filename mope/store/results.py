@@ -137,6 +137,10 @@ def check_writable(directory: Path) -> None:
 
 
 
+class InvalidResult(UserError):
+    """A result that does not validate was refused: nothing was stored."""
+
+
 def write_result(result: dict, root=None) -> Path:
     """Store ``result`` atomically: readers never see a half-written file. A result that does not
     validate (``RESULT_SCHEMA``: a NaN loss, a missing field) is refused, never stored; a write that
@@ -144,8 +148,8 @@ def write_result(result: dict, root=None) -> Path:
     text = json.dumps(result, indent=1) + "\n"
     problem = schema_problem(json.loads(text))  # what a reader will see, tuples turned into lists
     if problem is not None:
-        raise UserError(f"the result of {result.get('variant')} seed {result.get('seed')} is not valid ({problem}); "
-                        "nothing was stored (the run's last checkpoint is kept)")
+        raise InvalidResult(f"the result of {result.get('variant')} seed {result.get('seed')} is not valid ({problem}); "
+                            "nothing was stored")
     path = result_path(result["preset"], result["variant"], result["seed"], root)
     try:
         atomic_write(path, lambda file: file.write(text.encode()))

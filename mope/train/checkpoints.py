@@ -3,8 +3,9 @@
 weights, the optimiser and scaler, the losses and history, every rank's RNG state: :func:`rng_states`, the run it
 belongs to, the stretches of its steps and where each computed: :func:`run_segments`), and how a run resumes from one
 (:func:`load_checkpoint`, :func:`resume`). A checkpoint that cannot
-resume the run (unreadable, another run's, of unknown seed, non-finite weights) is set aside with one notice,
-never deleted, and the run starts over."""
+resume the run (unreadable, another run's, of unknown seed, non-finite weights, a field its run's result would hold
+that breaks the result's schema: :data:`CHECKPOINT_FIELDS`) is set aside with one notice, never deleted, and the run
+starts over; one whose only fault is its record of where its steps computed resumes, with those steps not recorded."""
 from __future__ import annotations
 
 import os
@@ -17,6 +18,7 @@ import torch.distributed as dist
 from mope.errors import UserError, one_line, shown
 from mope.model.gpt import GPT
 from mope.store.files import atomic_write, is_regular_file, set_aside
+from mope.store.result_schema import RESULT_SCHEMA, fragment_problem, segments_problem, stamp_problem, text_problem
 from mope.store.results import default_home
 from mope.train.data import derived_seed
 from mope.train.devices import DataParallelRank
@@ -24,6 +26,28 @@ from mope.train.devices import DataParallelRank
 ENV_CHECKPOINT_DIR = "MOPE_CHECKPOINT_DIR"
 #: The provenance fields that say where and from which code a stretch of a run's steps computed.
 SEGMENT_FIELDS = ("git_commit", "git_dirty", "device", "cpu_capability", "threads", "torch")
+
+
+_RESULT = RESULT_SCHEMA["properties"]
+_PROVENANCE = _RESULT["provenance"]["properties"]
+#: What a checkpoint carries into its run's result, declared by the parts of the result's schema it becomes (a
+#: loss of ``train_curve``, ``history``, ``provenance.wall_time_s`` and ``started``), and what resuming reads
+#: besides (the optimiser's, the scaler's and the RNG's states): checked before the run resumes, so that no
+#: checkpoint trains a run whose result the store then refuses, or crashes it.
+CHECKPOINT_FIELDS = {
+    "type": "object",
+    "required": ["losses", "history", "train_time", "wall_time", "started", "optimizer", "scaler", "rng"],
+    "properties": {
+        "losses": {"type": "array", "items": _RESULT["train_curve"]["items"]["prefixItems"][1]},
+        "history": _RESULT["history"],
+        "train_time": _PROVENANCE["wall_time_s"], "wall_time": _PROVENANCE["wall_time_s"],
+        "started": _PROVENANCE["started"],
+        "optimizer": {"type": "object", "required": ["state", "param_groups"]}, "scaler": {"type": "object"},
+        "rng": {"type": "object", "required": ["ranks"], "properties": {"ranks": {"type": "array", "minItems": 1}}},
+    },
+}
+#: The stretches of a checkpoint's steps, one or more, as ``provenance.segments`` holds them.
+CHECKPOINT_SEGMENTS = {"type": "array", "minItems": 1, "items": _PROVENANCE["segments"]["items"]}
 
 
 def checkpoint_root(checkpoint_dir=None) -> Path:
@@ -90,7 +114,40 @@ def _checkpoint_problem(checkpoint, owner: dict, steps: int) -> tuple[str, str] 
            if not isinstance(tensor, torch.Tensor) or tensor.is_floating_point() and not torch.isfinite(tensor).all()]
     if bad:
         return "damaged", f"non-finite weights in {', '.join(bad[:3])}{' ...' if len(bad) > 3 else ''}"
+    problem = fields_problem(checkpoint)
+    return None if problem is None else ("damaged", problem)
+
+
+def fields_problem(checkpoint: dict) -> str | None:
+    """Why the fields of ``checkpoint`` that resuming reads and its run's result will hold (``CHECKPOINT_FIELDS``)
+    break the rules of the result's schema, or None: a loss not finite and positive, a history not a list of
+    evaluations before the checkpoint's step, a time not a finite number, ``started`` not one line of ISO 8601 with an
+    offset, the optimiser's state not finite. Its stretches are checked apart (:func:`segments_field_problem`)."""
+    fields = {key: checkpoint[key] for key in CHECKPOINT_FIELDS["properties"] if key in checkpoint}
+    problem = (fragment_problem(CHECKPOINT_FIELDS, fields) or text_problem(fields["started"], "started")
+               or stamp_problem("started", fields["started"]))
+    if problem is not None:
+        return problem
+    late = [entry["step"] for entry in fields["history"] if entry["step"] >= checkpoint["step"]]
+    if late:
+        return f"history: an evaluation at step {late[0]}, not before the checkpoint's step {checkpoint['step']}"
+    state = checkpoint["optimizer"]["state"]
+    values = [value for moment in state.values() for value in moment.values()] if isinstance(state, dict) and all(
+        isinstance(moment, dict) for moment in state.values()) else [None]
+    if any(not isinstance(value, torch.Tensor) or value.is_floating_point() and not torch.isfinite(value).all()
+           for value in values):
+        return "the optimiser's state is not finite tensors"
     return None
+
+
+def segments_field_problem(checkpoint: dict) -> str | None:
+    """Why the stretches a checkpoint records (``segments``) are not one or more stretches as ``provenance.segments``
+    holds them, covering its steps from 0 one after another, or None (None too for a checkpoint that records none)."""
+    if "segments" not in checkpoint:
+        return None
+    segments = checkpoint["segments"]
+    problem = fragment_problem(CHECKPOINT_SEGMENTS, segments) or text_problem(segments, "segments")
+    return problem or segments_problem(segments, checkpoint["step"])
 
 
 def set_checkpoint_aside(path: Path, kind: str, problem: str, parallel: DataParallelRank) -> None:
@@ -114,6 +171,13 @@ def load_checkpoint(path: Path, owner: dict, steps: int, parallel: DataParallelR
     except Exception as error:  # noqa: BLE001 (torch raises many kinds for a truncated, empty or foreign file)
         checkpoint, problem = None, ("damaged", f"unreadable ({one_line(error)})")
     if problem is None:
+        stretches = segments_field_problem(checkpoint)
+        if stretches is not None:  # only where its steps computed: resumed, those steps not recorded
+            checkpoint.pop("segments")
+            if parallel.main:
+                print(f"notice: checkpoint {shown(path)} records where its steps computed in a form that cannot be "
+                      f"stored ({stretches}); resuming it at step {checkpoint['step']}, with the machine and code of "
+                      "those steps not recorded", file=sys.stderr)
         return checkpoint
     set_checkpoint_aside(path, *problem, parallel)
     return None

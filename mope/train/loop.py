@@ -64,7 +64,7 @@ from mope.store.files import is_regular_file, remove_stale_temporaries, run_lock
 from mope.store.presets import TrainConfig, check_own_name, get_preset
 from mope.store.result_schema import SCHEMA
 from mope.store.results import (
-    check_writable, config_hash, folder_config, load_result, result_path, set_aside_if_unusable, write_result,
+    InvalidResult, check_writable, config_hash, folder_config, load_result, result_path, set_aside_if_unusable, write_result,
 )
 from mope.train.checkpoints import (
     checkpoint_root, load_checkpoint, resume, rng_states, run_segments, save_checkpoint, set_checkpoint_aside,
@@ -81,6 +81,12 @@ CURVE_EVERY = 10  # the stored train_curve keeps every 10th step's loss
 
 
 MAX_SEED = 2**32  # seeds are 0 <= seed < 2**32
+
+
+#: What to change when a run diverges: the same command resumes its last checkpoint and, deterministic, stops again.
+DIVERGED_REMEDY = ("Run again as it is, it stops at the same step (its last checkpoint holds no NaN and is resumed): "
+                   "change what it computes, with another --seed, a preset of a lower learning rate (lr) "
+                   "or, on a GPU, --autocast bf16 in place of fp16")
 
 
 class NonFiniteLoss(UserError, FloatingPointError):
@@ -272,7 +278,7 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
             global_loss = value / cfg.batch_size
             if not math.isfinite(global_loss):
                 raise NonFiniteLoss(f"training loss is {global_loss} at step {first + offset} of {variant} "
-                                    f"(preset {cfg.name}, seed {seed}); the run is stopped")
+                                    f"(preset {cfg.name}, seed {seed}); the run is stopped. {DIVERGED_REMEDY}")
             losses.append(global_loss)
 
     raw.train()
@@ -351,7 +357,14 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
         "learned": learned_parameters(raw),
     }
     if parallel.main:
-        write_result(result, results_root)
+        try:
+            write_result(result, results_root)
+        except InvalidResult as refused:  # the same checkpoint would give the same result: never resumed again
+            if not is_regular_file(path):
+                raise
+            moved = set_aside(path)
+            raise InvalidResult(f"{refused}; its last checkpoint is set aside as {shown(moved.name)}, so the same "
+                                "command trains the run from step 0") from refused
         path.unlink(missing_ok=True)
     return result
 
