@@ -345,6 +345,10 @@ def run(args, parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:  # started with standard output closed (`>&-`): Python gives None, where print says nothing
+        print("mope: error: standard output is closed; give the command somewhere to write (a file, a pipe, "
+              "or > /dev/null)", file=sys.stderr)
+        sys.exit(EXIT_ERROR)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

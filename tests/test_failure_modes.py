@@ -5,6 +5,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -431,6 +432,18 @@ def test_a_closed_pipe_ends_quietly(store):
     err = process.stderr.read().decode()
     process.wait(timeout=120)
     assert process.returncode == 141 and err == ""
+
+
+@pytest.mark.parametrize("command", ["table --preset smoke", "claims --preset smoke", "claims --preset smoke --json"])
+def test_a_closed_standard_output_is_one_line_and_a_failure(store, command):
+    """Issue 75: with standard output closed before the start (`>&-`), `table` and `claims` ended in a traceback
+    (`'NoneType' object has no attribute 'flush'`)."""
+    write_result(run("EGA-1", 0, 2.0, preset=get_preset("smoke")))
+    done = subprocess.run(f"{shlex.quote(sys.executable)} -m mope {command} >&-", shell=True, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == ["mope: error: standard output is closed; give the command somewhere to write "
+                                        "(a file, a pipe, or > /dev/null)"]
 
 
 # --- 8: SIGTERM to a suite -------------------------------------------------------------------------
