@@ -25,6 +25,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from mope.book.markdown_tables import plain_markdown_table
+from mope.book.run_records import stored_code
 from mope.errors import shown
 from mope.evidence.claims_json import claims_document
 from mope.store.files import atomic_write
@@ -82,15 +84,18 @@ def column_meaning(column: str) -> str:
     if column in COLUMNS:
         return COLUMNS[column]
     if column.startswith("final."):
-        return (f"`{shown(column.removeprefix('final.'))}` as a run stored it at its last step (a field a later "
+        return (f"{stored_code(column.removeprefix('final.'))} as a run stored it at its last step (a field a later "
                 "version of the training loop added; not described here yet, and read by no verdict)")
     raise KeyError(f"no description of the column {column!r}")
 
 
 def column_dictionary(columns: Iterable[str]) -> str:
-    """A Markdown table: each column and what it holds; the line under it says what an empty cell means."""
-    rows = "\n".join(f"| `{column}` | {column_meaning(column)} |" for column in columns)
-    return f"| column | what it holds |\n|---|---|\n{rows}\n\nIn every column, {EMPTY_CELL}."
+    """A Markdown table: each column and what it holds; the line under it says what an empty cell means. A column
+    is named by a stored key (a field a writer added to ``final``), so it is shown as text wherever it goes
+    (:func:`~mope.book.run_records.stored_code`: code only for a plain name; a ``|`` escaped by the table)."""
+    table = plain_markdown_table(["column", "what it holds"],
+                                 [[stored_code(column), column_meaning(column)] for column in columns])
+    return f"{table}\n\nIn every column, {EMPTY_CELL}."
 
 
 def csv_text(value: str) -> str:
