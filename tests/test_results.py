@@ -118,7 +118,7 @@ def test_a_run_of_uncommitted_code_is_stale_and_retrained(store, monkeypatch, ca
 
     monkeypatch.setattr(mope.train.suite, "train", fake_train)
     dirty = run("BASE-DOT", 0, 2.0, preset=evidence)
-    dirty["provenance"] = {"git_commit": "0123456789abcdef", "git_dirty": True}
+    dirty["provenance"] = {**dirty["provenance"], "git_dirty": True}
     write_result(dirty)
     assert load_results("cpu-short") == [] and load_result("cpu-short", "BASE-DOT", 0) is None
     results = ensure_results("cpu-short", ["BASE-DOT"], [0], progress=False)

@@ -2,9 +2,9 @@
 and what a valid file must hold beyond it. The keys::
 
     schema, variant, preset, seed, config {model, train}, config_hash,
-    provenance {git_commit, git_dirty, torch, python, device, started, finished, wall_time_s,
-                tokens_per_s, world_size, throughput, cpu_capability and threads (optional, newer runs),
-                segments (optional: the stretches of steps of a run resumed on another machine or commit)},
+    provenance {git_commit, git_dirty, torch, device, started, wall_time_s (these required), python, finished,
+                tokens_per_s, world_size, throughput, cpu_capability and threads (newer runs),
+                segments (the stretches of steps of a run resumed on another machine or commit)},
     num_parameters, history [{step, lr, train_loss, val_loss}], train_curve [[step, loss]],
     final {val_loss, train_loss, val_loss_full, val_loss_full_by_context {1x, 2x, 4x},
            extrapolation_note, val_loss_full_causal_stats},
@@ -67,6 +67,11 @@ _TEXT = {"type": "string", "maxLength": 1000}
 _NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}
 _CAPABILITY = {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_]{1,32}$"}, {"type": "null"}]}
 
+#: The provenance every stored run holds and the book reads as it is (the commit and whether its tree was dirty, torch,
+#: the device, the start and the wall time); every other provenance field is optional, and every reader takes it so
+#: (a dash or "not recorded": tests/test_optional_provenance.py).
+REQUIRED_PROVENANCE = ("git_commit", "git_dirty", "torch", "device", "started", "wall_time_s")
+
 # Schema 1, declared: every field that a reader of the store uses (the CLI, claims, tables, figures,
 # the explorer, the reproducibility page), with its type and a finite range. Fields a writer may add
 # later are allowed (``additionalProperties`` is left open) but never required, so that an older file
@@ -107,7 +112,7 @@ RESULT_SCHEMA: dict = {
                 }},
             },
         },
-        "provenance": {"type": "object", "properties": {
+        "provenance": {"type": "object", "required": list(REQUIRED_PROVENANCE), "properties": {
             "git_commit": _TEXT, "git_dirty": {"type": "boolean"}, "torch": _TEXT, "python": _TEXT,
             "device": _TEXT, "started": _TEXT, "finished": _TEXT,
             "cpu_capability": _CAPABILITY,
@@ -142,6 +147,8 @@ RESULT_SCHEMA: dict = {
         "final": {
             "type": "object",
             "required": ["val_loss", "val_loss_full"],
+            # open to a field a later writer adds, named as a field is: each key becomes a column of the runs CSV
+            "propertyNames": {"pattern": "^[A-Za-z][A-Za-z0-9_]{0,63}$"},
             "properties": {
                 "val_loss": _LOSS, "train_loss": _LOSS, "val_loss_full": _LOSS,
                 "val_loss_full_by_context": {"anyOf": [{"type": "null"}, {
