@@ -307,14 +307,14 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.root / "search.html").is_file():
         print(f"{args.root}: not a built book; build it first (make book)", file=sys.stderr)
         return 2
-    if not AXE.is_file() or not LIGHTHOUSE_INSTALLED.is_file():
-        print(f"{TOOLS}: Lighthouse and axe-core are not installed; run (cd tools/web && npm ci)", file=sys.stderr)
-        return 2
     pages = args.pages or pages_of(args.root)
     unknown = [page for page in args.lighthouse if page not in pages and page not in ("all", "none")]
-    if unknown:
+    if unknown:  # what was asked is checked first, before the tools: a wrong page name is named wherever it is run
         print(f"--lighthouse: not a page checked here: {', '.join(unknown)}; choose 'all', 'none' or some of: "
               f"{', '.join(pages)}", file=sys.stderr)
+        return 2
+    if not AXE.is_file() or not LIGHTHOUSE_INSTALLED.is_file():
+        print(f"{TOOLS}: Lighthouse and axe-core are not installed; run (cd tools/web && npm ci)", file=sys.stderr)
         return 2
     started = time.monotonic()
     server, base = serve(args.root)
