@@ -1090,3 +1090,27 @@ def test_a_checkpoint_that_started_after_this_machines_clock_is_refused_before_s
                                         r"machine's clock right, or delete the checkpoint"):
         train("NOPE", tiny, 0, progress=False)
     assert path.is_file() and not result_path(tiny, "NOPE", 0).exists()  # nothing trained, nothing lost
+
+
+HOLD_AND_MARK = """
+import os, sys
+from pathlib import Path
+from mope.store.files import run_lock
+result, marker, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+for _ in range(rounds):
+    with run_lock(result, "the probe's run"):
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))  # FileExistsError: another holds it too
+        os.unlink(marker)
+"""
+
+
+def test_no_two_processes_ever_hold_a_runs_lock_at_once(tmp_path):
+    """Issue 75: a waiter that saw the lock file vanish between two looks (its holder's run over) took the next
+    holder's new lock file for a folder and set it aside, and both held the run (3-5 of 40 trials). Four processes
+    take and give back one run's lock 1,000 times each; while holding it each creates a file no other may hold."""
+    result, marker = tmp_path / "seed0.json", tmp_path / "held"
+    processes = [subprocess.Popen([sys.executable, "-c", HOLD_AND_MARK, str(result), str(marker), "1000"],
+                                  stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    errors = [process.communicate(timeout=300)[1] for process in processes]
+    assert [process.returncode for process in processes] == [0] * 4, errors
+    assert list(tmp_path.iterdir()) == []  # no lock left, none set aside

@@ -8,6 +8,7 @@ one store (two suites, two clones) never train the same run at once."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import glob
 import os
@@ -141,14 +142,19 @@ def run_lock(result: Path, run: str):
     path = result.with_name(result.name + LOCK_SUFFIX)
     waited = False
     while True:
-        if os.path.lexists(path) and not is_regular_file(path):
-            moved = set_aside(path)
-            print(f"notice: lock file {shown(path)} was not a regular file; kept as {shown(moved.name)}", file=sys.stderr)
-        try:
+        try:  # created if absent, opened if there, in one step: whoever creates it, all open the same file
             handle = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
         except OSError as error:
+            if error.errno in (errno.ELOOP, errno.EISDIR):  # a link, a folder
+                _set_aside_irregular(path, None)
+                continue
             raise UserError(f"cannot open the lock file {shown(path)} of {run} ({error.strerror}): make its folder "
                             "writable to you, or train into a store of your own (--results-dir)") from None
+        opened = os.fstat(handle)
+        if not stat.S_ISREG(opened.st_mode):  # a FIFO, a device: what was opened, never a path looked at twice
+            os.close(handle)
+            _set_aside_irregular(path, opened)
+            continue
         try:
             if not _flock(handle, path, run, quiet=waited):
                 waited = True
@@ -158,6 +164,24 @@ def run_lock(result: Path, run: str):
             return
         finally:
             os.close(handle)  # releases the lock
+
+
+def _set_aside_irregular(path: Path, opened: os.stat_result | None) -> None:
+    """Set aside what lies at a lock's ``path`` that is not a regular file (``opened``, when it was opened), with a
+    notice. It is judged by what is there now, never by a path that was looked at before: the
+    lock file a holder removes as its run ends, and another creates, is never taken for one (two processes held the
+    lock when a waiter saw the path vanish between two looks and set the next holder's file aside)."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(found.st_mode) or opened is not None and not os.path.samestat(found, opened):
+        return
+    try:
+        moved = set_aside(path)
+    except FileNotFoundError:  # another waiter set it aside first
+        return
+    print(f"notice: lock file {shown(path)} was not a regular file; kept as {shown(moved.name)}", file=sys.stderr)
 
 
 def _flock(handle: int, path: Path, run: str, quiet: bool) -> bool:
