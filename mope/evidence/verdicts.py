@@ -79,7 +79,8 @@ RULES = (
     Rule("families declared before the runs", "2026-12-04", "each preset's family is declared in the plan "
          "(`mope.store.plan.FAMILIES`): every claim the plan tests there, a planned test without runs at p = 1, a "
          "claim across two presets in its home's family alone; so a run of one claim can only make another's "
-         "correction less strict", "34ca57b61752107b57bf4d9854557c60ba4f0878",
+         "correction less strict (its first: a later look that moves a claim's p can move another's adjusted p either "
+         "way, never its family)", "34ca57b61752107b57bf4d9854557c60ba4f0878",
          "before `paper`'s seeds 1-2 and its causal gates; after every run of the CPU presets"),
 )
 CURRENT_RULE = RULES[-1].name
@@ -305,6 +306,18 @@ def _beyond(mean: float, boundary: float) -> tuple[float, float]:
     return (boundary, math.inf) if mean > boundary else (-math.inf, boundary)
 
 
+def identical(estimate: Estimate) -> bool:
+    """Whether the seeds of ``estimate``, two or more, give one value (sd 0), as copies of one run do: they tell
+    nothing of how seeds differ, and the resolution floor alone would set the interval. A size claim counts them
+    as one seed (three copies of one run were "confirmed: size matches")."""
+    return estimate.n > 1 and estimate.sd == 0
+
+
+def identical_words(estimate: Estimate) -> str:
+    return (f"; its {estimate.n} seeds give one value (sd 0), as copies of one run do, so they count as one"
+            if identical(estimate) else "")
+
+
 def _indicative(estimate: Estimate, detail: str, size: str | None = None) -> Verdict:
     return Verdict(estimate, "indicative", size, f"one seed, {detail}")
 
@@ -344,9 +357,9 @@ def verdict_direction(estimate: Estimate, claimed: float, preset: str) -> Verdic
     oriented = Estimate({s: sign * v for s, v in estimate.values.items()}, estimate.resolution)
     direction = verdict_ordering(oriented)
     ratio = f"{ratio_text(estimate, claimed, preset)}, a size not judged at this scale"
-    if direction.outcome == "indicative":
+    if direction.outcome == "indicative" or identical(estimate):
         side = "the paper's direction" if oriented.mean > 0 else "against the paper's direction"
-        return replace(_indicative(estimate, f"{side}; {ratio}"), judged_on="direction")
+        return replace(_indicative(estimate, f"{side}; {ratio}{identical_words(estimate)}"), judged_on="direction")
     if direction.outcome == "confirmed":
         return Verdict(estimate, "confirmed", detail=ratio, p_value=direction.p_value, test=direction.test,
                        judged_on="direction")
@@ -375,8 +388,8 @@ def verdict_size(estimate: Estimate, claimed: float, margin: float = MARGIN) -> 
     ratio = size_ratio(estimate.mean, claimed, estimate.interval)
     sign = math.copysign(1.0, claimed)
     magnitude = abs(claimed)
-    if estimate.n == 1:
-        return _indicative(estimate, ratio)
+    if estimate.n == 1 or identical(estimate):
+        return _indicative(estimate, ratio + identical_words(estimate))
     # everything on the paper's side: e > 0 means in the claimed direction
     oriented = Estimate({s: sign * v for s, v in estimate.values.items()}, estimate.resolution)
     low95, high95 = oriented.interval

@@ -113,8 +113,10 @@ GPU_STAGES = (
 #: models the plan trains there at two seeds or more (a conditional stage's too), whose rule is a test (not "every
 #: pair", a count; not a near-equality off the paper's protocol, which is not judged), and whose home is the preset
 #: (a claim across two contexts or two token budgets belongs to the family of its twin with the longer context or
-#: the more tokens alone). A planned test without runs counts at p = 1, so that a run of another claim can only
-#: make a claim's correction less strict, never change its family. One family a preset, the paper's claims and ours
+#: the more tokens alone). A planned test without runs counts at p = 1, so that another claim's first runs can only
+#: make a claim's correction less strict, never change its family; a later look that moves another claim's p can
+#: move a claim's adjusted p either way (Holm's adjusted p is a running maximum over the smaller p-values), never its
+#: family (tests/test_verdict_edges.py). One family a preset, the paper's claims and ours
 #: together: a reader takes every verdict a preset shows as one set, and the 5% bounds the chance of any false one.
 FAMILIES: dict[str, tuple[str, ...]] = {
     "paper": ("mope-below-base", "mope-beats-sincos", "locality-not-scale", "rope-matches-base", "rope-beats-mope",
