@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +86,16 @@ def test_a_missing_instruction_set_reads_not_recorded_and_missing_stretches_the_
 def test_a_run_without_a_required_provenance_field_is_not_valid(field):
     assert schema_problem(stored_runs(field)[0]) == f"provenance: {field!r} is a required property"
     assert schema_problem(stored_runs(field)[0], use_jsonschema=False) == f"provenance: {field!r} is a required property"
+
+
+def test_every_provenance_field_read_without_a_fallback_is_one_the_schema_requires():
+    """Wherever a page, a notebook or the package reads ``run["provenance"]["field"]`` as it is (a KeyError if it is
+    missing: `book/reproducibility.md` read git_dirty so, `devices.precision` device), the schema requires it."""
+    root = Path(__file__).resolve().parents[1]
+    read = re.compile(r"""\[["']provenance["']\]\[["']([a-z_]+)["']\]""")
+    found = {(path.relative_to(root).as_posix(), field)
+             for folder in ("mope", "book", "notebooks") for path in (root / folder).rglob("*")
+             if path.suffix in (".py", ".md") for field in read.findall(path.read_text(encoding="utf-8"))}
+    assert ("book/reproducibility.md", "git_dirty") in found and ("mope/evidence/devices.py", "device") in found
+    assert not {(where, field) for where, field in found if field not in REQUIRED_PROVENANCE} - {
+        ("mope/train/checkpoints.py", "properties")}  # the schema's own declaration, read there
