@@ -227,3 +227,14 @@ class GateCache:
     def length(self) -> int:
         """The keys seen so far."""
         return self.keys.size(-1)
+
+
+def __getattr__(name: str):
+    """``EnergyGate``, the published gate's name before 0.2.0: deprecated (it did not say that the gate reads the
+    future), it is :class:`FutureReadingEnergyGate` and warns so."""
+    if name == "EnergyGate":
+        warnings.warn("mope.model.energy_gate.EnergyGate is deprecated since mope 0.2.0: it is FutureReadingEnergyGate "
+                      "(the published gate, which reads the tokens after each position); use CausalEnergyGate in a "
+                      "language model", DeprecationWarning, stacklevel=2)
+        return FutureReadingEnergyGate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,13 +9,15 @@ gets (rotary, ALiBi, energy gate), is read from :class:`~mope.model.config.GPTCo
 """
 from __future__ import annotations
 
+import warnings
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from mope.model.attention import CausalSelfAttention
 from mope.model.config import GPTConfig
-from mope.model.energy_gate import CausalEnergyGate, FutureReadingEnergyGate
+from mope.model.energy_gate import CausalEnergyGate, FutureLeakWarning, FutureReadingEnergyGate
 from mope.model.positional import (
     ALiBi,
     LearnedPositions,
@@ -43,9 +45,9 @@ def absolute_positions(config: GPTConfig) -> nn.Module | None:
 
 def attention_positions(config: GPTConfig) -> nn.Module | None:
     hooks = {
-        "rope": lambda: Rotary(config.head_size),
-        "morlet_rope": lambda: MorletRotary(config.head_size),
-        "morlet_rope_relative": lambda: RelativeMorletRotary(config.head_size),
+        "rope": lambda: Rotary(config.head_size, seq_dim=2),  # q, k are (batch, heads, time, head_size) here
+        "morlet_rope": lambda: MorletRotary(config.head_size, seq_dim=2),
+        "morlet_rope_relative": lambda: RelativeMorletRotary(config.head_size, seq_dim=2),
         "alibi": lambda: ALiBi(config.n_head),
     }
     return hooks[config.attention_positions]() if config.attention_positions in hooks else None
@@ -93,8 +95,23 @@ def _fixed_tables_follow_the_weights(model: "GPT", incompatible_keys) -> None:
             module.place_fixed_buffers(device)
 
 
+def leak_message(name: str, causal_name: str) -> str:
+    """What building a future-reading model says: what leaks, what to build instead, how to say it is meant."""
+    return (f"{name} standardises its energy gate over the whole window, so each position reads the tokens after it "
+            f"(the next-token target among them) and its teacher-forced loss contains the leak; build {causal_name} "
+            "for a language model, or pass knowingly_non_causal=True to reproduce the paper")
+
+
 class GPT(nn.Module):
-    def __init__(self, config: GPTConfig):
+    """The paper's GPT, with the positions and gate its :class:`~mope.model.config.GPTConfig` names.
+
+    :param config: the shape and the schemes.
+    :param knowingly_non_causal: a configuration whose gate reads the future (``gate="ega"``, the published EGA-1)
+        warns (:class:`~mope.model.energy_gate.FutureLeakWarning`) unless this is True: the caller reproduces the
+        paper knowingly. Not part of the configuration (nor of its hash): it changes no number.
+    """
+
+    def __init__(self, config: GPTConfig, knowingly_non_causal: bool = False):
         super().__init__()
         self.config = config
         self.tok_emb = nn.Embedding(config.vocab_size, config.n_embd)
@@ -106,6 +123,9 @@ class GPT(nn.Module):
         self.lm_head.weight = self.tok_emb.weight  # tied
         self.apply(self._init_weights)
         self.register_load_state_dict_post_hook(_fixed_tables_follow_the_weights)
+        if not self.causal and not knowingly_non_causal:
+            warnings.warn(leak_message(f"GPTConfig(gate={config.gate!r})", "a GPTConfig with gate='ega_causal'"),
+                          FutureLeakWarning, stacklevel=2)
 
     @staticmethod
     def _init_weights(module: nn.Module) -> None:
@@ -130,6 +150,12 @@ class GPT(nn.Module):
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
         length = idx.size(1)
+        if self.max_context is not None and length > self.max_context:
+            raise ValueError(
+                f"context of {length} tokens is longer than the learned position table ({self.max_context} rows): "
+                f"use at most block_size={self.max_context} tokens or a scheme without a table (absolute: sincos, "
+                "morlet, none; attention_positions: rope, alibi)"
+            )
         x = self.tok_emb(idx)
         if self.pos is not None:
             x = x + self.pos(length).to(x.dtype)

@@ -34,6 +34,7 @@ import math
 import torch
 from torch import nn
 
+from mope.model.arguments import check_count, check_positions
 from mope.model.config import check_admissibility
 
 ADMISSIBILITY_BOUND = 5.0  # omega * sigma >= 5 (Appendix A.2-A.3)
@@ -108,8 +109,9 @@ class MorletPositions(nn.Module):
     def __init__(self, n_embd: int, admissibility: str = "published", learned_centre: bool = False,
                  weight_decay: bool = True):
         super().__init__()
+        check_count("MorletPositions", "n_embd", n_embd)
         if n_embd % 2:
-            raise ValueError(f"MoPE pairs channels (2i, 2i+1): n_embd must be even, got {n_embd}")
+            raise ValueError(f"MorletPositions: MoPE pairs channels (2i, 2i+1), n_embd must be even, got {n_embd}")
         check_admissibility(admissibility)
         omega, sigma = initial_morlet_parameters(n_embd // 2)
         self.admissibility = admissibility
@@ -138,8 +140,10 @@ class MorletPositions(nn.Module):
         return effective_parameters(self.log_omega, self.log_sigma, self.admissibility)
 
     def forward(self, length: int, offset: int = 0) -> torch.Tensor:
-        """The encoding of positions offset … offset+length−1: (length, n_embd), in float32 whatever the autocast
-        (float64 for a module made float64, e.g. by ``.double()``)."""
+        """The encoding of positions offset … offset+length−1: (length, n_embd), computed in float32 whatever the
+        autocast (float64 for a module made float64, e.g. by ``.double()``) and returned in the dtype of the
+        module's parameters (``model.to(torch.bfloat16)`` adds a bfloat16 table to bfloat16 embeddings)."""
+        check_positions("MorletPositions", length, offset)
         device_type = self.log_omega.device.type
         autocast_off = torch.autocast(device_type=device_type, enabled=False) if torch.amp.is_autocast_available(
             device_type) else contextlib.nullcontext()  # the meta device has no autocast
@@ -149,4 +153,5 @@ class MorletPositions(nn.Module):
             offset = b - self.centre.to(omega.dtype) if self.centre is not None else b
             envelope = torch.exp(-offset.square() / (2 * sigma.square() + ENVELOPE_EPS))
             phase = omega * b
-            return torch.stack((torch.cos(phase) * envelope, torch.sin(phase) * envelope), dim=-1).flatten(1)
+            table = torch.stack((torch.cos(phase) * envelope, torch.sin(phase) * envelope), dim=-1).flatten(1)
+            return table.to(self.log_omega.dtype)
