@@ -127,3 +127,27 @@ def test_the_version_is_one_in_pyproject_the_package_and_the_changelogs_latest_h
     version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
     headings = re.findall(r"^## (\S+)$", (root / "CHANGELOG.md").read_text(), re.MULTILINE)
     assert version == mope.__version__ == headings[0] == "0.2.0"
+
+
+def mope_norms(n_embd: int, length: int = 64) -> torch.Tensor:
+    """The norm of MoPE's encoding at each position 0 … length−1 at initialisation, in float64."""
+    return mope.MorletPositions(n_embd).double()(length).norm(dim=-1)
+
+
+def test_mopes_reach_and_amplitude_in_its_docstring_are_computed():
+    """Issue 74: the numbers help(MorletPositions) gives of its reach at initialisation are the module's own."""
+    doc = " ".join(mope.MorletPositions.__doc__.split())
+    norms = mope_norms(128)
+    sigma = mope.MorletPositions(128).effective()[1]
+    assert f"between {sigma.min():.1f} and {sigma.max():.0f}" in doc and sigma.max() <= 5 + 1e-6
+    assert (f"is {norms[0]:.1f} at b = 0, {norms[10]:.2f} at b = 10, {norms[20]:.1e} at b = 20 and {norms[63]:.1e} at "
+            "b = 63") in doc
+    first_below = int((norms < 1e-3 * norms[0]).nonzero()[0])
+    assert f"below a thousandth of its norm at b = 0 from b = {first_below} on" in doc
+    assert torch.all(norms[first_below:] < 1e-3 * norms[0])
+    token = 0.02 * 128 ** 0.5  # the norm of an embedding drawn N(0, 0.02^2), in expectation
+    assert f"norm is √(d/2), {norms[0] / token:.0f} times" in doc and torch.isclose(norms[0], torch.tensor(64.0).double().sqrt())
+    from mope.model.positional.sincos import EMBEDDING_MATCHED_AMPLITUDE
+
+    matched = mope.MorletPositions(128, amplitude=EMBEDDING_MATCHED_AMPLITUDE)(1)[0]
+    assert torch.isclose(matched.square().mean().sqrt(), torch.tensor(0.02))  # each channel's RMS at b = 0

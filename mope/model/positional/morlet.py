@@ -85,12 +85,22 @@ class MorletPositions(nn.Module):
     :param admissibility: "published" (the bound inside autograd, as released), "straight_through" (Appendix A.3's
         words) or "none" (no bound).
     :param learned_centre: learn each pair's centre b_0 (the paper's §7 remedy); off as published.
+    :param amplitude: A, the encoding times A: 1 as published. Pass ``EMBEDDING_MATCHED_AMPLITUDE`` (0.02·√2, from
+        :mod:`mope.model.positional.sincos`) to give each channel at b = 0 the RMS of token embeddings drawn
+        N(0, 0.02²).
     :param weight_decay: whether AdamW decays log ω, log σ (and b_0): True as published, where the released code
         decays every parameter. The flag acts only through :meth:`no_decay_parameters`, which the optimiser must ask
         (the project's GPT does, ``GPT.optimizer_groups``); an optimiser built from ``model.parameters()`` decays them
         whatever the flag, and nanoGPT's grouping by dimension (decay for tensors of 2 dimensions or more) never
         decays these 1-D parameters, which differs from the paper's runs whatever the flag. Put
         ``no_decay_parameters()`` in a group with ``weight_decay=0`` and the rest in the decayed group.
+
+    Reach at initialisation: every pair starts with σ_i = 5/ω_i, between 1.6 and 5, so each envelope is at most
+    $e^{-b^2/50}$. At d = 128 the encoding's norm $(\sum_i G_i(b)^2)^{1/2}$ is 8.0 at b = 0, 0.34 at b = 10, 5.0e-04 at
+    b = 20 and 3.4e-35 at b = 63, below a thousandth of its norm at b = 0 from b = 17 on: it tells positions apart
+    near the start of the sequence only, until training widens σ_i (or ``learned_centre`` moves the windows). At b = 0
+    its norm is √(d/2), 35 times that of a token embedding drawn N(0, 0.02²) (0.02·√d), the amplitude that stalls
+    the published sin/cos (:class:`~mope.model.positional.sincos.SinusoidalPositions`): ``amplitude`` scales it.
 
     Shapes: ``forward(length, offset=0)`` → (length, n_embd) at positions offset … offset+length−1 (a query after a
     key-value cache of ``offset`` tokens), the same for every sequence of the batch (broadcast it).
@@ -107,7 +117,7 @@ class MorletPositions(nn.Module):
     max_context = None  # defined at every position
 
     def __init__(self, n_embd: int, admissibility: str = "published", learned_centre: bool = False,
-                 weight_decay: bool = True):
+                 weight_decay: bool = True, amplitude: float = 1.0):
         super().__init__()
         check_count("MorletPositions", "n_embd", n_embd)
         if n_embd % 2:
@@ -119,6 +129,7 @@ class MorletPositions(nn.Module):
         self.log_sigma = nn.Parameter(torch.log(sigma))
         self.centre = nn.Parameter(torch.zeros(n_embd // 2)) if learned_centre else None
         self.weight_decay = weight_decay
+        self.amplitude = amplitude
 
     def reset_parameters(self) -> None:
         """The released initialisation again, in place: the step after ``to_empty`` of a meta-device build."""
@@ -154,4 +165,4 @@ class MorletPositions(nn.Module):
             envelope = torch.exp(-offset.square() / (2 * sigma.square() + ENVELOPE_EPS))
             phase = omega * b
             table = torch.stack((torch.cos(phase) * envelope, torch.sin(phase) * envelope), dim=-1).flatten(1)
-            return table.to(self.log_omega.dtype)
+            return (table if self.amplitude == 1.0 else self.amplitude * table).to(self.log_omega.dtype)
