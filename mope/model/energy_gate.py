@@ -86,6 +86,11 @@ class EnergyScores(nn.Module):
         """``module(normed)`` is :meth:`log_gate`: log g, to add to the attention logits before the causal mask."""
         return self.log_gate(normed)
 
+    def score_modifier(self, normed: torch.Tensor):
+        """log g as ``flex_attention``'s ``score_mod(score, b, h, q_idx, kv_idx)`` (:mod:`mope.model.flex`): the
+        logit plus log g of that query and key, from (B, H, T) tensors, with no (B, H, T, T) one."""
+        raise NotImplementedError
+
 
 class FutureReadingEnergyGate(EnergyScores):
     r"""EGA-1 as published (Zeris 2026a; the paper's EGA-1 and EGA-MORLET): the gate standardises each key's energy
@@ -128,6 +133,15 @@ class FutureReadingEnergyGate(EnergyScores):
         mean = e.mean(dim=-1, keepdim=True)
         std = e.std(dim=-1, correction=0, keepdim=True).clamp_min(STD_FLOOR)
         return ((e - mean) / std).unsqueeze(2)
+
+    def score_modifier(self, normed: torch.Tensor):
+        """score + log g_j of key j (B, H, T): softmax(S + log g), the released ratio without its 1e-8 floor."""
+        key_bias = self.log_gate(normed)[:, :, 0]
+
+        def modify(score, b, h, q_idx, kv_idx):
+            return score + key_bias[b, h, kv_idx]
+
+        return modify
 
 
 class CausalEnergyGate(EnergyScores):
@@ -185,6 +199,18 @@ class CausalEnergyGate(EnergyScores):
         least, returned in ``normed``'s dtype."""
         centred, mean, std = self.prefix_statistics(normed)
         return self.rows(centred, mean, std).to(normed.dtype)
+
+    def score_modifier(self, normed: torch.Tensor):
+        """score + log sigma(c_i + a_i (e_j - e_0)), the row of :meth:`rows` at query i and key j from (B, H, T)
+        tensors: no T x T one."""
+        centred, mean, std = self.prefix_statistics(normed)
+        slope = self.alpha[:, None] / std
+        offset = -(slope * mean + (self.alpha * self.tau)[:, None])
+
+        def modify(score, b, h, q_idx, kv_idx):
+            return score + F.logsigmoid(offset[b, h, q_idx] + slope[b, h, q_idx] * centred[b, h, kv_idx])
+
+        return modify
 
     def step(self, normed: torch.Tensor, cache: GateCache | None = None) -> tuple[torch.Tensor, GateCache]:
         """Decoding: the rows of log g of ``n`` new tokens, ``normed`` (batch, n, n_embd) (their LN_1 input, as

@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from mope.model import flex
 from mope.model.attention import CausalSelfAttention
 from mope.model.config import GPTConfig
 from mope.model.energy_gate import CausalEnergyGate, FutureLeakWarning, FutureReadingEnergyGate
@@ -144,6 +145,16 @@ class GPT(nn.Module):
     def causal(self) -> bool:
         """False when an output can see later tokens (EGA with window statistics)."""
         return all(b.attn.gate is None or b.attn.gate.causal for b in self.blocks)
+
+    def use_flex_attention(self, mode: str | None = "compiled") -> "GPT":
+        """Gated attention through ``flex_attention`` with the gate's score modifier, without the (B, H, T, T) bias
+        (:mod:`mope.model.flex`): ``"compiled"`` (the fused kernel), ``"eager"`` (torch's reference of it) or None
+        (the dense path, the default). Used where torch computes it (a GPU; a CPU without gradients; no dropout), the
+        dense path elsewhere; a runtime choice, outside the configuration and its hash. Returns the model."""
+        mode = flex.check_mode(mode)
+        for block in self.blocks:
+            block.attn.flex = mode
+        return self
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
