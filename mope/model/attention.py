@@ -15,8 +15,10 @@ The fast path is ``F.scaled_dot_product_attention``. A bias that depends on the 
 $B_{ij} = \beta_j$ (ALiBi, published EGA), rides along as one extra channel,
 $[q, 1]\cdot[k, \beta\sqrt{d_k}]/\sqrt{d_k} = qk^\top/\sqrt{d_k} + \beta_j$,
 so the kernel keeps its built-in causal mask and no $T\times T$ bias is ever built. Only the causal
-gate (a bias of query and key) and the relative Morlet-RoPE scores build $T\times T$ tensors per head:
-their maths needs them.
+gate (a bias of query and key) and the relative Morlet-RoPE scores build $T\times T$ tensors per head
+on this path. The gates can do without: with :meth:`mope.model.gpt.GPT.use_flex_attention` their
+$\log g$ enters ``flex_attention``'s kernel as a score modifier where torch computes it
+(:mod:`mope.model.flex`).
 """
 from __future__ import annotations
 

@@ -157,7 +157,10 @@ class CausalEnergyGate(EnergyScores):
     leaves these 1-D parameters (and the energy bias) undecayed, which differs from the paper's runs.
 
     Shapes: ``log_gate(normed)``, normed (batch, time, n_embd) → (batch, n_head, time, time): log g_ij, added to
-    the attention logits of query i and key j (entries j > i are masked by the causal mask).
+    the attention logits of query i and key j (entries j > i are masked by the causal mask). Decoding,
+    ``step(normed, cache=None)``, normed (batch, n, n_embd) of n new tokens → (batch, n_head, n, t + n) rows of
+    log g against the t cached keys and the new ones, and the :class:`GateCache` with them: O(T) work per token,
+    no T × T tensor.
 
     Example::
 
