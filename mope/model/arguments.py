@@ -9,6 +9,8 @@ dynamic time dimension, ``torch.compile``).
 """
 from __future__ import annotations
 
+import operator
+
 import torch
 
 
@@ -17,12 +19,16 @@ def _shape(value) -> str:
 
 
 def check_count(owner: str, name: str, value, minimum: int = 1) -> int:
-    """``value`` if it is an int (or a traced ``torch.SymInt``) of at least ``minimum``; else one line naming
+    """``value`` if it is an integer (an int, a NumPy integer, a traced ``torch.SymInt``) of at least ``minimum``; else one line naming
     ``owner`` (the module, e.g. "CausalEnergyGate"), the argument and what was given."""
-    if isinstance(value, bool) or not isinstance(value, (int, torch.SymInt)):
+    integral = isinstance(value, torch.SymInt) or (hasattr(type(value), "__index__")
+                                                   and not isinstance(value, (bool, torch.Tensor)))
+    if not integral:
         kind = f"a tensor of shape {_shape(value)}" if isinstance(value, torch.Tensor) else f"{type(value).__name__} {value!r}"
         hint = " (the length of a sequence is x.size(1))" if isinstance(value, torch.Tensor) else ""
         raise TypeError(f"{owner}: {name} must be an int >= {minimum}, got {kind}{hint}")
+    if not isinstance(value, torch.SymInt):
+        value = operator.index(value)  # a NumPy integer, say
     if value < minimum:
         raise ValueError(f"{owner}: {name} must be an int >= {minimum}, got {value}")
     return value
