@@ -86,3 +86,20 @@ def test_the_benchmark_times_both_paths_and_prints_their_difference(capsys):
     assert set(results) == {"EGA-1-CAUSAL", "EGA-1"}
     assert all(row["max_difference"] < 1e-5 and row["ratio"] > 0 for row in results.values())
     assert "flex speed-up" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("build", [lambda: mope.CausalEnergyGate(16, 2),
+                                   lambda: mope.FutureReadingEnergyGate(16, 2, warn=False)], ids=["causal", "published"])
+def test_a_gates_score_modifier_in_ones_own_flex_call_is_its_log_gate_added_to_the_logits(build):
+    """What the own-model page tells a researcher: flex_attention(q, k, v, score_mod=gate.score_modifier(normed),
+    block_mask=<causal>) is SDPA with log_gate(normed) and the causal mask added."""
+    torch.manual_seed(0)
+    gate = build()
+    with torch.no_grad():
+        gate.energy.weight.normal_(0, 1.0)
+    normed, q, k, v = torch.randn(2, 24, 16), torch.randn(2, 2, 24, 8), torch.randn(2, 2, 24, 8), torch.randn(2, 2, 24, 8)
+    with torch.no_grad():
+        fused = flex.attend(q, k, v, gate.score_modifier(normed), "eager")
+        mask = torch.full((24, 24), float("-inf")).triu(1) + gate.log_gate(normed)
+        dense = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert torch.allclose(fused, dense, atol=1e-5)
