@@ -35,7 +35,7 @@ def main(argv=None) -> dict[str, tuple[float, float]]:
         torch.set_num_threads(args.threads)
     names = ["BASE-DOT"] + [n for n in args.variants if n != "BASE-DOT"]
     shape = GPTConfig(block_size=args.context)
-    models = {n: build_model(n, shape, seed=0).eval() for n in names}
+    models = {n: build_model(n, shape, seed=0, knowingly_non_causal=True).eval() for n in names}
     idx = torch.randint(0, shape.vocab_size, (args.batch, args.context), generator=torch.Generator().manual_seed(0))
     times: dict[str, list[float]] = {n: [] for n in names}
     with torch.inference_mode():

@@ -120,7 +120,7 @@ class ReferenceGPT(nn.Module):
 
 def make_model(name: str, shape: GPTConfig) -> nn.Module:
     torch.manual_seed(0)
-    return ReferenceGPT(shape) if name == REFERENCE else build_model(name, shape=shape, seed=0)
+    return ReferenceGPT(shape) if name == REFERENCE else build_model(name, shape=shape, seed=0, knowingly_non_causal=True)
 
 
 # ----------------------------------------------------------------------------- one model's training step

@@ -13,7 +13,7 @@ LENGTH, CUT = 32, 15  # positions 0..CUT must not see tokens CUT+1..
 
 
 def outputs_before_and_after_perturbing_the_future(name: str, seed: int):
-    model = build_model(name, SHAPE, seed=seed).eval()
+    model = build_model(name, SHAPE, seed=seed, knowingly_non_causal=True).eval()
     g = torch.Generator().manual_seed(seed)
     idx = torch.randint(0, 65, (2, LENGTH), generator=g)
     perturbed = idx.clone()

@@ -8,7 +8,7 @@ SHAPE = GPTConfig(block_size=24, n_layer=1, n_head=2, n_embd=16, dropout=0.0)
 
 
 def first_attention(name: str, dropout: float = 0.0, seed: int = 0):
-    model = build_model(name, SHAPE.replace(dropout=dropout), seed=seed)
+    model = build_model(name, SHAPE.replace(dropout=dropout), seed=seed, knowingly_non_causal=True)
     return model.blocks[0].attn
 
 
@@ -33,7 +33,7 @@ def test_gated_rows_sum_to_one_even_after_dropout(name):
 @pytest.mark.parametrize("gated, plain", [("EGA-1", "BASE-DOT"), ("EGA-1-CAUSAL", "BASE-DOT"),
                                           ("EGA-MORLET", "PE-MORLET")])
 def test_zero_energy_projection_reduces_to_plain_attention(gated, plain):
-    gated_model, plain_model = build_model(gated, SHAPE, seed=0), build_model(plain, SHAPE, seed=0)
+    gated_model, plain_model = build_model(gated, SHAPE, seed=0, knowingly_non_causal=True), build_model(plain, SHAPE, seed=0, knowingly_non_causal=True)
     for block in gated_model.blocks:
         torch.nn.init.zeros_(block.attn.gate.energy.weight)
         torch.nn.init.zeros_(block.attn.gate.energy.bias)
@@ -83,7 +83,7 @@ def test_causal_gate_uses_prefix_statistics_of_each_query_row():
 
 def test_causal_gate_gradients_stay_finite_when_prefix_variance_vanishes():
     """Identical tokens make every prefix variance exactly 0, where sqrt(max(var, 0)) has an infinite slope."""
-    model = build_model("EGA-1-CAUSAL", SHAPE, seed=0)
+    model = build_model("EGA-1-CAUSAL", SHAPE, seed=0, knowingly_non_causal=True)
     idx = torch.full((2, 24), 7)
     _, loss = model(idx, idx)
     loss.backward()

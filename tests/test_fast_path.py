@@ -9,7 +9,7 @@ SHAPE = GPTConfig(block_size=40, n_layer=1, n_head=4, n_embd=32, dropout=0.0)
 
 @pytest.mark.parametrize("name", [n for n in VARIANTS if n != "MORLET-ROPE-REL"])
 def test_fused_attention_equals_explicit_attention(name):
-    attn = build_model(name, SHAPE, seed=0).blocks[0].attn.eval()
+    attn = build_model(name, SHAPE, seed=0, knowingly_non_causal=True).blocks[0].attn.eval()
     if attn.gate is not None:
         with torch.no_grad():
             attn.gate.energy.weight.normal_(0, 1.0)
@@ -26,7 +26,7 @@ def test_fused_attention_equals_explicit_attention(name):
 
 
 def test_gate_after_dropout_without_dropout_equals_the_fused_path():
-    attn = build_model("EGA-1", SHAPE, seed=0).blocks[0].attn.eval()
+    attn = build_model("EGA-1", SHAPE, seed=0, knowingly_non_causal=True).blocks[0].attn.eval()
     normed = torch.nn.functional.layer_norm(torch.randn(2, 40, 32), (32,))
     q, k, v = attn.qkv(normed)
     log_gate = attn.gate.log_gate(normed)

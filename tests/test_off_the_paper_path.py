@@ -24,8 +24,9 @@ D, HEADS, VOCAB, BLOCK = 16, 2, 11, 24
 INPUT_SCHEMES = {"learned": lambda: mope.LearnedPositions(BLOCK, D), "sincos": lambda: mope.SinusoidalPositions(D),
                  "sincos_scaled": lambda: mope.SinusoidalPositions(D, EMBEDDING_MATCHED_AMPLITUDE),
                  "morlet": lambda: mope.MorletPositions(D, learned_centre=True)}
-ATTENTION_SCHEMES = {"rope": mope.Rotary, "morlet_rope": mope.MorletRotary,
-                     "morlet_rope_relative": RelativeMorletRotary, "alibi": lambda _: mope.ALiBi(HEADS)}
+ATTENTION_SCHEMES = {"rope": lambda hs: mope.Rotary(hs, seq_dim=2), "morlet_rope": lambda hs: mope.MorletRotary(hs, seq_dim=2),
+                     "morlet_rope_relative": lambda hs: RelativeMorletRotary(hs, seq_dim=2),
+                     "alibi": lambda _: mope.ALiBi(HEADS)}
 
 
 class CachedDecoder(nn.Module):
@@ -83,7 +84,7 @@ def test_decoding_token_by_token_with_a_cache_gives_the_full_forward(scheme):
     assert cache[0][0].shape[-2] == 20
 
 
-@pytest.mark.parametrize("hook", [mope.Rotary(8), mope.MorletRotary(8)], ids=["rope", "morlet_rope"])
+@pytest.mark.parametrize("hook", [mope.Rotary(8, seq_dim=2), mope.MorletRotary(8, seq_dim=2)], ids=["rope", "morlet_rope"])
 def test_a_query_shorter_than_its_keys_sits_at_the_last_positions_unless_given_an_offset(hook):
     torch.manual_seed(0)
     q, k = torch.randn(1, 2, 9, 8), torch.randn(1, 2, 9, 8)
@@ -115,9 +116,9 @@ def drop_in_modules() -> dict[str, tuple]:
     return {"MorletPositions": (lambda: mope.MorletPositions(D), *positions),
             "SinusoidalPositions": (lambda: mope.SinusoidalPositions(D), *positions),
             "LearnedPositions": (lambda: mope.LearnedPositions(BLOCK, D), *positions),
-            "Rotary": (lambda: mope.Rotary(D // HEADS), *rotate),
-            "MorletRotary": (lambda: mope.MorletRotary(D // HEADS), *rotate),
-            "RelativeMorletRotary": (lambda: RelativeMorletRotary(D // HEADS), lambda m, q, k: m.scores(*m.rotate(q, k)),
+            "Rotary": (lambda: mope.Rotary(D // HEADS, seq_dim=2), *rotate),
+            "MorletRotary": (lambda: mope.MorletRotary(D // HEADS, seq_dim=2), *rotate),
+            "RelativeMorletRotary": (lambda: RelativeMorletRotary(D // HEADS, seq_dim=2), lambda m, q, k: m.scores(*m.rotate(q, k)),
                                      (q, k)),
             "ALiBi": (lambda: mope.ALiBi(HEADS), lambda m, x: x[:, None, :HEADS, :] + m.logit_bias(D), (x,)),
             "CausalEnergyGate": (lambda: mope.CausalEnergyGate(D, HEADS), *gate),
@@ -161,9 +162,9 @@ def meta_builds_loaded(load):
     config = mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8)
     for variant in mope.VARIANTS:
         torch.manual_seed(0)
-        original = perturbed(mope.build_model(variant, config)).eval()
+        original = perturbed(mope.build_model(variant, config, knowingly_non_causal=True)).eval()
         with torch.device("meta"):
-            fresh = mope.build_model(variant, config)
+            fresh = mope.build_model(variant, config, knowingly_non_causal=True)
         yield variant, load(fresh, original.state_dict()), original
 
 
@@ -176,7 +177,7 @@ def test_every_variant_of_the_gpt_builds_on_the_meta_device_and_loads():
 
     for variant, fresh, original in meta_builds_loaded(load):
         assert torch.equal(fresh.eval()(idx)[0], original(idx)[0]), variant
-    moved = mope.build_model("PE-MORLET", mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8)).to("meta")
+    moved = mope.build_model("PE-MORLET", mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8), knowingly_non_causal=True).to("meta")
     assert moved(idx.to("meta"))[0].shape == (2, 8, 65)  # MoPE's forward once failed there (autocast)
 
 
@@ -207,7 +208,7 @@ def test_a_gpt_loaded_with_assign_computes_its_fixed_tables_where_its_weights_ar
     config = mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8)
     for variant in ("PE-SINCOS", "PE-ROPE", "ALIBI"):
         with torch.device("meta"):
-            fresh, weights = mope.build_model(variant, config), mope.build_model(variant, config).state_dict()
+            fresh, weights = mope.build_model(variant, config, knowingly_non_causal=True), mope.build_model(variant, config, knowingly_non_causal=True).state_dict()
         fresh.load_state_dict(weights, assign=True)
         assert {buffer.device.type for buffer in fresh.buffers()} == {"meta"}, variant
 

@@ -119,7 +119,7 @@ def test_the_causal_statistics_loss_is_the_causal_gate_models_loss_with_the_runs
     cfg = get_preset("smoke").replace(extrapolation=())
     model_cfg = variant_config("EGA-1", cfg.shape())
     torch.manual_seed(0)
-    model = GPT(model_cfg)
+    model = GPT(model_cfg, knowingly_non_causal=True)
     with torch.no_grad():
         for block in model.blocks:
             block.attn.gate.tau.fill_(0.3)

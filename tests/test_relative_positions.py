@@ -20,20 +20,20 @@ def is_toeplitz(scores: torch.Tensor, atol: float) -> bool:
 
 def test_rope_scores_depend_only_on_the_offset():
     q, k = constant_content(64, 32)
-    q, k = Rotary(32).rotate(q, k)
+    q, k = Rotary(32, seq_dim=2).rotate(q, k)
     scores = (q @ k.transpose(-1, -2))[0, 0]
     assert is_toeplitz(scores, atol=1e-4)
     assert not torch.allclose(scores[0, 1], scores[0, 5])  # but they do depend on it
 
 
 def test_relative_morlet_rope_scores_depend_only_on_the_offset():
-    hook = RelativeMorletRotary(32)
+    hook = RelativeMorletRotary(32, seq_dim=2)
     q, k = hook.rotate(*constant_content(64, 32))
     assert is_toeplitz(hook.scores(q, k)[0, 0], atol=1e-4)
 
 
 def test_relative_morlet_rope_with_infinite_bandwidth_is_rope():
-    hook = RelativeMorletRotary(32)
+    hook = RelativeMorletRotary(32, seq_dim=2)
     with torch.no_grad():
         hook.log_sigma.fill_(30.0)
     q, k = hook.rotate(*constant_content(16, 32))
@@ -41,7 +41,7 @@ def test_relative_morlet_rope_with_infinite_bandwidth_is_rope():
 
 
 def test_absolute_morlet_rope_has_an_origin_prior():
-    q, k = MorletRotary(32).rotate(*constant_content(64, 32))
+    q, k = MorletRotary(32, seq_dim=2).rotate(*constant_content(64, 32))
     scores = (q @ k.transpose(-1, -2))[0, 0]
     assert not is_toeplitz(scores, atol=1e-3)
 

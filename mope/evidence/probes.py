@@ -28,7 +28,7 @@ def future_token_sensitivity(variant: str, shape, position: int, offset: int = 5
     ``variant``. A causal model gives exactly 0 before ``position + offset``."""
     from mope.model.variants import build_model
 
-    model = build_model(variant, shape, seed=seed).eval()
+    model = build_model(variant, shape, seed=seed, knowingly_non_causal=True).eval()  # the probe measures the leak
     length = length or shape.block_size
     generator = torch.Generator().manual_seed(seed)
     worst = np.zeros(length)

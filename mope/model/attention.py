@@ -15,8 +15,10 @@ The fast path is ``F.scaled_dot_product_attention``. A bias that depends on the 
 $B_{ij} = \beta_j$ (ALiBi, published EGA), rides along as one extra channel,
 $[q, 1]\cdot[k, \beta\sqrt{d_k}]/\sqrt{d_k} = qk^\top/\sqrt{d_k} + \beta_j$,
 so the kernel keeps its built-in causal mask and no $T\times T$ bias is ever built. Only the causal
-gate (a bias of query and key) and the relative Morlet-RoPE scores build $T\times T$ tensors per head:
-their maths needs them.
+gate (a bias of query and key) and the relative Morlet-RoPE scores build $T\times T$ tensors per head
+on this path. The gates can do without: with :meth:`mope.model.gpt.GPT.use_flex_attention` their
+$\log g$ enters ``flex_attention``'s kernel as a score modifier where torch computes it
+(:mod:`mope.model.flex`).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from mope.model import flex
 from mope.model.config import GPTConfig
 from mope.model.energy_gate import RENORMALISE_FLOOR
 
@@ -65,6 +68,10 @@ def add_biases(*biases):
 
 
 class CausalSelfAttention(nn.Module):
+    #: None (the dense path) or a mode of :mod:`mope.model.flex` for a gated attention without T x T bias, where
+    #: torch computes it (:meth:`mope.model.gpt.GPT.use_flex_attention` sets it; not part of the configuration)
+    flex: str | None = None
+
     def __init__(self, config: GPTConfig, positions: nn.Module | None = None, gate: nn.Module | None = None):
         super().__init__()
         self.n_head = config.n_head
@@ -93,8 +100,12 @@ class CausalSelfAttention(nn.Module):
         if hook is not None and hasattr(hook, "rotate"):
             q, k = hook.rotate(q, k)
         position_bias = hook.logit_bias(length) if hook is not None and hasattr(hook, "logit_bias") else None
-        log_gate = self.gate.log_gate(normed) if self.gate is not None else None
         dropout_p = self.dropout if self.training else 0.0
+        if (self.flex is not None and self.gate is not None and position_bias is None and dropout_p == 0
+                and not hasattr(hook, "scores") and flex.runs_here(q)):
+            y = flex.attend(q, k, v, self.gate.score_modifier(normed), self.flex)
+            return self.resid_dropout(self.out(y.transpose(1, 2).flatten(2)))
+        log_gate = self.gate.log_gate(normed) if self.gate is not None else None
         gate_after_dropout = log_gate is not None and dropout_p > 0
         if hook is not None and hasattr(hook, "scores"):
             y = self.explicit(q, k, v, position_bias, log_gate, gate_after_dropout)

@@ -9,13 +9,16 @@ gets (rotary, ALiBi, energy gate), is read from :class:`~mope.model.config.GPTCo
 """
 from __future__ import annotations
 
+import warnings
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from mope.model import flex
 from mope.model.attention import CausalSelfAttention
 from mope.model.config import GPTConfig
-from mope.model.energy_gate import CausalEnergyGate, FutureReadingEnergyGate
+from mope.model.energy_gate import CausalEnergyGate, FutureLeakWarning, FutureReadingEnergyGate
 from mope.model.positional import (
     ALiBi,
     LearnedPositions,
@@ -43,9 +46,9 @@ def absolute_positions(config: GPTConfig) -> nn.Module | None:
 
 def attention_positions(config: GPTConfig) -> nn.Module | None:
     hooks = {
-        "rope": lambda: Rotary(config.head_size),
-        "morlet_rope": lambda: MorletRotary(config.head_size),
-        "morlet_rope_relative": lambda: RelativeMorletRotary(config.head_size),
+        "rope": lambda: Rotary(config.head_size, seq_dim=2),  # q, k are (batch, heads, time, head_size) here
+        "morlet_rope": lambda: MorletRotary(config.head_size, seq_dim=2),
+        "morlet_rope_relative": lambda: RelativeMorletRotary(config.head_size, seq_dim=2),
         "alibi": lambda: ALiBi(config.n_head),
     }
     return hooks[config.attention_positions]() if config.attention_positions in hooks else None
@@ -93,8 +96,23 @@ def _fixed_tables_follow_the_weights(model: "GPT", incompatible_keys) -> None:
             module.place_fixed_buffers(device)
 
 
+def leak_message(name: str, causal_name: str) -> str:
+    """What building a future-reading model says: what leaks, what to build instead, how to say it is meant."""
+    return (f"{name} standardises its energy gate over the whole window, so each position reads the tokens after it "
+            f"(the next-token target among them) and its teacher-forced loss contains the leak; build {causal_name} "
+            "for a language model, or pass knowingly_non_causal=True to reproduce the paper")
+
+
 class GPT(nn.Module):
-    def __init__(self, config: GPTConfig):
+    """The paper's GPT, with the positions and gate its :class:`~mope.model.config.GPTConfig` names.
+
+    :param config: the shape and the schemes.
+    :param knowingly_non_causal: a configuration whose gate reads the future (``gate="ega"``, the published EGA-1)
+        warns (:class:`~mope.model.energy_gate.FutureLeakWarning`) unless this is True: the caller reproduces the
+        paper knowingly. Not part of the configuration (nor of its hash): it changes no number.
+    """
+
+    def __init__(self, config: GPTConfig, knowingly_non_causal: bool = False):
         super().__init__()
         self.config = config
         self.tok_emb = nn.Embedding(config.vocab_size, config.n_embd)
@@ -106,6 +124,9 @@ class GPT(nn.Module):
         self.lm_head.weight = self.tok_emb.weight  # tied
         self.apply(self._init_weights)
         self.register_load_state_dict_post_hook(_fixed_tables_follow_the_weights)
+        if not self.causal and not knowingly_non_causal:
+            warnings.warn(leak_message(f"GPTConfig(gate={config.gate!r})", "a GPTConfig with gate='ega_causal'"),
+                          FutureLeakWarning, stacklevel=2)
 
     @staticmethod
     def _init_weights(module: nn.Module) -> None:
@@ -125,11 +146,27 @@ class GPT(nn.Module):
         """False when an output can see later tokens (EGA with window statistics)."""
         return all(b.attn.gate is None or b.attn.gate.causal for b in self.blocks)
 
+    def use_flex_attention(self, mode: str | None = "compiled") -> "GPT":
+        """Gated attention through ``flex_attention`` with the gate's score modifier, without the (B, H, T, T) bias
+        (:mod:`mope.model.flex`): ``"compiled"`` (the fused kernel), ``"eager"`` (torch's reference of it) or None
+        (the dense path, the default). Used where torch computes it (a GPU; a CPU without gradients; no dropout), the
+        dense path elsewhere; a runtime choice, outside the configuration and its hash. Returns the model."""
+        mode = flex.check_mode(mode)
+        for block in self.blocks:
+            block.attn.flex = mode
+        return self
+
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
         length = idx.size(1)
+        if self.max_context is not None and length > self.max_context:
+            raise ValueError(
+                f"context of {length} tokens is longer than the learned position table ({self.max_context} rows): "
+                f"use at most block_size={self.max_context} tokens or a scheme without a table (absolute: sincos, "
+                "morlet, none; attention_positions: rope, alibi)"
+            )
         x = self.tok_emb(idx)
         if self.pos is not None:
             x = x + self.pos(length).to(x.dtype)

@@ -5,13 +5,15 @@ turns a name and a shape into a model.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import torch
 
 from mope.model.config import GPTConfig
 from mope.errors import ConfigError
-from mope.model.gpt import GPT
+from mope.model.energy_gate import FutureLeakWarning
+from mope.model.gpt import GPT, leak_message
 
 
 @dataclass(frozen=True)
@@ -77,9 +79,17 @@ def variant_config(name: str, shape: GPTConfig | None = None, **overrides) -> GP
     return base.replace(**{**get_variant(name).settings, **overrides})
 
 
-def build_model(name: str, shape: GPTConfig | None = None, seed: int | None = None, **overrides) -> GPT:
-    """Build a named variant; ``seed`` fixes its initial weights."""
+def build_model(name: str, shape: GPTConfig | None = None, seed: int | None = None,
+                knowingly_non_causal: bool = False, **overrides) -> GPT:
+    """Build a named variant; ``seed`` fixes its initial weights. A variant that reads the future (EGA-1, EGA-MORLET:
+    the published gate) warns (:class:`~mope.model.energy_gate.FutureLeakWarning`) unless ``knowingly_non_causal``
+    says the caller reproduces the paper knowingly (the flag is outside the configuration and its hash)."""
     config = variant_config(name, shape, **overrides)
     if seed is not None:
         torch.manual_seed(seed)
-    return GPT(config)
+    model = GPT(config, knowingly_non_causal=True)
+    if not model.causal and not knowingly_non_causal:
+        causal = next((v.name for v in _VARIANTS if v.settings == {**get_variant(name).settings, "gate": "ega_causal"}),
+                      "a variant with gate='ega_causal'")
+        warnings.warn(leak_message(name, causal), FutureLeakWarning, stacklevel=2)
+    return model

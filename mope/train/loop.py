@@ -226,7 +226,7 @@ def _train(spec: RunSpec, results_root, checkpoint_dir, data_path, device, progr
                           f"preset {cfg.name!r} and its tokenizer disagree")
 
     torch.manual_seed(seed)  # initial weights, and dropout of a single process
-    raw = GPT(model_cfg).to(device)
+    raw = GPT(model_cfg, knowingly_non_causal=True).to(device)  # EGA-1, EGA-MORLET: the paper's runs
     if parallel.world_size > 1:  # each rank drops out its own rows
         torch.manual_seed(derived_seed("dropout", seed, parallel.rank))
     optimizer = _optimizer(raw, cfg, device)

@@ -14,6 +14,7 @@ import math
 
 import torch
 
+from mope.model.arguments import check_count
 from mope.model.positional.rope import FixedBuffers
 
 
@@ -54,7 +55,7 @@ class ALiBi(FixedBuffers):
 
     def __init__(self, n_head: int):
         super().__init__()
-        self.n_head = n_head
+        self.n_head = check_count("ALiBi", "n_head", n_head)
         self.register_fixed_buffers()
 
     def fixed_buffers(self) -> dict[str, torch.Tensor]:
@@ -62,9 +63,11 @@ class ALiBi(FixedBuffers):
         return {"slopes": alibi_slopes(self.n_head)}
 
     def logit_bias(self, length: int) -> torch.Tensor:
-        """(1, H, 1, length) bias $m_h j$ of keys j = 0 … length−1, added to every query row."""
+        """(1, H, 1, length) bias $m_h j$ of keys j = 0 … length−1, added to every query row; in
+        :attr:`output_dtype` (float32, or the dtype the module was cast to)."""
+        check_count("ALiBi", "length", length, minimum=0)
         j = torch.arange(length, device=self.slopes.device, dtype=torch.float32)
-        return (self.slopes[:, None] * j[None, :])[None, :, None, :]
+        return (self.slopes[:, None] * j[None, :])[None, :, None, :].to(self.output_dtype)
 
     def forward(self, length: int) -> torch.Tensor:
         """``module(length)`` is :meth:`logit_bias`: the (1, H, 1, length) key bias."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from mope.model.arguments import check_count, check_positions
+
 
 class LearnedPositions(nn.Module):
     r"""A learned table of positions (the GPT-2 and nanoGPT default, the paper's BASE-DOT): row $b$ added to the
@@ -31,6 +33,8 @@ class LearnedPositions(nn.Module):
 
     def __init__(self, block_size: int, n_embd: int):
         super().__init__()
+        check_count("LearnedPositions", "block_size", block_size)
+        check_count("LearnedPositions", "n_embd", n_embd)
         self.table = nn.Embedding(block_size, n_embd)
 
     @property
@@ -44,10 +48,11 @@ class LearnedPositions(nn.Module):
     def forward(self, length: int, offset: int = 0) -> torch.Tensor:
         """Rows offset … offset+length−1 of the table (a query after a key-value cache of ``offset`` tokens),
         (length, n_embd)."""
+        check_positions("LearnedPositions", length, offset)
         if offset + length > self.max_context:
             raise ValueError(
-                f"context of {offset + length} tokens is longer than the learned position table "
-                f"({self.max_context} rows); use at most {self.max_context} tokens or a scheme "
-                "without a table (sincos, morlet, none, rope-only, alibi)"
+                f"LearnedPositions: a context of {offset + length} tokens is longer than the learned position table "
+                f"({self.max_context} rows); use at most {self.max_context} tokens, or positions without a table "
+                "(MorletPositions, SinusoidalPositions, Rotary, ALiBi)"
             )
         return self.table.weight[offset:offset + length]

@@ -34,6 +34,7 @@ import math
 import torch
 from torch import nn
 
+from mope.model.arguments import check_count, check_positions
 from mope.model.config import check_admissibility
 
 ADMISSIBILITY_BOUND = 5.0  # omega * sigma >= 5 (Appendix A.2-A.3)
@@ -84,12 +85,22 @@ class MorletPositions(nn.Module):
     :param admissibility: "published" (the bound inside autograd, as released), "straight_through" (Appendix A.3's
         words) or "none" (no bound).
     :param learned_centre: learn each pair's centre b_0 (the paper's §7 remedy); off as published.
+    :param amplitude: A, the encoding times A: 1 as published. Pass ``EMBEDDING_MATCHED_AMPLITUDE`` (0.02·√2, from
+        :mod:`mope.model.positional.sincos`) to give each channel at b = 0 the RMS of token embeddings drawn
+        N(0, 0.02²).
     :param weight_decay: whether AdamW decays log ω, log σ (and b_0): True as published, where the released code
         decays every parameter. The flag acts only through :meth:`no_decay_parameters`, which the optimiser must ask
         (the project's GPT does, ``GPT.optimizer_groups``); an optimiser built from ``model.parameters()`` decays them
         whatever the flag, and nanoGPT's grouping by dimension (decay for tensors of 2 dimensions or more) never
         decays these 1-D parameters, which differs from the paper's runs whatever the flag. Put
         ``no_decay_parameters()`` in a group with ``weight_decay=0`` and the rest in the decayed group.
+
+    Reach at initialisation: every pair starts with σ_i = 5/ω_i, between 1.6 and 5, so each envelope is at most
+    $e^{-b^2/50}$. At d = 128 the encoding's norm $(\sum_i G_i(b)^2)^{1/2}$ is 8.0 at b = 0, 0.34 at b = 10, 5.0e-04 at
+    b = 20 and 3.4e-35 at b = 63, below a thousandth of its norm at b = 0 from b = 17 on: it tells positions apart
+    near the start of the sequence only, until training widens σ_i (or ``learned_centre`` moves the windows). At b = 0
+    its norm is √(d/2), 35 times that of a token embedding drawn N(0, 0.02²) (0.02·√d), the amplitude that stalls
+    the published sin/cos (:class:`~mope.model.positional.sincos.SinusoidalPositions`): ``amplitude`` scales it.
 
     Shapes: ``forward(length, offset=0)`` → (length, n_embd) at positions offset … offset+length−1 (a query after a
     key-value cache of ``offset`` tokens), the same for every sequence of the batch (broadcast it).
@@ -106,10 +117,11 @@ class MorletPositions(nn.Module):
     max_context = None  # defined at every position
 
     def __init__(self, n_embd: int, admissibility: str = "published", learned_centre: bool = False,
-                 weight_decay: bool = True):
+                 weight_decay: bool = True, amplitude: float = 1.0):
         super().__init__()
+        check_count("MorletPositions", "n_embd", n_embd)
         if n_embd % 2:
-            raise ValueError(f"MoPE pairs channels (2i, 2i+1): n_embd must be even, got {n_embd}")
+            raise ValueError(f"MorletPositions: MoPE pairs channels (2i, 2i+1), n_embd must be even, got {n_embd}")
         check_admissibility(admissibility)
         omega, sigma = initial_morlet_parameters(n_embd // 2)
         self.admissibility = admissibility
@@ -117,6 +129,7 @@ class MorletPositions(nn.Module):
         self.log_sigma = nn.Parameter(torch.log(sigma))
         self.centre = nn.Parameter(torch.zeros(n_embd // 2)) if learned_centre else None
         self.weight_decay = weight_decay
+        self.amplitude = amplitude
 
     def reset_parameters(self) -> None:
         """The released initialisation again, in place: the step after ``to_empty`` of a meta-device build."""
@@ -138,8 +151,10 @@ class MorletPositions(nn.Module):
         return effective_parameters(self.log_omega, self.log_sigma, self.admissibility)
 
     def forward(self, length: int, offset: int = 0) -> torch.Tensor:
-        """The encoding of positions offset … offset+length−1: (length, n_embd), in float32 whatever the autocast
-        (float64 for a module made float64, e.g. by ``.double()``)."""
+        """The encoding of positions offset … offset+length−1: (length, n_embd), computed in float32 whatever the
+        autocast (float64 for a module made float64, e.g. by ``.double()``) and returned in the dtype of the
+        module's parameters (``model.to(torch.bfloat16)`` adds a bfloat16 table to bfloat16 embeddings)."""
+        check_positions("MorletPositions", length, offset)
         device_type = self.log_omega.device.type
         autocast_off = torch.autocast(device_type=device_type, enabled=False) if torch.amp.is_autocast_available(
             device_type) else contextlib.nullcontext()  # the meta device has no autocast
@@ -149,4 +164,5 @@ class MorletPositions(nn.Module):
             offset = b - self.centre.to(omega.dtype) if self.centre is not None else b
             envelope = torch.exp(-offset.square() / (2 * sigma.square() + ENVELOPE_EPS))
             phase = omega * b
-            return torch.stack((torch.cos(phase) * envelope, torch.sin(phase) * envelope), dim=-1).flatten(1)
+            table = torch.stack((torch.cos(phase) * envelope, torch.sin(phase) * envelope), dim=-1).flatten(1)
+            return (table if self.amplitude == 1.0 else self.amplitude * table).to(self.log_omega.dtype)

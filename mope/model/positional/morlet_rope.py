@@ -41,21 +41,23 @@ class MorletRotary(Rotary):
     $5/\theta_j$ (every pair on ωσ = 5, as MoPE starts).
 
     :param head_size: the channels of one head, d_k (even): d_k/2 learned σ_j, shared by the heads.
+    :param seq_dim: the dimension of q and k that is time, as :class:`Rotary`'s (needed for 4-D tensors).
+    :param base: the base of the frequencies θ_j, as :class:`Rotary`'s.
 
-    Shapes: ``rotate(q, k, offset=None)``: q (batch, heads, Tq, head_size) and k (batch, heads, Tk, head_size) in
-    and out, at the positions :class:`Rotary` gives them (with a key-value cache: pass every key, or only the new
+    Shapes: ``rotate(q, k, offset=None)``: q (…, Tq, …, head_size) and k (…, Tk, …, head_size), time at ``seq_dim``,
+    in and out, at the positions :class:`Rotary` gives them (with a key-value cache: pass every key, or only the new
     ones and ``offset``).
 
     Example::
 
         import torch
         from mope import MorletRotary
-        hook = MorletRotary(head_size=16)
+        hook = MorletRotary(head_size=16, seq_dim=2)
         q, k = hook.rotate(torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16))   # same shapes
     """
 
-    def __init__(self, head_size: int):
-        super().__init__(head_size)
+    def __init__(self, head_size: int, seq_dim: int | None = None, base: float = 10000.0):
+        super().__init__(head_size, seq_dim, base)
         self.log_sigma = nn.Parameter(initial_log_sigma(self.theta))
 
     def reset_parameters(self) -> None:
@@ -69,10 +71,11 @@ class MorletRotary(Rotary):
         envelope = torch.exp(-positions[:, None].square() / (2 * self.log_sigma.exp().square()))
         return envelope.repeat_interleave(2, dim=-1)
 
-    def rotate(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def rotate_sequences(self, q: torch.Tensor, k: torch.Tensor,
+                         offset: int | None) -> tuple[torch.Tensor, torch.Tensor]:
         """RoPE's rotation (:meth:`Rotary.rotate`), then each query and key times the envelope at its position."""
         query_positions, key_positions = query_and_key_positions(q.size(-2), k.size(-2), offset, self.theta.device)
-        q, k = super().rotate(q, k, offset)
+        q, k = super().rotate_sequences(q, k, offset)
         query_envelope = self.envelope(query_positions)
         key_envelope = query_envelope if key_positions is query_positions else self.envelope(key_positions)
         return q * query_envelope.to(q.dtype), k * key_envelope.to(k.dtype)
@@ -81,8 +84,8 @@ class MorletRotary(Rotary):
 class RelativeMorletRotary(Rotary):
     """Attention hook: RoPE scores with a per-frequency Gaussian on the offset $i-k$."""
 
-    def __init__(self, head_size: int):
-        super().__init__(head_size)
+    def __init__(self, head_size: int, seq_dim: int | None = None, base: float = 10000.0):
+        super().__init__(head_size, seq_dim, base)
         self.log_sigma = nn.Parameter(initial_log_sigma(self.theta))
 
     reset_parameters = MorletRotary.reset_parameters

@@ -18,6 +18,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from mope.model.arguments import check_count
+
 
 def rope_frequencies(head_size: int, base: float = 10000.0) -> torch.Tensor:
     r"""$\theta_j = \mathrm{base}^{-2j/d_k}$ for $j = 0..d_k/2-1$."""
@@ -58,7 +60,14 @@ class FixedBuffers(nn.Module):
     as they were: :meth:`fixed_buffers` computes them, the constructor registers them with
     :meth:`register_fixed_buffers`, and they are recomputed in place by :meth:`reset_parameters` (after
     ``to_empty``) and after ``load_state_dict``, so that a module built on the meta device, moved and loaded is whole,
-    and one loaded with ``assign=True`` too (its tables computed on the default device, or where a GPT's weights are)."""
+    and one loaded with ``assign=True`` too (its tables computed on the default device, or where a GPT's weights are).
+
+    A cast of the module (``model.to(torch.bfloat16)``, ``.half()``, ``.double()``) sets :attr:`output_dtype`, the
+    dtype its output takes, and leaves the tables in float32 at least: a frequency rounded to bfloat16 would turn
+    position 1,000 by several radians too many."""
+
+    #: the dtype of the module's output: float32 until the module is cast to another floating dtype
+    output_dtype = torch.float32
 
     def fixed_buffers(self) -> dict[str, torch.Tensor]:
         """{name: value} of the module's fixed tables, computed from its constructor's arguments."""
@@ -88,6 +97,18 @@ class FixedBuffers(nn.Module):
         build."""
         self.reset_buffers()
 
+    def _apply(self, fn, recurse=True):
+        """``nn.Module``'s, then the cast's floating dtype kept as :attr:`output_dtype` and any table it rounded below
+        float32 computed again in float32."""
+        super()._apply(fn, recurse)
+        for name, exact in self.fixed_buffers().items():
+            buffer = getattr(self, name)
+            if buffer.is_floating_point():
+                self.output_dtype = buffer.dtype
+                if torch.finfo(buffer.dtype).bits < 32:
+                    setattr(self, name, exact.to(buffer.device))
+        return self
+
 
 def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     """Rotate interleaved pairs of the last dimension of ``x`` (..., T, hs) by angles given as cos/sin (T, hs/2)."""
@@ -99,42 +120,86 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
 
 class Rotary(FixedBuffers):
     r"""Rotary positions (RoPE, Eq. 3): rotate channel pair $(2j, 2j+1)$ of every query and key at position $b$ by
-    $\theta_j b$, $\theta_j = 10000^{-2j/d_k}$, so that their dot product depends on $i - j$ only. No parameters;
-    θ is a buffer outside the state dict, rebuilt by :meth:`reset_parameters` and after ``load_state_dict`` (a
-    module built on the meta device, then ``to_empty``, then loaded, computes as the original).
+    $\theta_j b$, $\theta_j = \mathrm{base}^{-2j/d_k}$, so that their dot product depends on $i - j$ only. No
+    parameters; θ is a buffer outside the state dict, rebuilt by :meth:`reset_parameters` and after
+    ``load_state_dict`` (a module built on the meta device, then ``to_empty``, then loaded, computes as the
+    original), and kept float32 by a cast of the module.
 
     :param head_size: the channels of one head, d_k (even).
+    :param seq_dim: the dimension of q and k that is time: 2 for (batch, heads, time, head_size), 1 for (batch, time,
+        heads, head_size). Needed for 4-D tensors, whose shape cannot tell the two layouts apart (rotating by the head
+        index would pass silently); 2-D and 3-D tensors have time second to last.
+    :param base: the base of the frequencies, 10,000 as Su et al. and the paper.
 
-    Shapes: ``rotate(q, k, offset=None)``: q (batch, heads, Tq, head_size) and k (batch, heads, Tk, head_size) in
-    and out, the queries at positions offset … offset+Tq−1 and the keys ending where they end (the default offset,
+    Shapes: ``rotate(q, k, offset=None)``: q (…, Tq, …, head_size) and k (…, Tk, …, head_size), time at ``seq_dim``,
+    in and out, the queries at positions offset … offset+Tq−1 and the keys ending where they end (the default offset,
     Tk − Tq, puts the first key at 0: with a key-value cache pass every key, or only the new keys and ``offset``).
 
     Example::
 
         import torch
         from mope import Rotary
-        rope = Rotary(head_size=16)
+        rope = Rotary(head_size=16, seq_dim=2)
         q, k = torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16)   # (batch, heads, time, head_size)
         q, k = rope.rotate(q, k)                                         # same shapes; then attend as usual
     """
 
-    def __init__(self, head_size: int):
+    def __init__(self, head_size: int, seq_dim: int | None = None, base: float = 10000.0):
         super().__init__()
-        self.head_size = head_size
+        owner = type(self).__name__
+        self.head_size = check_count(owner, "head_size", head_size)
+        if head_size % 2:
+            raise ValueError(f"{owner}: rotary embeddings rotate channel pairs, head_size must be even, got {head_size}")
+        if seq_dim is not None and (isinstance(seq_dim, bool) or not isinstance(seq_dim, int)):
+            raise TypeError(f"{owner}: seq_dim must be an int (the dimension of q and k that is time) or None, "
+                            f"got {seq_dim!r}")
+        if isinstance(base, bool) or not isinstance(base, (int, float)) or not base > 1:
+            raise ValueError(f"{owner}: base must be a number > 1, got {base!r}")
+        self.seq_dim, self.base = seq_dim, float(base)
         self.register_fixed_buffers()
 
     def fixed_buffers(self) -> dict[str, torch.Tensor]:
-        """θ_j = 10000^(−2j/d_k), float32."""
-        return {"theta": rope_frequencies(self.head_size).float()}
+        """θ_j = base^(−2j/d_k), float32."""
+        return {"theta": rope_frequencies(self.head_size, self.base).float()}
 
     def angles(self, positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """cos and sin of θ_j b for float32 positions b (n,): (n, head_size/2) each."""
         phase = positions[:, None] * self.theta[None, :]
         return torch.cos(phase), torch.sin(phase)
 
-    def rotate(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """q (batch, heads, Tq, head_size) at positions offset … offset+Tq−1 and k (batch, heads, Tk, head_size)
-        ending at the same position, each rotated by the angles of its positions (default offset Tk − Tq)."""
+    def time_dimension(self, q: torch.Tensor, k: torch.Tensor, seq_dim: int | None = None) -> int:
+        """The dimension of q and k that is time (``seq_dim``, else the module's), checked against their shapes."""
+        owner = type(self).__name__
+        for name, value in (("q", q), ("k", k)):
+            if not isinstance(value, torch.Tensor) or value.dim() < 2 or value.size(-1) != self.head_size:
+                shape = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+                raise ValueError(f"{owner}: {name} must be (..., time, ..., head_size={self.head_size}), got {shape}")
+        if q.dim() != k.dim():
+            raise ValueError(f"{owner}: q and k must have one layout, got shapes {tuple(q.shape)} and {tuple(k.shape)}")
+        seq_dim = self.seq_dim if seq_dim is None else seq_dim
+        if seq_dim is None:
+            if q.dim() == 4:
+                raise ValueError(f"{owner}: a 4-D q of shape {tuple(q.shape)} may be (batch, heads, time, head_size) "
+                                 "or (batch, time, heads, head_size); say which: seq_dim=2 or seq_dim=1 (to the "
+                                 "constructor or to rotate)")
+            seq_dim = -2
+        if not -q.dim() <= seq_dim < q.dim() or seq_dim % q.dim() == q.dim() - 1:
+            raise ValueError(f"{owner}: seq_dim={seq_dim} is not a time dimension of q of shape {tuple(q.shape)} "
+                             "(the last one is head_size)")
+        return seq_dim % q.dim()
+
+    def rotate(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None,
+               seq_dim: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """q at positions offset … offset+Tq−1 and k ending at the same position, each rotated by the angles of its
+        positions (default offset Tk − Tq); time at ``seq_dim`` (default: the module's)."""
+        if offset is not None:
+            check_count(type(self).__name__, "offset", offset, minimum=0)
+        time = self.time_dimension(q, k, seq_dim)
+        q, k = self.rotate_sequences(q.movedim(time, -2), k.movedim(time, -2), offset)
+        return q.movedim(-2, time), k.movedim(-2, time)
+
+    def rotate_sequences(self, q: torch.Tensor, k: torch.Tensor, offset: int | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`rotate` of q and k whose time is their second-to-last dimension."""
         query_positions, key_positions = query_and_key_positions(q.size(-2), k.size(-2), offset, self.theta.device)
         cos, sin = self.angles(query_positions)
         q = rotate_pairs(q, cos.to(q.dtype), sin.to(q.dtype))
@@ -142,6 +207,7 @@ class Rotary(FixedBuffers):
             cos, sin = self.angles(key_positions)
         return q, rotate_pairs(k, cos.to(k.dtype), sin.to(k.dtype))
 
-    def forward(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None,
+                seq_dim: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """``module(q, k, offset)`` is :meth:`rotate`: q and k rotated by the angles of their positions."""
-        return self.rotate(q, k, offset)
+        return self.rotate(q, k, offset, seq_dim)

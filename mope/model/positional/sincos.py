@@ -16,6 +16,7 @@ import math
 
 import torch
 
+from mope.model.arguments import check_count, check_positions
 from mope.model.positional.rope import FixedBuffers
 
 EMBEDDING_MATCHED_AMPLITUDE = 0.02 * math.sqrt(2.0)  # channel RMS 0.02, the N(0, 0.02) embedding init
@@ -56,9 +57,11 @@ class SinusoidalPositions(FixedBuffers):
 
     def __init__(self, n_embd: int, amplitude: float = 1.0):
         super().__init__()
+        check_count("SinusoidalPositions", "n_embd", n_embd)
         self.amplitude = amplitude
         if n_embd % 2:
-            raise ValueError(f"sin/cos positions pair channels (2i, 2i+1): n_embd must be even, got {n_embd}")
+            raise ValueError(f"SinusoidalPositions: sin/cos positions pair channels (2i, 2i+1), n_embd must be even, "
+                             f"got {n_embd}")
         self.n_embd = n_embd
         self.register_fixed_buffers()
 
@@ -68,8 +71,10 @@ class SinusoidalPositions(FixedBuffers):
 
     def forward(self, length: int, offset: int = 0) -> torch.Tensor:
         """The encoding of positions offset … offset+length−1 (a query after a key-value cache of ``offset``
-        tokens): (length, n_embd)."""
+        tokens): (length, n_embd), computed in float32 and returned in :attr:`output_dtype` (float32, or the dtype
+        the module was cast to: ``model.to(torch.bfloat16)`` adds a bfloat16 table to bfloat16 embeddings)."""
+        check_positions("SinusoidalPositions", length, offset)
         b = torch.arange(offset, offset + length, device=self.omega.device, dtype=torch.float32)
         phase = b[:, None] * self.omega[None, :]
         table = torch.stack((torch.sin(phase), torch.cos(phase)), dim=-1).flatten(1)
-        return table if self.amplitude == 1.0 else self.amplitude * table
+        return (table if self.amplitude == 1.0 else self.amplitude * table).to(self.output_dtype)
