@@ -95,7 +95,7 @@ def test_rotary_scores_depend_on_the_relative_position_query_minus_key_in_its_di
     positions = 7
     q = torch.tensor([1.0, 0.0]).expand(1, 1, positions, 2)
     k = torch.tensor([0.0, 1.0]).expand(1, 1, positions, 2)
-    rotated_q, rotated_k = rope.rotate(q, k)
+    rotated_q, rotated_k = rope.rotate(q, k, seq_dim=2)  # (batch, heads, time, head_size)
     scores = (rotated_q @ rotated_k.transpose(-1, -2))[0, 0]
     m, n = torch.meshgrid(torch.arange(positions), torch.arange(positions), indexing="ij")
     torch.testing.assert_close(scores, torch.sin((m - n).float()), atol=1e-5, rtol=0)
