@@ -126,7 +126,8 @@ def test_a_run_in_progress_is_shown_with_its_step_evaluations_and_seconds_a_step
 def test_without_a_record_the_page_says_none_is_in_progress(headline_runs):
     assert unknowns.progress_lines([], headline_runs).startswith("No run of `paper` is in progress: no record is stored")
     fig = unknowns.plot_in_progress([], headline_runs)
-    assert [t.get_text() for t in fig.axes[0].texts] == ["no run in progress"]
+    assert fig.axes[0].get_title() == "no run of 'paper' in progress"
+    assert {line.get_label() for line in fig.axes[0].get_lines()} == {"EGA-MORLET (stored, 3 seeds)", "BASE-DOT (stored, 3 seeds)"}
     plt.close(fig)
 
 

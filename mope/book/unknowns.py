@@ -182,35 +182,41 @@ def in_progress_title(record: dict) -> str:
     return f"{record['variant']} seed {record['seed']}: in progress,\nstep {record['step']:,} of {record['steps']:,}, no verdict"
 
 
-def plot_in_progress(progress: Sequence[dict], stored: Sequence[dict]):
+def _stored_curves(ax, stored: Sequence[dict], first: int) -> None:
+    """The stored EGA-MORLET and BASE-DOT runs' validation loss from step ``first`` on: the mean over seeds, the band
+    their range."""
+    for variant in STORED_BESIDE:
+        seeds = history(stored, variant)
+        steps = sorted(s for s in set.intersection(*(set(h) for h in seeds.values())) if s >= first) if seeds else []
+        if steps:
+            values = np.array([[h[s] for s in steps] for h in seeds.values()])
+            ax.plot(steps, values.mean(axis=0), color=colour(variant),
+                    label=f"{variant} (stored, {len(seeds)} seed{'s' if len(seeds) != 1 else ''})")
+            ax.fill_between(steps, values.min(axis=0), values.max(axis=0), color=colour(variant), alpha=0.2, lw=0)
+
+
+def plot_in_progress(progress: Sequence[dict], stored: Sequence[dict], preset: str = PUBLISHED):
     """One panel a run in progress: its random-batch validation loss at each evaluation it reached (dashed, its
     marks hollow) beside the stored EGA-MORLET and BASE-DOT runs' (mean over seeds, the band their range), from the
-    first evaluation after step 0 on, the whole run's steps on the axis; titled in progress, with no verdict."""
+    first evaluation after step 0 on, the whole run's steps on the axis; titled in progress, with no verdict. With
+    no run in progress, the stored curves alone, titled so."""
+    cfg = get_preset(preset)
     with book_style():
         fig, axes = panels(max(1, len(progress)), height=3.0)
-        if not progress:
-            axes[0].text(0.5, 0.5, "no run in progress", ha="center", va="center", transform=axes[0].transAxes)
-            axes[0].set_axis_off()
-            return fig
-        for ax, record in zip(axes, progress):
-            first = get_preset(record["preset"]).eval_interval
-            for variant in STORED_BESIDE:
-                seeds = history(stored, variant)
-                steps = sorted(s for s in set.intersection(*(set(h) for h in seeds.values())) if s >= first) if seeds else []
-                if steps:
-                    values = np.array([[h[s] for s in steps] for h in seeds.values()])
-                    ax.plot(steps, values.mean(axis=0), color=colour(variant),
-                            label=f"{variant} (stored, {len(seeds)} seed{'s' if len(seeds) != 1 else ''})")
-                    ax.fill_between(steps, values.min(axis=0), values.max(axis=0), color=colour(variant), alpha=0.2, lw=0)
-            reached = [e for e in record["evaluations"] if e["step"] >= first]
-            ax.plot([e["step"] for e in reached], [e["val_loss"] for e in reached], ls="--", marker="o", ms=4, mfc="white",
-                    color=colour(record["variant"]), label=f"{record['variant']} (in progress)")
-            if not reached:
-                ax.text(0.97, 0.95, f"no evaluation after step 0 yet\n(the next at step {first:,})", ha="right",
-                        va="top", transform=ax.transAxes, bbox={"facecolor": "white", "edgecolor": "none"})
-            ax.axvline(record["step"], color="0.4", lw=0.8, ls=":")
-            ax.set(title=in_progress_title(record), xlabel="step", ylabel="validation loss (nats/char)",
-                   xlim=(0, record["steps"]))
+        for ax, record in zip(axes, progress or [None]):
+            _stored_curves(ax, stored, cfg.eval_interval)
+            if record is None:
+                ax.set_title(f"no run of {preset!r} in progress")
+            else:
+                reached = [e for e in record["evaluations"] if e["step"] >= cfg.eval_interval]
+                ax.plot([e["step"] for e in reached], [e["val_loss"] for e in reached], ls="--", marker="o", ms=4,
+                        mfc="white", color=colour(record["variant"]), label=f"{record['variant']} (in progress)")
+                if not reached:
+                    ax.text(0.97, 0.95, f"no evaluation after step 0 yet\n(the next at step {cfg.eval_interval:,})",
+                            ha="right", va="top", transform=ax.transAxes, bbox={"facecolor": "white", "edgecolor": "none"})
+                ax.axvline(record["step"], color="0.4", lw=0.8, ls=":")
+                ax.set_title(in_progress_title(record))
+            ax.set(xlabel="step", ylabel="validation loss (nats/char)", xlim=(0, cfg.steps))
             ax.grid(alpha=0.3)
         legend_below(fig, axes)
     return fig
