@@ -167,10 +167,10 @@ def test_the_page_on_the_committed_store_shows_only_computed_numbers():
 def test_the_page_is_in_the_back_matter_and_reads_the_records_and_the_claims_document():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     back = next(part for part in toc["parts"] if part["caption"] == "Back matter")
-    assert back["chapters"][0] == {"file": "book/unknowns"}
+    assert {"file": "book/unknowns"} in back["chapters"]
     assert not any({"file": "book/unknowns"} in part["chapters"] for part in toc["parts"] if part.get("numbered"))
     page = (ROOT / "book" / "unknowns.md").read_text()
     assert "(book-unknowns)=\n# What the book does not know yet" in page
     assert "in_progress.scan_in_progress(\"paper\")" in page and "claims.preset_findings(\"paper\", RUNS)" in page
-    assert "{ref}`book-unknowns`" in (ROOT / "book" / "intro.md").read_text()
-    assert "(open-questions)=\n# The paper's open questions\n" in (ROOT / "notebooks" / "07_open_questions.md").read_text()
+    assert "<book-unknowns>`" in (ROOT / "book" / "intro.md").read_text()
+    assert "(open-questions)=\n# Paper's open questions\n" in (ROOT / "notebooks" / "07_open_questions.md").read_text()
