@@ -77,7 +77,7 @@ def test_the_opening_names_the_causal_gates_what_they_decide_and_why_they_are_mi
     gain = sum(r["final"]["val_loss"] for r in headline_runs if r["variant"] == "BASE-DOT") / 3 \
         - sum(r["final"]["val_loss"] for r in headline_runs if r["variant"] == "EGA-MORLET") / 3
     assert text.startswith("**The book does not know yet whether the paper's headline survives a gate that cannot see")
-    assert f"puts MoPE {gain:.3f} below the learned table there (`paper`, 3 seeds" in text
+    assert f"MoPE's loss is {gain:.3f} below the learned table's there (`paper`, 3 seeds" in text
     assert "EGA-MORLET-CAUSAL, seeds 0, 1 and 2: " + unknowns.QUESTIONS["EGA-MORLET-CAUSAL"] in text
     assert "EGA-1-CAUSAL, seeds 0, 1 and 2: " + unknowns.QUESTIONS["EGA-1-CAUSAL"] in text
     assert f"“{claims.get_claim('gain-survives-causal-gate').words}” (now: not run)" in text

@@ -103,9 +103,9 @@ def answer(records: Records, stored: Sequence[dict], progress: Sequence[dict]) -
                 "leaves open is listed below.")
     headline = records.get("ega-mope-gain") or {}
     gain = bottom_line.lower_by(headline, "EGA-MORLET") if headline.get("n") else None
-    published = (f" The published gate, which reads future tokens, puts MoPE {bottom_line.below_or_above(gain)} the "
-                 f"learned table there ({bottom_line.where(PUBLISHED, headline['n'])}, random-batch validation loss); "
-                 "a language model cannot read them." if gain is not None else "")
+    published = (f" With the published gate, which reads future tokens (a language model cannot), MoPE's loss is "
+                 f"{bottom_line.below_or_above(gain)} the learned table's there ({bottom_line.where(PUBLISHED, headline['n'])}, "
+                 "random-batch validation loss)." if gain is not None else "")
     runs = "; ".join(f"{variant}, {seeds_words(gaps[variant])}: {would_decide(records, variant)}" for variant in causal)
     text = (f"**The book does not know yet whether the paper's headline survives a gate that cannot see the future "
             f"where the paper ran it.** At the paper's scale (`{PUBLISHED}`: {bottom_line.scale_in_words(PUBLISHED)}) "
