@@ -5,6 +5,7 @@
     python -m mope table --preset cpu
     python -m mope claims --preset cpu [--json]
     python -m mope claims --standing [--json]   # each claim's standing across every preset with runs
+    python -m mope progress [--preset paper]   # the records of the runs in progress, from their checkpoints
     python -m mope stamp          # before sending a clean checkout, without .git, to another machine
 
 Results go to ``results/`` (or ``--results-dir`` / ``$MOPE_RESULTS_DIR``), checkpoints to the
@@ -31,6 +32,7 @@ from collections import Counter
 
 from mope.errors import ConfigError, UserError, shown
 from mope.store.presets import PRESETS, STANDING_PRESETS, get_preset, with_autocast
+from mope.store.in_progress import RECORDED
 from mope.store.result_schema import MAX_COUNT
 from mope.store.results import ENV_RESULTS_DIR, in_source_checkout, results_root, scan
 from mope.train import data
@@ -156,6 +158,16 @@ def build_parser() -> argparse.ArgumentParser:
                              "asks before a conditional stage); prints each claim's verdict")
     _add_common(claims)
     claims.set_defaults(preset=None)  # cpu, unless --standing, which reads every preset
+
+    progress = commands.add_parser(
+        "progress", help="write the record of every unfinished run of an evidence preset from its checkpoint "
+                         "(results/in_progress/, read by no verdict) and remove the records of runs stored since")
+    progress.add_argument("--preset", choices=list(PRESETS),
+                          help=f"only this preset's runs (default: every evidence preset: {', '.join(RECORDED)})")
+    progress.add_argument("--results-dir", help="results root the records go under (default: as for train)")
+    progress.add_argument("--checkpoint-dir", help=f"where the checkpoints lie (default: ${ENV_CHECKPOINT_DIR}, else "
+                                                   "checkpoints/ beside results/)")
+    _add_debug(progress)
 
     stamp = commands.add_parser("stamp", help="write .source-stamp.json, which lets a copy of this clean checkout "
                                               "without .git (a GPU machine) record its commit")
@@ -298,6 +310,14 @@ def run(args, parser: argparse.ArgumentParser) -> None:
                               f"--preset {args.preset}, or drop --standing for that preset's claims")
         _check_store(args.results_dir)
         _print_standing(args.results_dir, args.json)
+        return
+    if args.command == "progress":
+        from mope.train.progress import record_progress
+
+        done = record_progress([args.preset] if args.preset else None, args.checkpoint_dir, args.results_dir)
+        lines = done.lines(args.results_dir)
+        print("\n".join(lines) if lines else f"no run in progress: no checkpoint of an evidence preset under "
+              f"{shown(checkpoint_root(args.checkpoint_dir))}")
         return
     preset = get_preset(args.preset or "cpu")
     if getattr(args, "compile", False):

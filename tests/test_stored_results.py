@@ -5,11 +5,13 @@ import json
 
 import pytest
 
-from mope.store import result_schema, results
+from mope.store import in_progress, result_schema, results
 from mope.store.presets import CPU_SWEEP, PRESETS
 
 STORE = results.REPO_ROOT / "results"
-STORED = sorted(STORE.rglob("seed*.json"))
+PROGRESS = STORE / in_progress.FOLDER  # the records of runs in progress: no stored runs, read by no verdict
+STORED = sorted(path for path in STORE.rglob("seed*.json") if PROGRESS not in path.parents)
+RECORDS = sorted(PROGRESS.rglob("seed*.json"))
 
 
 def folder_of(path):
@@ -47,3 +49,14 @@ def test_no_reader_leaves_a_stored_file_out():
 def test_without_jsonschema_the_same_schema_accepts_every_stored_result(path):
     """A machine without jsonschema (the bare GPU image) validates against the same declaration."""
     assert result_schema.schema_problem(json.loads(path.read_text()), use_jsonschema=False) is None
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=[str(p.relative_to(STORE)) for p in RECORDS])
+def test_every_record_of_a_run_in_progress_validates_and_its_run_is_not_stored(path):
+    """A committed record of a run in progress is valid by either validator, filed where it belongs, of today's
+    configuration, and its run is not stored yet (once it is, `python -m mope progress` removes the record)."""
+    data = json.loads(path.read_text())
+    assert in_progress.record_problem(data) is None and in_progress.record_problem(data, use_jsonschema=False) is None
+    assert in_progress.read_record(path) == (data, None)
+    assert data["config_hash"] in results.expected_hashes(data["preset"], data["variant"])
+    assert not in_progress.superseded(data, STORE)

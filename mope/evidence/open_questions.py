@@ -23,7 +23,7 @@ from mope.evidence.estimates import Estimate, by_variant, common_seeds, paired, 
 from mope.store import results
 from mope.store.presets import TOKENIZATION_PAIRS, TrainConfig, characters_per_word, get_preset
 
-#: The sections of the chapter "Open questions" that judge these claims, in its order.
+#: The sections of the chapter "Paper's open questions" that judge these claims, in its order.
 SECTIONS = ("open-subword", "open-centre", "open-bound", "open-rope")
 WORDS_BEYOND = 2  # σ beyond the word scale: above two words' worth of characters
 SHARE_BEYOND = 0.10  # the share of pairs the subword claim needs there

@@ -300,6 +300,29 @@ def _describe(error) -> str:
     return shorten(f"{where}: {message}")
 
 
+def declared_checker(schema: dict):
+    """``problem(data, use_jsonschema=True) -> str | None`` for another schema the store declares (the records
+    of the runs in progress, :mod:`mope.store.in_progress`), checked exactly as ``RESULT_SCHEMA`` is: by
+    jsonschema with finite numbers and strict integers, or, without it, by ``_SubsetValidator``."""
+    subset = _SubsetValidator(schema)
+    validator = None
+    if jsonschema is not None:
+        jsonschema.Draft202012Validator.check_schema(schema)
+        validator = _Validator(schema)
+
+    def problem(data, use_jsonschema: bool = True) -> str | None:
+        if validator is None or not use_jsonschema:
+            return subset.problem(data)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+        return None if error is None else _describe(error)
+    return problem
+
+
+def text_problem(data) -> str | None:
+    """The first string in ``data`` that is not one line of printable text, named by its place, or None."""
+    return _text_problem(data, "")
+
+
 def schema_problem(data, use_jsonschema: bool = True) -> str | None:
     """Why ``data`` is not a valid schema-1 result (``RESULT_SCHEMA``, then :func:`learned_shape_problem`),
     or None. Checked by jsonschema, or, where it is not installed (or ``use_jsonschema`` is False), by

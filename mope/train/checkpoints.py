@@ -84,7 +84,7 @@ def save_checkpoint(path: Path, payload: dict) -> None:
             "the last checkpoint that was written") from error
 
 
-def _checkpoint_problem(checkpoint, owner: dict, steps: int) -> tuple[str, str] | None:
+def checkpoint_problem(checkpoint, owner: dict, steps: int) -> tuple[str, str] | None:
     """(kind, why) when ``checkpoint`` cannot resume the run ``owner`` of ``steps`` steps, else None.
     ``kind`` is "damaged", "another run's" or "of unknown seed".
 
@@ -167,7 +167,7 @@ def load_checkpoint(path: Path, owner: dict, steps: int, parallel: DataParallelR
         return None
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-        problem = _checkpoint_problem(checkpoint, owner, steps)
+        problem = checkpoint_problem(checkpoint, owner, steps)
     except Exception as error:  # noqa: BLE001 (torch raises many kinds for a truncated, empty or foreign file)
         checkpoint, problem = None, ("damaged", f"unreadable ({one_line(error)})")
     if problem is None:
