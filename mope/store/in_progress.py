@@ -100,7 +100,7 @@ def record_problem(data, use_jsonschema: bool = True) -> str | None:
     the curve in order up to it, the stretches covering its steps one after another."""
     if isinstance(data, dict) and (data.get("schema"), data.get("kind")) != (SCHEMA, KIND):
         return shorten(f"schema {data.get('schema')!r} of kind {data.get('kind')!r}, expected {SCHEMA} of kind {KIND!r}")
-    problem = _SCHEMA_PROBLEM(data, use_jsonschema) or text_problem(data)
+    problem = _SCHEMA_PROBLEM(data, use_jsonschema) or text_problem(data, "")
     if problem is not None:
         return problem
     for key in ("started", "checkpoint_saved", "written"):

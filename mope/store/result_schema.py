@@ -318,11 +318,6 @@ def declared_checker(schema: dict):
     return problem
 
 
-def text_problem(data) -> str | None:
-    """The first string in ``data`` that is not one line of printable text, named by its place, or None."""
-    return _text_problem(data, "")
-
-
 def schema_problem(data, use_jsonschema: bool = True) -> str | None:
     """Why ``data`` is not a valid schema-1 result (``RESULT_SCHEMA``, then :func:`learned_shape_problem`),
     or None. Checked by jsonschema, or, where it is not installed (or ``use_jsonschema`` is False), by
