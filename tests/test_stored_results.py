@@ -51,12 +51,14 @@ def test_without_jsonschema_the_same_schema_accepts_every_stored_result(path):
     assert result_schema.schema_problem(json.loads(path.read_text()), use_jsonschema=False) is None
 
 
-@pytest.mark.parametrize("path", RECORDS, ids=[str(p.relative_to(STORE)) for p in RECORDS])
-def test_every_record_of_a_run_in_progress_validates_and_its_run_is_not_stored(path):
+def test_every_record_of_a_run_in_progress_validates_and_its_run_is_not_stored():
     """A committed record of a run in progress is valid by either validator, filed where it belongs, of today's
-    configuration, and its run is not stored yet (once it is, `python -m mope progress` removes the record)."""
-    data = json.loads(path.read_text())
-    assert in_progress.record_problem(data) is None and in_progress.record_problem(data, use_jsonschema=False) is None
-    assert in_progress.read_record(path) == (data, None)
-    assert data["config_hash"] in results.expected_hashes(data["preset"], data["variant"])
-    assert not in_progress.superseded(data, STORE)
+    configuration, and its run is not stored yet (once it is, `python -m mope progress` removes the record).
+    One test over every record (there may be none, when no run is in progress), so that CI never skips it."""
+    for path in RECORDS:
+        data = json.loads(path.read_text())
+        assert in_progress.record_problem(data) is None, path
+        assert in_progress.record_problem(data, use_jsonschema=False) is None, path
+        assert in_progress.read_record(path) == (data, None), path
+        assert data["config_hash"] in results.expected_hashes(data["preset"], data["variant"]), path
+        assert not in_progress.superseded(data, STORE), path
