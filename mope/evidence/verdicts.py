@@ -164,10 +164,8 @@ class Verdict:
     test: tuple[float, float, float, float] | None = None
     family: str | None = None  # the family it was corrected in: the preset whose plan declares it
     family_size: int | None = None  # the tests of that family
-    # a size claim: its direction's outcome apart from its size's ("confirmed", "refuted", "undecided"; None for
-    # any other claim): on `paper` the 95% interval of the effect against 0, corrected by Bonferroni over the
-    # family (the strictest level Holm's could set it, :func:`mope.evidence.corrections.corrected`); elsewhere
-    # the outcome itself, which is the direction's
+    # a size claim: its direction's outcome apart from its size's (on `paper` its 95% interval against 0 at Bonferroni's
+    # level over the family, :func:`mope.evidence.corrections.corrected`; elsewhere the outcome); None for any other
     direction: str | None = None
     direction_p: float | None = None  # on `paper`: the p-value of the direction's t test against 0
     claimed: float | None = None  # a size claim: the paper's number
@@ -196,8 +194,7 @@ class Verdict:
     @property
     def plain_word(self) -> str:
         """The outcome's plain word (:data:`PLAIN_WORDS`): "holds", "not settled", ...; a size judged on its
-        direction alone "holds in its direction"; a size whose direction is settled and size not "holds in
-        direction" (:attr:`size_open`)."""
+        direction alone "holds in its direction"; a :attr:`size_open` "holds in direction"."""
         if self.size_open:
             return f"{PLAIN_WORDS[self.direction]} in direction"
         direction = " in its direction" if self.judged_on == "direction" and self.outcome in DECIDED else ""
@@ -212,17 +209,13 @@ class Verdict:
         return self.detail.removeprefix("one seed, ") if self.outcome == "indicative" else self.detail
 
     @property
-    def size_open(self) -> bool:
-        """A size claim at the paper's protocol whose direction is decided and whose size is not yet."""
+    def size_open(self) -> bool:  # a size at the paper's protocol whose direction is decided and whose size is not yet
         return self.outcome == "undecided" and self.direction in DECIDED and self.judged_on == "size"
 
     @property
     def plain(self) -> str:
-        """The verdict as a reading page shows it: "not settled (about 13 seeds would settle it if the effect is
-        what we measured)", "holds", "fails: the other way round"; a size whose direction is decided and whose
-        size is not yet says both: "holds in direction: the paper's way in each of its 3 seeds, 0.112 against
-        the paper's 0.119; whether the size is the paper's is not settled yet (about 9 seeds would settle it
-        if the effect is what we measured)"."""
+        """The verdict as a reading page shows it: "not settled (about 13 seeds would settle it ...)", "holds",
+        "fails: the other way round"; a :attr:`size_open` says both ("holds in direction: ...; whether the size ...")."""
         if self.size_open:
             return f"{self.plain_word}: {direction_words(self)}; whether the size is the paper's is " \
                    f"{PLAIN_WORDS['undecided']} yet ({self.plain_detail})"
@@ -235,12 +228,10 @@ class Verdict:
 
 
 def direction_words(verdict: Verdict) -> str:
-    """"the paper's way in each of its 3 seeds, 0.112 against the paper's 0.119": how many seeds point the
-    paper's way (or the other), and our mean against the paper's number, of a size claim's ``verdict``."""
-    sign = math.copysign(1.0, verdict.claimed)
+    """"the paper's way in each of its 3 seeds, 0.112 against the paper's 0.119": a size claim's seeds and mean."""
+    sign = math.copysign(1.0, verdict.claimed) * (1 if verdict.direction == "confirmed" else -1)
     values = list(verdict.estimate.values.values())
-    agree = sum(sign * value > 0 for value in values) if verdict.direction == "confirmed" else \
-        sum(sign * value < 0 for value in values)
+    agree = sum(sign * value > 0 for value in values)
     way = "the paper's way" if verdict.direction == "confirmed" else "the other way"
     seeds = f"each of its {len(values)} seeds" if agree == len(values) else f"{agree} of its {len(values)} seeds"
     return f"{way} in {seeds}, {verdict.estimate.mean:.3f} against the paper's {verdict.claimed:.3f}"
@@ -307,9 +298,8 @@ def decision_text(needed: int | None, seeds_range: tuple[int | None, int | None]
 
 
 def settle_text(needed: int | None, each_preset: bool = False) -> str:
-    """"about 13 seeds would settle it if the effect is what we measured", "50 seeds would not settle it":
-    :func:`decision_text` in plain words, without the range (``each_preset``: "on each of the two presets"); the
-    count is for 80% power at the measured effect, which the words say."""
+    """"about 13 seeds would settle it if the effect is what we measured" (80% power at the measured effect), "50
+    seeds would not settle it": :func:`decision_text` in plain words, without the range (``each_preset``: "on each")."""
     each = " on each of the two presets" if each_preset else ""
     return (f"{MOST_SEEDS} seeds{each} would not settle it" if needed is None else
             f"about {needed} seeds{each} would settle it if the effect is what we measured")
@@ -422,8 +412,7 @@ def verdict_size(estimate: Estimate, claimed: float, margin: float = MARGIN) -> 
 
 
 def _size(estimate: Estimate, oriented: Estimate, ratio: str, magnitude: float, margin: float) -> Verdict:
-    """:func:`verdict_size` of ``estimate`` (``oriented``: its values on the paper's side), its direction not yet
-    recorded apart."""
+    """:func:`verdict_size` of ``estimate`` (``oriented``: on the paper's side), its direction not yet recorded apart."""
     low95, high95 = oriented.interval
     low90, high90 = oriented.interval_at(EQUIVALENCE_LEVEL)
     mean = oriented.mean
