@@ -329,7 +329,7 @@ def scope(stored: Mapping[str, list[dict]]) -> str:
         return "**What this stands on.** No training run is stored yet: `python -m mope suite --preset cpu` trains them."
     largest = max(runs, key=lambda run: run["num_parameters"])
     model = largest["config"]["model"]
-    return (f"**What this stands on.** {len(runs)} stored training runs of models of at most "
+    return (f"**What this stands on.** {len(runs)} stored training runs in all, of models of at most "
             f"{largest['num_parameters'] / 1e6:.1f}M parameters ({model['n_layer']} layers, width {model['n_embd']}), "
             f"on TinyShakespeare ({TRAINING_CHARACTERS / 1e6:.1f}M characters of training text), read by character "
             "(and once by subword tokens). No run here "
