@@ -173,3 +173,12 @@ def test_a_page_reads_the_claims_document_for_the_scales_its_answer_needs(stored
     judged = {"cpu": claims.preset_findings("cpu")}  # a page that judged cpu itself, and not paper
     records = bottom_line.page_records(judged, ("paper", "cpu"))
     assert records == {preset: bottom_line.records_by_preset(documents)[preset] for preset in ("paper", "cpu")}
+
+
+def test_the_papers_scale_is_named_as_the_papers_protocol_where_the_bottom_line_first_shows_it(stored):
+    """Issue 72: every scale named where it is first shown: `paper` in the gate's sentence, before its own."""
+    documents, runs = stored
+    text = " ".join(bottom_line.bottom_line(documents, runs))
+    body = re.sub(r"\*\*[^*]+\*\*", "", text)  # the bold answers name the scales the sentence then describes
+    if "`paper`" in body:
+        assert body.index("`paper` (the paper's own protocol; ") == body.index("`paper`")

@@ -77,17 +77,19 @@ def scale_in_words(preset: str) -> str:
 
 class NamedOnce:
     """:func:`where` that says what a scale is the first time it is named ("`cpu` (4 layers, 64-character
-    windows, 6.1M training characters; 8 seeds)") and only its name after ("`cpu`, 8 seeds"): the bottom line's
-    one home of each scale's description. ``described``: scales described in their own sentence (the paper's)."""
+    windows, 6.1M training characters; 8 seeds)", "`paper` (the paper's own protocol; one seed)": its numbers are
+    in its own sentence) and only its name after ("`cpu`, 8 seeds"): the bottom line's one home of each scale's
+    description."""
 
-    def __init__(self, described: tuple[str, ...] = (PUBLISHED,)):
-        self.named = set(described)
+    def __init__(self):
+        self.named: set[str] = set()
 
     def __call__(self, preset: str, n: int) -> str:
         if preset in self.named:
             return where(preset, n)
         self.named.add(preset)
-        return f"`{preset}` ({scale_in_words(preset)}; {'one seed' if n == 1 else f'{n} seeds'})"
+        what = "the paper's own protocol" if preset == PUBLISHED else scale_in_words(preset)
+        return f"`{preset}` ({what}; {'one seed' if n == 1 else f'{n} seeds'})"
 
 
 def size_open(record: dict) -> bool:
