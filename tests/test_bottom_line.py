@@ -43,7 +43,7 @@ def test_the_bottom_line_answers_five_questions_in_plain_words_with_the_document
     for share in re.findall(r"−?\d+%", text):
         assert share in shares, share
     seeds = {r["seeds_needed"] for records in documents.values() for r in records}
-    for count in re.findall(r"about (\d+) seeds would settle it", text):
+    for count in re.findall(r"about (\d+) seeds if the effect is what we measured", text):
         assert int(count) in seeds
     for sentence in sentences:  # each names the scale and the seeds it stands on, and links to its evidence
         assert re.search(r"`[a-z0-9-]+`(, | \([^;]+; )(one seed|\d+ seeds)", sentence) or sentence.startswith("**What would")
@@ -79,7 +79,7 @@ def test_each_answer_follows_the_records_it_reads():
             "cpu-long": {"ega-gain": record("ega-gain", 0.007, n=5, outcome="undecided", seeds_needed=32)}}
     text = bottom_line.gate(gate)
     assert text.startswith("**Does the energy gate help? Yes on `cpu`; not settled on `cpu-long`.**")
-    assert ("lowers the loss by 0.007 on `cpu-long`, 5 seeds (not settled: about 32 seeds would settle it if the effect "
+    assert ("lowers the loss by 0.007 on `cpu-long`, 5 seeds (not settled: about 32 seeds if the effect "
             "is what we measured)") in text
     # issue 72: where a gate that sees only the past keeps, settled, less than half of a settled gain, not "yes"
     gate["cpu"]["gain-survives-causal-gate"] = record("gain-survives-causal-gate", -0.03, n=5, outcome="refuted")
@@ -93,8 +93,8 @@ def test_each_answer_follows_the_records_it_reads():
     headline["paper"]["ega-mope-gain"] = {**record("ega-mope-gain", 0.112, n=3, outcome="undecided", seeds_needed=9,
                                                    paper=0.119), "direction": "confirmed", "judged_on": "size"}
     text = bottom_line.paper_scale(headline)
-    assert "? In direction, yes; whether its size is the paper's is not settled yet.**" in text and "Not settled" not in text
-    assert ("(the paper: 0.119 below; its direction settled, its size not: about 9 seeds would settle it if the effect "
+    assert "? In direction, yes; its size is not settled yet.**" in text and "Not settled" not in text
+    assert ("(the paper: 0.119 below; its size not settled: about 9 seeds if the effect "
             "is what we measured)") in text
 
 

@@ -163,8 +163,7 @@ def runs_lines(runs: dict[str, list[dict]], variants: Sequence[str], seeds: Sequ
     for preset, (preset_runs, names) in read.items():
         stored, total, _ = stored_and_missing(preset, preset_runs, names, seeds)
         counts.append(f"`{preset}` {stored} of {total}" if total else f"`{preset}` none planned")
-    return (f":::{{dropdown}} The runs of this chapter's models, stored of planned: {', '.join(counts)} (what is still "
-            "to run)\n"
+    return (f":::{{dropdown}} The runs of this chapter's models, stored of planned: {', '.join(counts)}\n"
             + "\n".join(f"- {missing_line(preset, preset_runs, names, seeds)}"
                          for preset, (preset_runs, names) in read.items()) + "\n:::")
 

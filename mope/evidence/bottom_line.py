@@ -98,15 +98,15 @@ def size_open(record: dict) -> bool:
 
 
 def certainty(record: dict) -> str:
-    """"settled", "not settled: about 20 seeds would settle it if the effect is what we measured", "not
-    settled", "one seed only", or for a size whose direction is settled and size not "its direction settled, its
-    size not: about 9 seeds ...": the plain words of :data:`~mope.evidence.verdicts.PLAIN_WORDS`."""
+    """"settled", "not settled: about 20 seeds if the effect is what we measured", "not
+    settled", "one seed only", or for a size whose direction is settled and size not "its size not settled: about 9
+    seeds ...": the plain words of :data:`~mope.evidence.verdicts.PLAIN_WORDS`."""
     if record["outcome"] in SETTLED:
         return "settled"
     if record["n"] == 1:
         return PLAIN_WORDS["indicative"]
     if size_open(record):
-        return f"its direction settled, its size not: {settle_text(record['seeds_needed'])}"
+        return f"its size not settled: {settle_text(record['seeds_needed'])}"
     if record["outcome"] == "undecided":
         return f"{PLAIN_WORDS['undecided']}: {settle_text(record['seeds_needed'])}"
     return PLAIN_WORDS["undecided"]
@@ -228,8 +228,8 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
     gain = lower_by(headline, "EGA-MORLET")
     answer = ("Not known yet" if headline["n"] == 1 else "Yes" if headline["outcome"] == "confirmed"
               else "No" if headline["outcome"] == "refuted" else
-              f"In direction, {'yes' if headline['direction'] == 'confirmed' else 'no'}; whether its size is the "
-              f"paper's is {PLAIN_WORDS['undecided']} yet" if size_open(headline) else "Not settled")
+              f"In direction, {'yes' if headline['direction'] == 'confirmed' else 'no'}; its size is "
+              f"{PLAIN_WORDS['undecided']} yet" if size_open(headline) else "Not settled")
     seeds = "" if stored is None or headline["n"] == 1 else seeds_lower(stored.get(PUBLISHED, []))
     text = (f"**Does the paper's headline hold at its own scale? {answer}.** There ({cfg.n_layer} layers, width "
             f"{cfg.n_embd}, "

@@ -214,7 +214,7 @@ class Verdict:
 
     @property
     def plain(self) -> str:
-        """The verdict as a reading page shows it: "not settled (about 13 seeds would settle it ...)", "holds",
+        """The verdict as a reading page shows it: "not settled (about 13 seeds if the effect ...)", "holds",
         "fails: the other way round"; a :attr:`size_open` says both ("holds in direction: ...; whether the size ...")."""
         if self.size_open:
             return f"{self.plain_word}: {direction_words(self)}; whether the size is the paper's is " \
@@ -298,11 +298,11 @@ def decision_text(needed: int | None, seeds_range: tuple[int | None, int | None]
 
 
 def settle_text(needed: int | None, each_preset: bool = False) -> str:
-    """"about 13 seeds would settle it if the effect is what we measured" (80% power at the measured effect), "50
+    """"about 13 seeds if the effect is what we measured" (that would settle it with 80% power), "50
     seeds would not settle it": :func:`decision_text` in plain words, without the range (``each_preset``: "on each")."""
     each = " on each of the two presets" if each_preset else ""
     return (f"{MOST_SEEDS} seeds{each} would not settle it" if needed is None else
-            f"about {needed} seeds{each} would settle it if the effect is what we measured")
+            f"about {needed} seeds{each} if the effect is what we measured")
 
 
 def _undecided(estimate: Estimate, low: float = 0.0, high: float = math.inf, level: float = LEVEL,
