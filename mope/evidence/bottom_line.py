@@ -160,8 +160,9 @@ def mope_against_the_usual(records: Records, where=where) -> str | None:
     for preset in shown:
         found = records[preset]
         n = min(found[k]["n"] for k, _ in keys)
-        parts.append(f"on {where(preset, n)} its loss is "
-                     + ", ".join(_against(found[k], "PE-MORLET", model) for k, model in keys)
+        against = [_against(found[k], "PE-MORLET", model) if not parts else below_or_above(lower_by(found[k], "PE-MORLET"))
+                   for k, model in keys]  # after the first scale, the models in the same order, unnamed
+        parts.append(f"on {where(preset, n)} its loss is " + ", ".join(against)
                      + f" ({'all settled' if all(found[k]['outcome'] in SETTLED for k, _ in keys) else 'not all settled'})")
     return (f"**Does MoPE beat the usual position encodings? {answer}.** In nats a character, "
             + "; ".join(parts) + " ({ref}`repro-table-2`).")
