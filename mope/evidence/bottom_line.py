@@ -191,8 +191,9 @@ def gate(records: Records, where=where) -> str | None:
     gains = [(p, records[p]["ega-gain"]) for p in (PUBLISHED, MAIN, LONG) if records.get(p, {}).get("ega-gain", {}).get("n")]
     if not gains:
         return None
-    said = "; ".join(f"{'lowers' if lower_by(record, 'EGA-1') > 0 else 'raises'} the loss by {abs(lower_by(record, 'EGA-1')):.3f} "
-                     f"on {where(p, record['n'])}{how_sure(record)}" for p, record in gains)
+    verbs = [f"{'lowers' if lower_by(record, 'EGA-1') > 0 else 'raises'} the loss" for _, record in gains]
+    said = "; ".join(f"{verb if i == 0 or verb != verbs[i - 1] else ''} by {abs(lower_by(record, 'EGA-1')):.3f} ".lstrip()
+                     + f"on {where(p, record['n'])}{how_sure(record)}" for i, ((p, record), verb) in enumerate(zip(gains, verbs)))
     answer = "; ".join(f"only by reading future tokens on `{p}`" if reads_the_future(records, p) else
                        f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains)
     text = (f"**Does the energy gate help? {answer[0].upper() + answer[1:]}.** Added to a model with a learned "
@@ -236,7 +237,8 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
             f"{cfg.n_embd}, "
             f"{cfg.steps * cfg.batch_size * cfg.block_size / 1e6:.0f}M training tokens; {where(PUBLISHED, headline['n'])}) "
             f"MoPE with the energy gate has a loss {below_or_above(gain)} the learned "
-            f"table's{seeds} (the paper: {headline['paper']:.3f} below; {certainty(headline)})")
+            f"table's{seeds} (the paper: {headline['paper']:.3f} below"
+            + (")" if size_open(headline) else f"; {certainty(headline)})"))
     cpu = [(p, records[p]["ega-mope-gain"]) for p in (LONG, MAIN) if records.get(p, {}).get("ega-mope-gain", {}).get("n")]
     if cpu:
         text += "; on the CPU models it is " + "; ".join(
@@ -294,9 +296,8 @@ def what_would_settle_it(records: Records, stored: Mapping[str, list[dict]]) -> 
     more = headline["seeds_needed"] - headline["n"]
     first = max(r["seed"] for r in stored.get(PUBLISHED, [])) + 1
     what = "its size" if size_open(headline) else "it"
-    return (f"**What would settle it?** If the effect is what we measured, {more} more seeds of the learned table and "
-            f"of MoPE with the energy gate there, {headline['seeds_needed']} in all, would settle {what} ({2 * more} "
-            f"runs; {cost}: `python -m mope suite --preset "
+    return (f"**What would settle it?** If the effect is what we measured, {more} more seeds of both models there, "
+            f"{headline['seeds_needed']} in all, would settle {what} ({2 * more} runs; {cost}: `python -m mope suite --preset "
             f"{PUBLISHED} --variants BASE-DOT EGA-MORLET --seeds {' '.join(map(str, range(first, first + more)))}`) "
             "({ref}`repro-table-2`).")
 
@@ -334,9 +335,8 @@ def scope(stored: Mapping[str, list[dict]]) -> str:
     model = largest["config"]["model"]
     return (f"**What this stands on.** {len(runs)} stored training runs in all, of models of at most "
             f"{largest['num_parameters'] / 1e6:.1f}M parameters ({model['n_layer']} layers, width {model['n_embd']}), "
-            f"on TinyShakespeare ({TRAINING_CHARACTERS / 1e6:.1f}M characters of training text), read by character "
-            "(and once by subword tokens). No run here "
-            "says how MoPE or the gate behave in larger models, with longer training or on other data "
+            f"on TinyShakespeare ({TRAINING_CHARACTERS / 1e6:.1f}M characters of training text; once by subword tokens). "
+            "No run here says how MoPE or the gate behave in larger models, longer training or other data "
             "({doc}`reproducibility`).")
 
 
