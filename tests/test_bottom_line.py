@@ -43,7 +43,7 @@ def test_the_bottom_line_answers_five_questions_in_plain_words_with_the_document
     for share in re.findall(r"−?\d+%", text):
         assert share in shares, share
     seeds = {r["seeds_needed"] for records in documents.values() for r in records}
-    for count in re.findall(r"about (\d+) seeds would settle it", text):
+    for count in re.findall(r"about (\d+) seeds if the effect is what we measured", text):
         assert int(count) in seeds
     for sentence in sentences:  # each names the scale and the seeds it stands on, and links to its evidence
         assert re.search(r"`[a-z0-9-]+`(, | \([^;]+; )(one seed|\d+ seeds)", sentence) or sentence.startswith("**What would")
@@ -79,25 +79,40 @@ def test_each_answer_follows_the_records_it_reads():
             "cpu-long": {"ega-gain": record("ega-gain", 0.007, n=5, outcome="undecided", seeds_needed=32)}}
     text = bottom_line.gate(gate)
     assert text.startswith("**Does the energy gate help? Yes on `cpu`; not settled on `cpu-long`.**")
-    assert "lowers the loss by 0.007 on `cpu-long`, 5 seeds (not settled: about 32 seeds would settle it)" in text
+    assert ("; by 0.007 on `cpu-long`, 5 seeds (not settled: about 32 seeds if the effect "
+            "is what we measured)") in text
+    # issue 72: where a gate that sees only the past keeps, settled, less than half of a settled gain, not "yes"
+    gate["cpu"]["gain-survives-causal-gate"] = record("gain-survives-causal-gate", -0.03, n=5, outcome="refuted")
+    assert bottom_line.gate(gate).startswith("**Does the energy gate help? Only by reading future tokens on `cpu`; not "
+                                             "settled on `cpu-long`.**")
     headline = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.109, n=1, outcome="indicative", paper=0.119)}}
     assert "? Not known yet.**" in bottom_line.paper_scale(headline)
     headline["paper"]["ega-mope-gain"] = record("ega-mope-gain", -0.05, n=3, outcome="refuted", paper=0.119)
     assert "? No.**" in bottom_line.paper_scale(headline) and "0.050 above the learned table's" in bottom_line.paper_scale(headline)
+    # issue 72: the direction settled, the size not yet: both said, never "Not settled" alone
+    headline["paper"]["ega-mope-gain"] = {**record("ega-mope-gain", 0.112, n=3, outcome="undecided", seeds_needed=9,
+                                                   paper=0.119), "direction": "confirmed", "judged_on": "size"}
+    text = bottom_line.paper_scale(headline)
+    assert "? In direction, yes; its size is not settled yet.**" in text and "Not settled" not in text
+    assert "(the paper: 0.119 below)" in text  # the seeds that would settle its size: the next sentence
 
 
-def test_the_gate_answer_starts_at_the_papers_protocol_and_gives_the_share_a_past_only_gate_keeps_from_its_first_seed():
+def test_the_gate_answer_starts_at_the_papers_protocol_and_gives_a_share_only_of_a_gain_whose_sign_is_settled():
     gate = {"cpu": {"ega-gain": record("ega-gain", 0.116, paper=0.092),
-                    "gain-survives-causal-gate": record("gain-survives-causal-gate", -0.03, n=5)},
-            "cpu-short": {"gain-survives-causal-gate": record("gain-survives-causal-gate", 0.9, n=1, outcome="indicative")}}
+                    "gain-survives-causal-gate": record("gain-survives-causal-gate", -0.03, n=5, outcome="refuted")},
+            "cpu-short": {"gain-survives-causal-gate": record("gain-survives-causal-gate", 0.9, n=1, outcome="indicative")},
+            "cpu-long": {"ega-gain": record("ega-gain", 0.007, n=5, outcome="undecided", seeds_needed=32),
+                         "gain-survives-causal-gate": record("gain-survives-causal-gate", 0.31, n=5, outcome="undecided")}}
     text = bottom_line.gate(gate)
     assert "a gate that sees only the past keeps −3% on `cpu`, 5 seeds (settled) (" in text  # one seed off the paper: left out
+    assert "31%" not in text  # issue 72: a share of `cpu-long`'s gain, whose sign is not settled, says nothing
     gate["paper"] = {"gain-survives-causal-gate": record("gain-survives-causal-gate", 0.64, n=1, outcome="indicative"),
                      "ega-gain": record("ega-gain", 0.098, n=1, outcome="indicative", paper=0.092)}
     text = bottom_line.gate(gate)
-    assert text.startswith("**Does the energy gate help? One seed only on `paper`; yes on `cpu`.** Added to a model "
-                           "with a learned position table, it lowers the loss by 0.098 on `paper`, one seed; lowers")
-    assert "a gate that sees only the past keeps 64% on `paper`, one seed; −3% on `cpu`, 5 seeds (settled) (" in text
+    assert text.startswith("**Does the energy gate help? One seed only on `paper`; only by reading future tokens on "
+                           "`cpu`; not settled on `cpu-long`.** Added to a model with a learned position table, it "
+                           "lowers the loss by 0.098 on `paper`, one seed; by 0.116 on `cpu`")  # the verb said once
+    assert "64%" not in text and "a gate that sees only the past keeps −3% on `cpu`, 5 seeds (settled) (" in text
     gate["paper"]["gain-survives-causal-gate"] = record("gain-survives-causal-gate", 2.5, n=1, outcome="moot")
     assert "keeps nothing on `paper`, one seed, where the published gate gains nothing; −3%" in bottom_line.gate(gate)
 
@@ -118,8 +133,12 @@ def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_then_the_see
     assert "6 minutes a run on one H200 GPU or 14 hours of steps on one CPU core:" in text  # the stored rehearsal's 10.2 s
     three = seed0 + [paper_run(v, s, 1.4) for v in ("BASE-DOT", "EGA-MORLET") for s in (1, 2)]
     text = bottom_line.what_would_settle_it(undecided, {"paper": three})
-    assert text.startswith("**What would settle it?** 6 more seeds of the learned table and of MoPE with the energy "
-                           "gate there, 9 in all (12 runs;") and "--seeds 3 4 5 6 7 8`" in text
+    assert text.startswith("**What would settle it?** If the effect is what we measured, 6 more seeds of both models "
+                           "there, 9 in all, would settle it (12 runs;")
+    assert "--seeds 3 4 5 6 7 8`" in text
+    size_open = {"paper": {"ega-mope-gain": {**undecided["paper"]["ega-mope-gain"], "direction": "confirmed",
+                                             "judged_on": "size"}}}
+    assert ", 9 in all, would settle its size (12 runs;" in bottom_line.what_would_settle_it(size_open, {"paper": three})
     settled = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, paper=0.119)}}
     assert bottom_line.what_would_settle_it(settled, {"paper": three}) is None
     hopeless = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, outcome="undecided", paper=0.119)}}
@@ -153,3 +172,12 @@ def test_a_page_reads_the_claims_document_for_the_scales_its_answer_needs(stored
     judged = {"cpu": claims.preset_findings("cpu")}  # a page that judged cpu itself, and not paper
     records = bottom_line.page_records(judged, ("paper", "cpu"))
     assert records == {preset: bottom_line.records_by_preset(documents)[preset] for preset in ("paper", "cpu")}
+
+
+def test_the_papers_scale_is_named_as_the_papers_protocol_where_the_bottom_line_first_shows_it(stored):
+    """Issue 72: every scale named where it is first shown: `paper` in the gate's sentence, before its own."""
+    documents, runs = stored
+    text = " ".join(bottom_line.bottom_line(documents, runs))
+    body = re.sub(r"\*\*[^*]+\*\*", "", text)  # the bold answers name the scales the sentence then describes
+    if "`paper`" in body:
+        assert body.index("`paper` (the paper's own protocol; ") == body.index("`paper`")

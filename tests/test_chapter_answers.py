@@ -63,7 +63,8 @@ def test_chapter_7_opens_with_whether_the_changes_the_paper_proposes_lower_the_l
     records["cpu"]["centre-improves-mope"]["seeds_needed"] = 19
     text = chapter_answers.open_questions(records)
     assert text.startswith("**Do the changes the paper proposes help? None does so far.** On `cpu`, 5 seeds: a learned "
-                           "centre b₀ does not clearly change MoPE's loss (not settled: about 19 seeds would settle it); ")
+                           "centre b₀ does not clearly change MoPE's loss (not settled: about 19 seeds if "
+                           "the effect is what we measured); ")
     assert "; Gaussian locality on RoPE (Morlet-RoPE) raises RoPE's loss by 0.018 (settled); " in text
     assert text.endswith("On subword tokens (`cpu-bpe`, 5 seeds, beside `cpu`), MoPE's deficit against the learned "
                          "table is smaller than on characters (settled), and none of its pairs has a σ beyond two words "

@@ -187,8 +187,9 @@ def test_a_chapter_counts_the_runs_it_reads_against_the_plan_in_a_dropdown_title
     text = chapter_runs.runs_lines(runs, ["BASE-DOT", "PE-MORLET", "ALIBI", "NOPE"],
                                    also={"cpu-bpe": ([], ["BASE-DOT", "NOPE"])})
     lines = text.splitlines()
-    assert lines[0] == (":::{dropdown} The runs this chapter reads: `cpu` 6 of 8, `paper` 0 of 1, `cpu-bpe` 0 of 4 "
-                        "(what is still to run)")
+    # issue 72: the counts are of this chapter's models, so that a chapter's count never reads as the book's
+    assert lines[0] == (":::{dropdown} The runs of this chapter's models, stored of planned: `cpu` 6 of 8, `paper` 0 "
+                        "of 1, `cpu-bpe` 0 of 4")
     # ALIBI's seed 4, stored beside the plan, counts; NOPE, planned on no preset but cpu-bpe, is missing nowhere else
     assert lines[1:] == ["- `cpu`: 6 of 8 runs stored; not run yet: seeds 1, 2 of PE-MORLET.",
                          "- `paper`: 0 of 1 runs stored; not run yet: seed 0 of BASE-DOT.",

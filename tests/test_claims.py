@@ -252,7 +252,7 @@ def test_claims_json_carries_every_field_of_the_verdict(store):
     assert len(records) == len(claims.CLAIMS)
     for record in records:
         assert set(record) == {"key", "claim", "quote", "section", "kind", "paper", "test", "shown_in", "judged_on",
-                               "ours", "sd", "n", "df", "resolution", "interval", "outcome", "size", "seeds_needed",
+                               "ours", "sd", "n", "df", "resolution", "interval", "outcome", "direction", "size", "seeds_needed",
                                "seeds_needed_range", "p_value", "p_adjusted", "family", "family_size", "source",
                                "fixed_in", "loss", "caveat", "verdict", "plain"}
         assert record["outcome"] in verdicts.OUTCOMES and record["loss"] in ("val_batches", "val_whole", None)
@@ -425,10 +425,11 @@ def test_a_p_of_0_041_among_24_tests_is_undecided_after_the_correction_with_its_
     assert found["edge"].p_value == 0.041 and found["edge"].p_adjusted >= 0.05
     assert found["edge"].text.startswith("undecided after the correction: p = 0.041, ")
     assert "after Holm's correction over 24 tests; alone: confirmed; " in found["edge"].text
-    # issue 54: how many seeds would decide it at the level its rank needs (third of 24: 5% / 22 each side)
+    # issue 72: how many seeds would decide it at the strictest level its correction can need: the first rank's of
+    # 24 (5% / 24 each side), not its present rank's (third of 24: 5% / 22), which more seeds can move it from
     assert found["edge"].text.endswith(f"{found['edge'].seeds_needed} seeds in all would decide it "
                                        f"({found['edge'].seeds_range[0]}–{found['edge'].seeds_range[1]}) at the "
-                                       f"{1 - 0.05 / 22:.2%} level its correction needs")
+                                       f"{1 - 0.05 / 24:.2%} level, the strictest its correction can need")
     assert found["edge"].seeds_needed > verdicts.seeds_needed(0.01, 0.04)  # more than at 95% alone
     assert found["edge"].p_adjusted == pytest.approx(22 * 0.041)  # third smallest of 24: times 22
     assert all(found[f"strong{i}"].outcome == "confirmed" and found[f"strong{i}"].p_adjusted < 0.05 for i in range(2))
@@ -662,8 +663,9 @@ def test_standing_records_give_each_claim_its_standing_and_its_verdict_where_it_
     assert gain["text"] == "direction fails where decided: `cpu`; `paper`: one seed, against the claim"  # a size
     assert set(gain["by_preset"]) == {"paper", "cpu"}
     on_cpu = claims.verdict_of(findings["cpu"], "ega-mope-gain")
-    assert gain["by_preset"]["cpu"] == {"outcome": "refuted", "ours": pytest.approx(-0.1), "n": 3, "verdict": on_cpu.text,
-                                        "p_value": on_cpu.p_value, "p_adjusted": on_cpu.p_adjusted}
+    assert gain["by_preset"]["cpu"] == {"outcome": "refuted", "direction": "refuted", "ours": pytest.approx(-0.1), "n": 3,
+                                        "verdict": on_cpu.text, "p_value": on_cpu.p_value,
+                                        "p_adjusted": on_cpu.p_adjusted}
     assert records["mope-below-base"]["by_preset"] == {} and records["mope-below-base"]["standing"] == "not tested"
     tally = standings.standing_tally(standings.standings(findings))
     assert sum(tally.values()) == len(claims.CLAIMS) and tally["fails where decided"] >= 1
@@ -698,6 +700,8 @@ def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(pre
     cell = {key: claims_tables.verdict_markdown(claims.verdict_of(claims.judge_all(preset, runs), key)) for key in records}
     for key, record in records.items():  # the cell is the JSON's verdict in plain words, its outcome's word in bold
         word = verdicts.PLAIN_WORDS[record["outcome"]]
+        if record["outcome"] == "undecided" and record["direction"] in verdicts.DECIDED and record["judged_on"] == "size":
+            word = f"{verdicts.PLAIN_WORDS[record['direction']]} in direction"  # issue 72: the direction settled apart
         assert cell[key].replace("**", "") == record["plain"] and record["plain"].startswith(word)
         assert cell[key].startswith(f"**{word}") if record["outcome"] != "not_run" else cell[key] == word
     rows = {line.split(" | ")[0].strip("| "): line for line in tables.table_2({preset: runs}).splitlines()}
@@ -789,14 +793,17 @@ def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_g
         cells = [cell.strip() for cell in row.strip("|").split(" | ")]
         assert cells[1] == standing.phrase, claim.key  # where it holds and fails: the preset cells beside it
         # issue 54: a size claim decided on its direction alone says so ("direction holds where decided")
+        # issue 72: and so does one whose size `paper` leaves open while deciding its direction
         decided = standing.words in (standings.HOLDS_EVERYWHERE, standings.HOLDS_WHERE_DECIDED,
-                                     standings.FAILS_EVERYWHERE, standings.FAILS_WHERE_DECIDED)
+                                     standings.FAILS_EVERYWHERE, standings.FAILS_WHERE_DECIDED, standings.DEPENDS)
+        size_decided = set(standing.holds + standing.fails) - set(standing.size_open)
         assert cells[1].startswith("direction ") == (claim.kind == "size" and decided
-                                                     and "paper" not in (*standing.holds, *standing.fails)), claim.key
+                                                     and "paper" not in size_decided), claim.key
         for preset, cell in zip(order, cells[2:]):
             by_preset = record["by_preset"].get(preset)
-            assert cell == ("—" if by_preset is None else
-                            f"{verdicts.PLAIN_WORDS[by_preset['outcome']]} ({by_preset['n']})"), (claim.key, preset)
+            word = (f"{verdicts.PLAIN_WORDS[by_preset['direction']]} in direction" if preset in standing.size_open
+                    else None if by_preset is None else verdicts.PLAIN_WORDS[by_preset['outcome']])
+            assert cell == ("—" if by_preset is None else f"{word} ({by_preset['n']})"), (claim.key, preset)
 
 
 def test_a_claim_one_preset_alone_judges_on_several_seeds_is_named_under_the_table_with_its_verdict(store):
@@ -852,7 +859,7 @@ def test_every_undecided_verdict_says_how_many_seeds_would_settle_it_at_the_leve
                 continue
             assert ("would decide it" in record["verdict"]) == (record["seeds_needed"] is not None), record["key"]
             assert "would not decide it" in record["verdict"] or record["seeds_needed"] is not None
-            assert record["verdict"].endswith("level its correction needs"), (preset, record["key"])
+            assert record["verdict"].endswith("level, the strictest its correction can need"), (preset, record["key"])
             if record["seeds_needed"] is not None:
                 assert record["seeds_needed"] > record["n"], (preset, record["key"])
             if claims.get_claim(record["key"]).test.find("Welch") >= 0:

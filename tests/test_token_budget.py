@@ -207,8 +207,14 @@ def test_the_budget_page_sets_each_presets_end_beside_the_paper_at_no_more_token
     second = [budget_run("BASE-DOT", 1, [4.0, 2.0, 1.8, 1.6], 64, "paper"),
               budget_run("EGA-MORLET", 1, [4.0, 2.05, 1.75, 1.62], 64, "paper")]  # -0.05, +0.05, -0.02
     crossing = chapter_runs.gap_crossing({"paper": paper_seed + second})  # mean -0.05, +0.015, +0.005
-    assert "(2 seeds), EGA-MORLET starts behind BASE-DOT and is ahead of it from " in crossing
-    assert "(1 of 2 seeds ahead at the end," in crossing and "Every other budget" not in crossing
+    # issue 72: the mean crosses at the second evaluation, but the second seed ends behind: never "ahead from"
+    assert "(2 seeds), EGA-MORLET is not ahead of BASE-DOT in every seed at the end (1 of 2 seeds ahead" in crossing
+    assert "Every other budget" not in crossing
+    later = [budget_run("BASE-DOT", 1, [4.0, 2.0, 1.8, 1.6], 64, "paper"),
+             budget_run("EGA-MORLET", 1, [4.0, 1.95, 1.82, 1.58], 64, "paper")]  # +0.05, -0.02, +0.02
+    crossing = chapter_runs.gap_crossing({"paper": paper_seed + later})  # mean 0, -0.02, +0.025: every seed from the third
+    assert "(2 seeds), EGA-MORLET starts behind BASE-DOT and is ahead of it in every seed from 0M tokens seen on (2 of 2" \
+        in crossing
     behind = [budget_run("EGA-MORLET", 0, [4.0, 2.05, 1.82, 1.65], 64, "paper")]
     assert "is not ahead of BASE-DOT at the end" in chapter_runs.gap_crossing({"paper": paper_seed[:1] + behind})
     ahead = [budget_run("EGA-MORLET", 0, [4.0, 1.9, 1.7, 1.5], 64, "paper")]

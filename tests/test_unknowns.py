@@ -172,5 +172,5 @@ def test_the_page_is_in_the_back_matter_and_reads_the_records_and_the_claims_doc
     page = (ROOT / "book" / "unknowns.md").read_text()
     assert "(book-unknowns)=\n# What the book does not know yet" in page
     assert "in_progress.scan_in_progress(\"paper\")" in page and "claims.preset_findings(\"paper\", RUNS)" in page
-    assert "<book-unknowns>`" in (ROOT / "book" / "intro.md").read_text()
+    assert "{ref}`book-unknowns`" in (ROOT / "book" / "intro.md").read_text()
     assert "(open-questions)=\n# Paper's open questions\n" in (ROOT / "notebooks" / "07_open_questions.md").read_text()

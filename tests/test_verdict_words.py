@@ -33,13 +33,15 @@ def seeds(*values):
 def test_a_verdict_reads_in_plain_words_and_its_statistics_stay_in_its_record():
     undecided = verdicts.verdict_ordering(seeds(0.01, -0.005, 0.02))
     assert undecided.outcome == "undecided" and undecided.seeds_needed
-    assert undecided.plain == f"not settled (about {undecided.seeds_needed} seeds would settle it)"
+    assert undecided.plain == (f"not settled (about {undecided.seeds_needed} seeds if the effect is "
+                               "what we measured)")
     assert claims_tables.verdict_markdown(undecided) == (f"**not settled** (about {undecided.seeds_needed} seeds "
-                                                         "would settle it)")
+                                                         "if the effect is what we measured)")
     hopeless = replace(undecided, seeds_needed=None)
     assert hopeless.plain == "not settled (50 seeds would not settle it)"
     unpaired = replace(undecided, estimate=UnpairedDifference({0: 0.1, 1: 0.2}, {0: 0.15, 1: 0.1}, 0.001))
-    assert unpaired.plain_detail.endswith("seeds on each of the two presets would settle it")
+    assert unpaired.plain_detail.endswith("seeds on each of the two presets if the effect is what we "
+                                          "measured")
     confirmed = verdicts.verdict_ordering(seeds(0.1, 0.11, 0.12))
     assert (confirmed.plain, confirmed.word) == ("holds", "confirmed")
     refuted = verdicts.verdict_ordering(seeds(-0.1, -0.11, -0.12))
@@ -47,6 +49,14 @@ def test_a_verdict_reads_in_plain_words_and_its_statistics_stay_in_its_record():
     direction = verdicts.verdict_direction(seeds(0.1, 0.11, 0.12), 0.05, "cpu")
     assert direction.plain_word == "holds in its direction" and direction.plain.startswith("holds in its direction: 2.")
     assert verdicts.verdict_ordering(seeds(0.1)).plain == "one seed only: in the claimed direction"
+    # issue 72: a size whose direction is settled and whose size is not says both, never "not settled" alone
+    size = replace(verdicts.verdict_size(seeds(0.09, 0.112, 0.134), 0.119), judged_on="size")
+    assert (size.outcome, size.size, size.direction) == ("undecided", "undecided", "confirmed")
+    assert size.plain == ("holds in direction: the paper's way in each of its 3 seeds, 0.112 against the paper's "
+                          f"0.119; whether the size is the paper's is not settled yet (about {size.seeds_needed} seeds "
+                          "if the effect is what we measured)")
+    open_sign = replace(verdicts.verdict_size(seeds(0.2, -0.1, 0.15), 0.119), judged_on="size")
+    assert open_sign.direction == "undecided" and open_sign.plain.startswith("not settled (")
     assert verdicts.verdict_not_judged(seeds(0.1, 0.2), 0.01, "cpu").plain.startswith("cannot be tested at this scale")
     assert verdicts.verdict_ordering(Estimate({}, 0.001)).plain == "not run"
     # decided at 95% alone, not after the correction: not settled, the seeds its corrected level needs, no p-value

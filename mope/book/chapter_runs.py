@@ -163,7 +163,7 @@ def runs_lines(runs: dict[str, list[dict]], variants: Sequence[str], seeds: Sequ
     for preset, (preset_runs, names) in read.items():
         stored, total, _ = stored_and_missing(preset, preset_runs, names, seeds)
         counts.append(f"`{preset}` {stored} of {total}" if total else f"`{preset}` none planned")
-    return (f":::{{dropdown}} The runs this chapter reads: {', '.join(counts)} (what is still to run)\n"
+    return (f":::{{dropdown}} The runs of this chapter's models, stored of planned: {', '.join(counts)}\n"
             + "\n".join(f"- {missing_line(preset, preset_runs, names, seeds)}"
                          for preset, (preset_runs, names) in read.items()) + "\n:::")
 
@@ -364,24 +364,26 @@ def gaps_at_equal_tokens(by_preset: Mapping[str, Sequence[dict]], reference: str
 
 def gap_crossing(by_preset: Mapping[str, Sequence[dict]], reference: str = "paper", variant: str = "EGA-MORLET",
                  baseline: str = "BASE-DOT") -> str:
-    """In plain words, where ``reference``'s mean gap L(``baseline``) − L(``variant``) over its seeds turns and
-    stays above 0 along the tokens seen, how many seeds end above it, and whether the other presets' budgets end
-    before that point (random-batch validation, as the token-budget figure draws it). "" without runs."""
+    """In plain words, from where along the tokens seen every seed of ``reference`` has its gap L(``baseline``) −
+    L(``variant``) above 0 at every later evaluation (not where the mean crosses, which some seeds may not have),
+    how many seeds end above it, and whether the other presets' budgets end before that point (random-batch
+    validation, as the token-budget figure draws it). "" without runs."""
     curve = gap_by_tokens(by_preset.get(reference, []), variant, baseline)
     if not curve:
         return ""
-    tokens, mean = sorted(curve), mean_gaps(curve)
+    tokens = sorted(curve)
     end, seeds = tokens[-1], len(curve[tokens[-1]])
     ahead = sum(gap > 0 for gap in curve[end])
-    from_on = next((t for i, t in enumerate(tokens) if all(mean[u] > 0 for u in tokens[i:])), None)
+    from_on = next((t for i, t in enumerate(tokens) if all(gap > 0 for u in tokens[i:] for gap in curve[u])), None)
     who = f"At `{reference}` ({seeds} seed{'s' if seeds > 1 else ''}), {variant} "
     at_end = f"{ahead} of {seeds} seeds ahead at the end, {end / 1e6:.0f}M tokens" if seeds > 1 else \
         f"at the end, {end / 1e6:.0f}M tokens"
+    every = "in every seed " if seeds > 1 else ""
     if from_on is None:
-        return who + f"is not ahead of {baseline} at the end ({at_end})."
+        return who + f"is not ahead of {baseline} {every}at the end ({at_end})."
     if from_on == tokens[0]:
-        return who + f"is ahead of {baseline} at every evaluation ({at_end})."
-    text = (who + f"starts behind {baseline} and is ahead of it from {from_on / 1e6:.0f}M tokens seen on "
+        return who + f"is ahead of {baseline} {every}at every evaluation ({at_end})."
+    text = (who + f"starts behind {baseline} and is ahead of it {every}from {from_on / 1e6:.0f}M tokens seen on "
             f"({at_end}).")
     budgets = [max(gaps) for preset, runs in by_preset.items() if preset != reference
                for gaps in [gap_by_tokens(runs, variant, baseline)] if gaps]

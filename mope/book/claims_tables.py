@@ -26,6 +26,12 @@ def verdict_markdown(verdict: Verdict) -> str:
     return f"**{verdict.plain_word}**" + verdict.plain.removeprefix(verdict.plain_word)
 
 
+def cell_word(verdict: Verdict) -> str:
+    """A verdict's word in a cell across the scales: its outcome's plain word, or for a size whose direction is
+    settled and size not, "holds in direction" (:attr:`~mope.evidence.verdicts.Verdict.plain_word`)."""
+    return verdict.plain_word if verdict.size_open else PLAIN_WORDS[verdict.outcome]
+
+
 #: The names of statistics a reading page keeps one click away (in :func:`statistics_dropdown`).
 STATISTICS = re.compile(r"Holm|Pocock|p\s*=|adjusted")
 
@@ -118,9 +124,9 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
         if len(judged) == 1 and len(presets) > 1:
             verdict = verdicts[judged[0]]
             alone.setdefault(claim.judged_where(judged), []).append(
-                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({PLAIN_WORDS[verdict.outcome]}, {verdict.estimate.n} seeds)")
+                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({cell_word(verdict)}, {verdict.estimate.n} seeds)")
             continue
-        cells = [DASH if v.outcome == "not_run" else f"{PLAIN_WORDS[v.outcome]} ({v.estimate.n})" for v in verdicts.values()]
+        cells = [DASH if v.outcome == "not_run" else f"{cell_word(v)} ({v.estimate.n})" for v in verdicts.values()]
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].phrase, *cells])
     lines = [f"Judged on one preset alone (elsewhere one seed at most, in each preset's tab): "
              + "; ".join(f"on {where}: {'; '.join(claims_judged)}" for where, claims_judged in alone.items()) + "."

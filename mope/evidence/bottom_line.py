@@ -77,26 +77,36 @@ def scale_in_words(preset: str) -> str:
 
 class NamedOnce:
     """:func:`where` that says what a scale is the first time it is named ("`cpu` (4 layers, 64-character
-    windows, 6.1M training characters; 8 seeds)") and only its name after ("`cpu`, 8 seeds"): the bottom line's
-    one home of each scale's description. ``described``: scales described in their own sentence (the paper's)."""
+    windows, 6.1M training characters; 8 seeds)", "`paper` (the paper's own protocol; one seed)": its numbers are
+    in its own sentence) and only its name after ("`cpu`, 8 seeds"): the bottom line's one home of each scale's
+    description."""
 
-    def __init__(self, described: tuple[str, ...] = (PUBLISHED,)):
-        self.named = set(described)
+    def __init__(self):
+        self.named: set[str] = set()
 
     def __call__(self, preset: str, n: int) -> str:
         if preset in self.named:
             return where(preset, n)
         self.named.add(preset)
-        return f"`{preset}` ({scale_in_words(preset)}; {'one seed' if n == 1 else f'{n} seeds'})"
+        what = "the paper's own protocol" if preset == PUBLISHED else scale_in_words(preset)
+        return f"`{preset}` ({what}; {'one seed' if n == 1 else f'{n} seeds'})"
+
+
+def size_open(record: dict) -> bool:
+    """Whether ``record`` is a size at the paper's protocol whose direction is settled and whose size is not yet."""
+    return record["outcome"] == "undecided" and record.get("direction") in SETTLED and record.get("judged_on") == "size"
 
 
 def certainty(record: dict) -> str:
-    """"settled", "not settled: about 20 seeds would settle it", "not settled", "one seed only": the plain
-    words of :data:`~mope.evidence.verdicts.PLAIN_WORDS`."""
+    """"settled", "not settled: about 20 seeds if the effect is what we measured", "not
+    settled", "one seed only", or for a size whose direction is settled and size not "its size not settled: about 9
+    seeds ...": the plain words of :data:`~mope.evidence.verdicts.PLAIN_WORDS`."""
     if record["outcome"] in SETTLED:
         return "settled"
     if record["n"] == 1:
         return PLAIN_WORDS["indicative"]
+    if size_open(record):
+        return f"its size not settled: {settle_text(record['seeds_needed'])}"
     if record["outcome"] == "undecided":
         return f"{PLAIN_WORDS['undecided']}: {settle_text(record['seeds_needed'])}"
     return PLAIN_WORDS["undecided"]
@@ -150,35 +160,56 @@ def mope_against_the_usual(records: Records, where=where) -> str | None:
     for preset in shown:
         found = records[preset]
         n = min(found[k]["n"] for k, _ in keys)
-        parts.append(f"on {where(preset, n)} its loss is "
-                     + ", ".join(_against(found[k], "PE-MORLET", model) for k, model in keys)
+        against = [_against(found[k], "PE-MORLET", model) if not parts else below_or_above(lower_by(found[k], "PE-MORLET"))
+                   for k, model in keys]  # after the first scale, the models in the same order, unnamed
+        parts.append(f"on {where(preset, n)} its loss is " + ", ".join(against)
                      + f" ({'all settled' if all(found[k]['outcome'] in SETTLED for k, _ in keys) else 'not all settled'})")
     return (f"**Does MoPE beat the usual position encodings? {answer}.** In nats a character, "
             + "; ".join(parts) + " ({ref}`repro-table-2`).")
 
 
+def reads_the_future(records: Records, preset: str) -> bool:
+    """Whether on ``preset`` a gate that sees only the past keeps, settled, less than half of the published gate's
+    settled gain (``gain-survives-causal-gate`` refuted, ``ega-gain`` confirmed): its gain comes from reading
+    future tokens, which a language model cannot, and is no help to one."""
+    found = records.get(preset, {})
+    share, gain = found.get("gain-survives-causal-gate"), found.get("ega-gain")
+    return bool(share and gain and share["outcome"] == "refuted" and gain["outcome"] == "confirmed")
+
+
+def gain_settled(records: Records, preset: str) -> bool:
+    """Whether the published gate's gain on ``preset`` has a settled sign: only then has a share of it a meaning."""
+    return records.get(preset, {}).get("ega-gain", {}).get("outcome") in SETTLED
+
+
 def gate(records: Records, where=where) -> str | None:
     """Question 2: the energy gate's gain over the learned table, the paper's protocol first, and how much of it a
-    gate that sees only past tokens keeps: at the paper's protocol from one seed on, on the CPU scales from two."""
+    gate that sees only past tokens keeps: at the paper's protocol from one seed on, on the CPU scales from two,
+    and only where the gain's sign is settled (a share of a gain that may be 0 says nothing). Where the
+    past-only gate keeps, settled, less than half of a settled gain, the answer there is not "yes" but that the
+    gain comes from reading the future (:func:`reads_the_future`)."""
     gains = [(p, records[p]["ega-gain"]) for p in (PUBLISHED, MAIN, LONG) if records.get(p, {}).get("ega-gain", {}).get("n")]
     if not gains:
         return None
-    said = "; ".join(f"{'lowers' if lower_by(record, 'EGA-1') > 0 else 'raises'} the loss by {abs(lower_by(record, 'EGA-1')):.3f} "
-                     f"on {where(p, record['n'])}{how_sure(record)}" for p, record in gains)
-    answer = "; ".join(f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains)
+    verbs = [f"{'lowers' if lower_by(record, 'EGA-1') > 0 else 'raises'} the loss" for _, record in gains]
+    said = "; ".join(f"{verb if i == 0 or verb != verbs[i - 1] else ''} by {abs(lower_by(record, 'EGA-1')):.3f} ".lstrip()
+                     + f"on {where(p, record['n'])}{how_sure(record)}" for i, ((p, record), verb) in enumerate(zip(gains, verbs)))
+    answer = "; ".join(f"only by reading future tokens on `{p}`" if reads_the_future(records, p) else
+                       f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains)
     text = (f"**Does the energy gate help? {answer[0].upper() + answer[1:]}.** Added to a model with a learned "
             f"position table, it {said}")
     shares = [(p, records[p]["gain-survives-causal-gate"]) for p in GATE_PRESETS
               if records.get(p, {}).get("gain-survives-causal-gate", {}).get("n", 0) > (p != PUBLISHED)]
-    if shares:  # the paper's protocol from its first seed on ("one seed" says its certainty), the CPU scales from two
-        kept = "; ".join(_kept(record, where(p, record["n"])) for p, record in shares)
+    quoted = [(p, record) for p, record in shares if gain_settled(records, p) or record["outcome"] == "moot"]
+    if quoted:  # the paper's protocol from its first seed on ("one seed" says its certainty), the CPU scales from two
+        kept = "; ".join(_kept(record, where(p, record["n"])) for p, record in quoted)
         text += (f". The published gate reads future tokens, which a language model must not; of its gain, a gate "
                  f"that sees only the past keeps {kept}")
     return text + " ({ref}`stress-causal-gate`)."
 
 
 def _kept(record: dict, scale: str) -> str:
-    """"31% on `cpu-long`, 5 seeds (not settled: ...)": the share of the gate's gain a causal gate keeps."""
+    """"88% on `cpu-short`, 3 seeds (not settled: ...)": the share of the gate's gain a causal gate keeps."""
     if record["outcome"] == "moot":
         return f"nothing on {scale}, where the published gate gains nothing"
     return f"{percent(record['ours'])} on {scale}{how_sure(record)}"
@@ -198,13 +229,16 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
     cfg = get_preset(PUBLISHED)
     gain = lower_by(headline, "EGA-MORLET")
     answer = ("Not known yet" if headline["n"] == 1 else "Yes" if headline["outcome"] == "confirmed"
-              else "No" if headline["outcome"] == "refuted" else "Not settled")
+              else "No" if headline["outcome"] == "refuted" else
+              f"In direction, {'yes' if headline['direction'] == 'confirmed' else 'no'}; its size is "
+              f"{PLAIN_WORDS['undecided']} yet" if size_open(headline) else "Not settled")
     seeds = "" if stored is None or headline["n"] == 1 else seeds_lower(stored.get(PUBLISHED, []))
     text = (f"**Does the paper's headline hold at its own scale? {answer}.** There ({cfg.n_layer} layers, width "
             f"{cfg.n_embd}, "
             f"{cfg.steps * cfg.batch_size * cfg.block_size / 1e6:.0f}M training tokens; {where(PUBLISHED, headline['n'])}) "
             f"MoPE with the energy gate has a loss {below_or_above(gain)} the learned "
-            f"table's{seeds} (the paper: {headline['paper']:.3f} below; {certainty(headline)})")
+            f"table's{seeds} (the paper: {headline['paper']:.3f} below"
+            + (")" if size_open(headline) else f"; {certainty(headline)})"))
     cpu = [(p, records[p]["ega-mope-gain"]) for p in (LONG, MAIN) if records.get(p, {}).get("ega-mope-gain", {}).get("n")]
     if cpu:
         text += "; on the CPU models it is " + "; ".join(
@@ -261,8 +295,9 @@ def what_would_settle_it(records: Records, stored: Mapping[str, list[dict]]) -> 
         return None
     more = headline["seeds_needed"] - headline["n"]
     first = max(r["seed"] for r in stored.get(PUBLISHED, [])) + 1
-    return (f"**What would settle it?** {more} more seeds of the learned table and of MoPE with the energy gate there, "
-            f"{headline['seeds_needed']} in all ({2 * more} runs; {cost}: `python -m mope suite --preset "
+    what = "its size" if size_open(headline) else "it"
+    return (f"**What would settle it?** If the effect is what we measured, {more} more seeds of both models there, "
+            f"{headline['seeds_needed']} in all, would settle {what} ({2 * more} runs; {cost}: `python -m mope suite --preset "
             f"{PUBLISHED} --variants BASE-DOT EGA-MORLET --seeds {' '.join(map(str, range(first, first + more)))}`) "
             "({ref}`repro-table-2`).")
 
@@ -298,11 +333,10 @@ def scope(stored: Mapping[str, list[dict]]) -> str:
         return "**What this stands on.** No training run is stored yet: `python -m mope suite --preset cpu` trains them."
     largest = max(runs, key=lambda run: run["num_parameters"])
     model = largest["config"]["model"]
-    return (f"**What this stands on.** {len(runs)} stored training runs of models of at most "
+    return (f"**What this stands on.** {len(runs)} stored training runs in all, of models of at most "
             f"{largest['num_parameters'] / 1e6:.1f}M parameters ({model['n_layer']} layers, width {model['n_embd']}), "
-            f"on TinyShakespeare ({TRAINING_CHARACTERS / 1e6:.1f}M characters of training text), read by character "
-            "(and once by subword tokens). No run here "
-            "says how MoPE or the gate behave in larger models, with longer training or on other data "
+            f"on TinyShakespeare ({TRAINING_CHARACTERS / 1e6:.1f}M characters of training text; once by subword tokens). "
+            "No run here says how MoPE or the gate behave in larger models, longer training or other data "
             "({doc}`reproducibility`).")
 
 

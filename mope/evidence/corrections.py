@@ -37,20 +37,14 @@ def holm(tests: Sequence[tuple[str, float]]) -> dict[str, float]:
     """{key: Holm-adjusted p} for the tests ``(key, p)`` of one family: the k-th smallest of the m p-values
     multiplied by m − k + 1, the adjusted values kept non-decreasing and at most 1. A p-value that is not a
     number between 0 and 1 is refused, naming its test (sorting would put it anywhere)."""
-    return _holm_ranked(tests)[0]
-
-
-def _holm_ranked(tests: Sequence[tuple[str, float]]) -> tuple[dict[str, float], dict[str, int]]:
-    """:func:`holm`'s adjusted p-values and each test's multiplier m − k + 1, from one sort of the family."""
     for key, p in tests:
         if not 0.0 <= p <= 1.0:  # also False for NaN
             raise ValueError(f"the test of {key!r} has p = {p}: Holm's correction needs a p-value in [0, 1]")
-    adjusted, multiplier, running = {}, {}, 0.0
+    adjusted, running = {}, 0.0
     for rank, (key, p) in enumerate(sorted(tests, key=lambda test: test[1])):
-        multiplier[key] = len(tests) - rank
-        running = max(running, min(1.0, multiplier[key] * p))
+        running = max(running, min(1.0, (len(tests) - rank) * p))
         adjusted[key] = running
-    return adjusted, multiplier
+    return adjusted
 
 
 def corrected(verdicts: Sequence[tuple[str, Verdict]], looks: dict[str, int] | None = None,
@@ -68,7 +62,7 @@ def corrected(verdicts: Sequence[tuple[str, Verdict]], looks: dict[str, int] | N
               for key, verdict in verdicts if verdict.p_value is not None]
     tested = {key for key, _ in scaled}
     scaled += [(key, 1.0) for key in dict.fromkeys(family or ()) if key not in tested]
-    adjusted, multiplier = _holm_ranked(scaled)
+    adjusted = holm(scaled)
     out = []
     for key, verdict in verdicts:
         if key not in adjusted:
@@ -86,26 +80,42 @@ def corrected(verdicts: Sequence[tuple[str, Verdict]], looks: dict[str, int] | N
                               detail=f"p = {verdict.p_value:.3g}{sequential}, {adjusted[key]:.3g} after Holm's "
                                      f"correction over {len(scaled)} tests; alone: {verdict.text}")
         if verdict.outcome == "undecided" and verdict.test is not None:
-            verdict = seeds_after_correction(verdict, multiplier[key])
-        out.append((key, verdict))
+            verdict = seeds_after_correction(verdict, len(scaled))
+        out.append((key, direction_after_correction(verdict, len(scaled), level)))
     return out
+
+
+def direction_after_correction(verdict: Verdict, family_size: int, level: float = FAMILY_LEVEL) -> Verdict:
+    """``verdict`` with its direction's outcome as the correction leaves it: a size judged on its direction alone
+    has the outcome's; a size at the paper's protocol keeps the direction its 95% interval decides only where
+    the direction's p-value, scaled for its looks, clears Bonferroni's level over the family (``level`` over
+    ``family_size``: the strictest Holm's correction could set)."""
+    if verdict.judged_on == "direction" and verdict.direction is not None:
+        return replace(verdict, direction=verdict.outcome if verdict.outcome in DECIDED else "undecided")
+    if verdict.direction in DECIDED and verdict.direction_p is not None:
+        scaled = verdict.direction_p * level / sequential_level(verdict.looks)
+        if scaled * family_size >= level:
+            return replace(verdict, direction="undecided")
+    return verdict
 
 
 def corrected_level(test_level: float, looks: int, multiplier: int) -> float:
     """The confidence level a test must clear once corrected: its own (0.95 for a t test, 0.90 for two one-sided
     tests) with its error rate scaled by the sequential level of its ``looks`` over 5% and divided by Holm's
-    ``multiplier`` at its rank (m − k + 1 for the k-th smallest of m p-values)."""
+    ``multiplier`` (m − k + 1 for the k-th smallest of m p-values; m, the family's size, at the strictest)."""
     return 1.0 - (1.0 - test_level) * sequential_level(looks) / FAMILY_LEVEL / multiplier
 
 
 def seeds_after_correction(verdict: Verdict, multiplier: int) -> Verdict:
-    """An undecided ``verdict`` with the seeds that would decide it at the level its correction needs (its Holm
-    rank, ``multiplier``, and its looks): every undecided verdict, "after the correction" included, says how many
-    seeds would settle it at the level it must actually clear (more than at 95% alone)."""
+    """An undecided ``verdict`` with the seeds that would decide it at the strictest level its correction could
+    demand (``multiplier``: the family's size, Holm's multiplier at the first rank, and its looks), with 80% power
+    at the measured effect: its rank among the family's p-values moves as seeds are added, so the level at its
+    current rank, the least strict, would count too few. Every undecided verdict, "after the correction"
+    included, says how many seeds would settle it at that level, and names the level."""
     low, high, test_level, mean = verdict.test
     level = corrected_level(test_level, verdict.looks, multiplier)
     needed, spread, decide = seeds_to_decide(verdict.estimate, low, high, level, mean)
-    decide += f" at the {level:.2%} level its correction needs"
+    decide += f" at the {level:.2%} level, the strictest its correction can need"
     if verdict.corrected:
         detail = f"{verdict.detail}; {decide}"
     else:

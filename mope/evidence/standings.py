@@ -42,7 +42,8 @@ STANDING_VOCABULARY = f"""| standing | what it means |
 
 Every standing names the presets that decide the claim, those where it is undecided (after the correction
 or not), and apart from them those with one seed and which way that seed points (`paper` has one seed of
-each model). A size holds or fails on a preset other than `paper` by its direction only."""
+each model). A size holds or fails on a preset other than `paper` by its direction only, and on `paper` by its
+direction too where that is settled and its size not yet (named beside)."""
 
 
 def points_the_claims_way(claim: Claim, verdict: Verdict) -> bool:
@@ -72,7 +73,8 @@ class Standing:
     against: tuple[str, ...] = ()  # ... and those whose one seed points against it (neither: not known)
     moot: tuple[str, ...] = ()  # the presets where it has nothing to test (e.g. no gain to share)
     not_judged: tuple[str, ...] = ()  # the presets where it is not judged at that scale (a near-equality)
-    direction_only: bool = False  # a size claim decided on its direction alone wherever decided (never on `paper`)
+    direction_only: bool = False  # a size claim decided on its direction alone wherever decided
+    size_open: tuple[str, ...] = ()  # among ``holds`` and ``fails``, presets where the direction is decided, the size not
     named: Callable[[Sequence[str]], str] = presets_named  # presets as a sentence names them (Claim.judged_where)
 
     @property
@@ -89,6 +91,8 @@ class Standing:
         behind the standing, where it is decided, then undecided, then not judged or moot, then where it has
         one seed and which way that seed points."""
         parts = [self._deciding] if self._deciding else []
+        if self.size_open:
+            parts.append(f"whether the size is the paper's {PLAIN_WORDS['undecided']} on {self.named(self.size_open)}")
         if self.undecided:
             parts.append(f"{PLAIN_WORDS['undecided']} on {self.named(self.undecided)}")
         if self.not_judged:
@@ -102,9 +106,10 @@ class Standing:
 
     @property
     def phrase(self) -> str:
-        """:attr:`words` as a table shows them: "direction holds where decided" for a size claim that every deciding
-        preset judged on its direction alone (its size is judged at the paper's protocol only)."""
-        decided = self.words in (HOLDS_EVERYWHERE, HOLDS_WHERE_DECIDED, FAILS_EVERYWHERE, FAILS_WHERE_DECIDED)
+        """:attr:`words` as a table shows them: "direction holds where decided" ("direction depends on the scale")
+        for a size claim that every deciding preset decided on its direction alone (its size is judged at the
+        paper's protocol only)."""
+        decided = self.words in (HOLDS_EVERYWHERE, HOLDS_WHERE_DECIDED, FAILS_EVERYWHERE, FAILS_WHERE_DECIDED, DEPENDS)
         return f"direction {self.words}" if self.direction_only and decided else self.words
 
     @property
@@ -120,8 +125,10 @@ def standing(verdicts: Mapping[str, Verdict], named: Callable[[Sequence[str]], s
     paper's protocol first), naming presets with ``named`` (the claim's :meth:`Claim.judged_where`); with
     ``claim``, which way each single seed points (:func:`points_the_claims_way`)."""
     def presets(outcome):
-        return tuple(p for p, v in verdicts.items() if v.outcome == outcome)
-    holds, fails = presets("confirmed"), presets("refuted")
+        return tuple(p for p, v in verdicts.items() if v.outcome == outcome and not v.size_open)
+    size_open = tuple(p for p, v in verdicts.items() if v.size_open)  # the direction decided, the size not yet
+    holds = tuple(p for p, v in verdicts.items() if v.outcome == "confirmed" or v.size_open and v.direction == "confirmed")
+    fails = tuple(p for p, v in verdicts.items() if v.outcome == "refuted" or v.size_open and v.direction == "refuted")
     single = presets("indicative")
     toward = tuple(p for p in single if claim is not None and points_the_claims_way(claim, verdicts[p]))
     against = tuple(p for p in single if claim is not None and p not in toward)
@@ -138,8 +145,9 @@ def standing(verdicts: Mapping[str, Verdict], named: Callable[[Sequence[str]], s
     else:
         words = (UNDECIDED if rest["undecided"] else INDICATIVE if single else NOT_JUDGED if rest["not_judged"]
                  else NOT_TESTED)
-    direction_only = bool(holds or fails) and all(verdicts[p].judged_on == "direction" for p in (*holds, *fails))
-    return Standing(words, holds, fails, **rest, direction_only=direction_only)
+    direction_only = bool(holds or fails) and all(verdicts[p].judged_on == "direction" or p in size_open
+                                                  for p in (*holds, *fails))
+    return Standing(words, holds, fails, **rest, direction_only=direction_only, size_open=size_open)
 
 
 def judge_presets(presets: Sequence[str] = STANDING_PRESETS) -> dict[str, Findings]:
@@ -166,7 +174,7 @@ def standings(findings: Mapping[str, Findings]) -> dict[str, Standing]:
 def standing_records(findings: Mapping[str, Findings]) -> list[dict]:
     """One dict per claim: key, claim, source, standing (its words), text (the words and the presets behind
     them), holds_on, fails_on, undecided_on, and by_preset, every preset where it has runs:
-    {preset: {outcome, ours, n, verdict, p_value, p_adjusted}} (``python -m mope claims --standing --json``)."""
+    {preset: {outcome, direction, ours, n, verdict, p_value, p_adjusted}} (``python -m mope claims --standing --json``)."""
     found = standings(findings)
     records = []
     for claim in CLAIMS:
@@ -175,7 +183,8 @@ def standing_records(findings: Mapping[str, Findings]) -> list[dict]:
         records.append({"key": claim.key, "claim": claim.words, "source": claim.source, "standing": held.words,
                         "text": held.text, "holds_on": list(held.holds), "fails_on": list(held.fails),
                         "undecided_on": list(held.undecided),
-                        "by_preset": {preset: {"outcome": v.outcome, "ours": claims.rounded(v.estimate.mean),
+                        "by_preset": {preset: {"outcome": v.outcome, "direction": v.direction,
+                                               "ours": claims.rounded(v.estimate.mean),
                                                "n": v.estimate.n, "verdict": v.text, "p_value": v.p_value,
                                                "p_adjusted": v.p_adjusted}
                                       for preset, v in by_preset.items() if v.outcome != "not_run"}})

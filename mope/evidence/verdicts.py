@@ -97,7 +97,7 @@ VOCABULARY = rf"""| verdict | what it means |
 | **confirmed** | The claim holds as the paper states it. "A beats B": the 95% interval of the effect (seed by seed) lies above 0. A size ("by 0.080"), at the paper's protocol: the 90% interval lies inside the paper's number ± {MARGIN} nats (two one-sided tests); a near-equality ("nearly matches"): inside 0 ± {MARGIN}. "Every pair": every pair, in every seed. A mechanism: the interval clears the threshold the claim states. |
 | **direction confirmed** | A size claim on a smaller model (every preset but `{PAPER_PROTOCOL}`): only its direction is judged, and it holds (the 95% interval lies on the paper's side of 0); its size is not judged at this scale and is shown as a ratio to the paper's, with its 95% interval, as that model's. **direction refuted**: the interval lies on the other side. |
 | **refuted** | The claim fails as stated: the 95% interval lies on the other side of 0 or of the threshold, or, at the paper's protocol, outside the paper's number ± {MARGIN} (*N× smaller* or *N× larger* says which way a size misses; *direction confirmed* that the sign still holds); "every pair": a seed in which some pair is not. |
-| **undecided** | Neither: the interval is too wide. The row gives the seeds, in all, that would decide it with 80% probability at the spread we observe, and in brackets the same at both ends of the 80% interval of that spread (a spread measured on 3 seeds is itself uncertain), or says that 50 would not. |
+| **undecided** | Neither: the interval is too wide. The row gives the seeds, in all, that would decide it with 80% probability if the effect and the spread are what we measured, at the strictest level its correction can need (Holm's at the first rank, which more seeds can move it to), and in brackets the same at both ends of the 80% interval of that spread (a spread measured on 3 seeds is itself uncertain), or says that 50 would not. A size at the paper's protocol whose direction is decided (its 95% interval on one side of 0, at Bonferroni's level over the preset's family) and whose size is not says both: *direction confirmed*, size undecided. |
 | **undecided after the correction** | Decided at 95% on its own, but not once Holm's correction over every test of its preset is applied (adjusted p of 0.05 or more; the raw p beside it; a claim across two presets, two contexts or two token budgets, is decided in the family of the one with the longer context or the more tokens, and gets that verdict on both), or, for a claim looked at again after more seeds, not at the sequential level of its looks (Pocock: p < {POCOCK_LEVELS[2]} at each of two looks for 5% overall). |
 | **not judged at this scale** | A near-equality ("nearly matches") on a smaller model: a near-equality has no direction, and the paper's margin belongs to its protocol, so no verdict; the gap is shown as a ratio to the paper's, with its 95% interval. |
 | **indicative** | One seed: no interval, no verdict; the direction and size it shows. |
@@ -125,7 +125,9 @@ PLAIN_MEANINGS = {
     "confirmed": "Our seeds show what the paper says, beyond chance (*in its direction*: which model wins, on a "
                  "smaller model than the paper's, not by how much).",
     "refuted": "Our seeds show the opposite, or a size clearly not the paper's, beyond chance.",
-    "undecided": "Our seeds cannot tell it from chance; it says how many seeds would settle it.",
+    "undecided": "Our seeds cannot tell it from chance; it says how many seeds would settle it if the effect is what "
+                 "we measured. A size whose direction our seeds settle says so apart: \"holds in direction: ...; "
+                 "whether the size is the paper's is not settled yet\".",
     "indicative": "One run a model: a direction, not whether chance made it.",
     "not_judged": "\"Nearly matches\" on a smaller model: the paper's margin belongs to its own model.",
     "moot": "It explains a gain our runs do not show.",
@@ -163,6 +165,11 @@ class Verdict:
     test: tuple[float, float, float, float] | None = None
     family: str | None = None  # the family it was corrected in: the preset whose plan declares it
     family_size: int | None = None  # the tests of that family
+    # a size claim: its direction's outcome apart from its size's (on `paper` its 95% interval against 0 at Bonferroni's
+    # level over the family, :func:`mope.evidence.corrections.corrected`; elsewhere the outcome); None for any other
+    direction: str | None = None
+    direction_p: float | None = None  # on `paper`: the p-value of the direction's t test against 0
+    claimed: float | None = None  # a size claim: the paper's number
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -188,28 +195,47 @@ class Verdict:
     @property
     def plain_word(self) -> str:
         """The outcome's plain word (:data:`PLAIN_WORDS`): "holds", "not settled", ...; a size judged on its
-        direction alone "holds in its direction"."""
+        direction alone "holds in its direction"; a :attr:`size_open` "holds in direction"."""
+        if self.size_open:
+            return f"{PLAIN_WORDS[self.direction]} in direction"
         direction = " in its direction" if self.judged_on == "direction" and self.outcome in DECIDED else ""
         return PLAIN_WORDS[self.outcome] + direction
 
     @property
     def plain_detail(self) -> str:
         """What qualifies :attr:`plain_word`, with no statistic: for a verdict not settled, the seeds that would
-        settle it (at the level its correction needs); else the detail, its "one seed" said by the word."""
+        settle it (at the strictest level its correction can need); else the detail, its "one seed" said by the word."""
         if self.outcome == "undecided":
             return settle_text(self.seeds_needed, isinstance(self.estimate, UnpairedDifference))
         return self.detail.removeprefix("one seed, ") if self.outcome == "indicative" else self.detail
 
     @property
+    def size_open(self) -> bool:  # a size at the paper's protocol whose direction is decided and whose size is not yet
+        return self.outcome == "undecided" and self.direction in DECIDED and self.judged_on == "size"
+
+    @property
     def plain(self) -> str:
-        """The verdict as a reading page shows it: "not settled (about 13 seeds would settle it)",
-        "holds", "fails: the other way round"."""
+        """The verdict as a reading page shows it: "not settled (about 13 seeds if the effect ...)", "holds",
+        "fails: the other way round"; a :attr:`size_open` says both ("holds in direction: ...; whether the size ...")."""
+        if self.size_open:
+            return f"{self.plain_word}: {direction_words(self)}; whether the size is the paper's is " \
+                   f"{PLAIN_WORDS['undecided']} yet ({self.plain_detail})"
         if self.outcome == "undecided":
             return f"{self.plain_word} ({self.plain_detail})"
         return f"{self.plain_word}: {self.plain_detail}" if self.plain_detail else self.plain_word
 
     def with_caveat(self, caveat: str | None) -> "Verdict":
         return replace(self, caveat=caveat)
+
+
+def direction_words(verdict: Verdict) -> str:
+    """"the paper's way in each of its 3 seeds, 0.112 against the paper's 0.119": a size claim's seeds and mean."""
+    sign = math.copysign(1.0, verdict.claimed) * (1 if verdict.direction == "confirmed" else -1)
+    values = list(verdict.estimate.values.values())
+    agree = sum(sign * value > 0 for value in values)
+    way = "the paper's way" if verdict.direction == "confirmed" else "the other way"
+    seeds = f"each of its {len(values)} seeds" if agree == len(values) else f"{agree} of its {len(values)} seeds"
+    return f"{way} in {seeds}, {verdict.estimate.mean:.3f} against the paper's {verdict.claimed:.3f}"
 
 
 def p_value(estimate: Estimate, boundary: float) -> float:
@@ -273,10 +299,11 @@ def decision_text(needed: int | None, seeds_range: tuple[int | None, int | None]
 
 
 def settle_text(needed: int | None, each_preset: bool = False) -> str:
-    """"about 13 seeds would settle it", "50 seeds would not settle it": :func:`decision_text` in plain words,
-    without the range (``each_preset``: "on each of the two presets")."""
+    """"about 13 seeds if the effect is what we measured" (that would settle it with 80% power), "50
+    seeds would not settle it": :func:`decision_text` in plain words, without the range (``each_preset``: "on each")."""
     each = " on each of the two presets" if each_preset else ""
-    return f"{MOST_SEEDS} seeds{each} would not settle it" if needed is None else f"about {needed} seeds{each} would settle it"
+    return (f"{MOST_SEEDS} seeds{each} would not settle it" if needed is None else
+            f"about {needed} seeds{each} if the effect is what we measured")
 
 
 def _undecided(estimate: Estimate, low: float = 0.0, high: float = math.inf, level: float = LEVEL,
@@ -362,12 +389,12 @@ def verdict_direction(estimate: Estimate, claimed: float, preset: str) -> Verdic
         return replace(_indicative(estimate, f"{side}; {ratio}{identical_words(estimate)}"), judged_on="direction")
     if direction.outcome == "confirmed":
         return Verdict(estimate, "confirmed", detail=ratio, p_value=direction.p_value, test=direction.test,
-                       judged_on="direction")
+                       judged_on="direction", direction="confirmed", claimed=claimed)
     if direction.outcome == "refuted":
         return Verdict(estimate, "refuted", detail=f"the other way round; {ratio}", p_value=direction.p_value,
-                       test=direction.test, judged_on="direction")
+                       test=direction.test, judged_on="direction", direction="refuted", claimed=claimed)
     return replace(direction, estimate=estimate, detail=f"direction open; {ratio}; " + direction.detail,
-                   judged_on="direction")
+                   judged_on="direction", direction="undecided", claimed=claimed)
 
 
 def verdict_not_judged(estimate: Estimate, claimed: float, preset: str) -> Verdict:
@@ -392,6 +419,13 @@ def verdict_size(estimate: Estimate, claimed: float, margin: float = MARGIN) -> 
         return _indicative(estimate, ratio + identical_words(estimate))
     # everything on the paper's side: e > 0 means in the claimed direction
     oriented = Estimate({s: sign * v for s, v in estimate.values.items()}, estimate.resolution)
+    verdict = _size(estimate, oriented, ratio, magnitude, margin)
+    direction = "confirmed" if oriented.interval[0] > 0 else "refuted" if oriented.interval[1] < 0 else "undecided"
+    return replace(verdict, direction=direction, direction_p=p_value(oriented, 0.0), claimed=claimed)
+
+
+def _size(estimate: Estimate, oriented: Estimate, ratio: str, magnitude: float, margin: float) -> Verdict:
+    """:func:`verdict_size` of ``estimate`` (``oriented``: on the paper's side), its direction not yet recorded apart."""
     low95, high95 = oriented.interval
     low90, high90 = oriented.interval_at(EQUIVALENCE_LEVEL)
     mean = oriented.mean
