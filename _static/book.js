@@ -34,29 +34,6 @@
   window.addEventListener("hashchange", openTarget);
 })();
 
-// A table with a "verdict" column gets the class "book-stacked" and each cell its column's name as
-// data-label: on a narrow screen _static/book.css stacks it, every verdict on the screen. A table whose
-// first column is "claim" gets the class "book-claims": on a wide screen that column is given the width
-// its sentences need, instead of wrapping each claim over five lines; one whose second column is
-// "standing" (the claims across every preset) also gets "book-standings", set tighter to fit the column,
-// and is stacked on a narrow screen like a table of verdicts: its columns after the standing are verdicts,
-// one a preset.
-(function () {
-  function stack(table) {
-    const headers = Array.from(table.querySelectorAll("thead th")).map(th => th.textContent.trim());
-    if (headers[0] === "claim") table.classList.add("book-claims");
-    const standings = headers[0] === "claim" && headers[1] === "standing";
-    if (standings) table.classList.add("book-standings");
-    if (!standings && !headers.some(header => /^verdict/i.test(header))) return;
-    table.classList.add("book-stacked");
-    table.querySelectorAll("tbody tr").forEach(row => Array.from(row.cells).forEach(
-        (cell, i) => cell.setAttribute("data-label", headers[i] || "")));
-  }
-  document.addEventListener("DOMContentLoaded", function () {
-    document.querySelectorAll("table").forEach(stack);
-  });
-})();
-
 // A box that scrolls (a formula MathJax drew wider than its line, a figure wider than a phone) can be reached with
 // the keyboard: it joins the tab order, as axe-core's scrollable-region-focusable asks, once MathJax has drawn.
 (function () {

@@ -321,6 +321,7 @@ def test_html_checker_finds_what_a_phone_cannot_read(tmp_path, capsys):
     assert "the page scrolls sideways at 400 px" in found
     assert "sticks out of the screen at 400 px, in no box that scrolls: <p> A paragraph of fixed width" in found
     assert "table scrolls inside its box at 400 px with no visible cue: 'a very wide cell" in found
+    assert "table wider than its box at 400 px, its last columns behind a sideways scroll: 'a very wide cell" in found
     assert "printed output cut off at the column's edge: a printed line far too long" in found
 
 

@@ -63,7 +63,7 @@ PAGE_PROBE = r"""
       cramped.push(`${shortText(cell.textContent, 40)} (${cell.scrollWidth} px in ${cell.clientWidth} px)`);
     }
   }
-  // Claims tables (_static/book.js marks them): every column on a wide screen, none behind a scroll.
+  // Claims tables (book/_ext/phone_tables.py marks them): every column on a wide screen, none behind a scroll.
   const wideClaims = [];
   for (const table of article.querySelectorAll("table.book-claims")) {
     const box = table.parentElement;
@@ -200,15 +200,36 @@ NARROW_PROBE = r"""
       }
     }
   };
+  // Tables: none wider than its box (a reader would swipe sideways to reach its last columns), in every tab and
+  // every dropdown, opened for the measure.
+  const wideTables = [];
+  const measureTables = () => {
+    for (const table of article.querySelectorAll("table")) {
+      const box = table.getBoundingClientRect();
+      if (box.width === 0) continue;  // in a tab not shown: measured when its tab is
+      const column = scroller(table) || table.parentElement;
+      if (box.width > column.clientWidth + 1) {
+        const head = Array.from(table.querySelectorAll("thead th")).map(th => th.textContent.trim()).join(" | ");
+        const text = `${shortText(head || table.textContent, 60)} (${Math.round(box.width)} px in ${column.clientWidth} px)`;
+        if (!wideTables.includes(text)) wideTables.push(text);
+      }
+    }
+  };
+  const closed = Array.from(article.querySelectorAll("details:not([open])"));
+  closed.forEach(details => { details.open = true; });
+  await new Promise(resolve => requestAnimationFrame(resolve));
   const tabs = Array.from(article.querySelectorAll(".sd-tab-set > input[type=radio]"));
   const checked = tabs.filter(tab => tab.checked);
   measureVerdicts();
+  measureTables();
   for (const tab of tabs) {
     tab.checked = true;
     await new Promise(resolve => requestAnimationFrame(resolve));
     measureVerdicts();
+    measureTables();
   }
   checked.forEach(tab => { tab.checked = true; });
+  closed.forEach(details => { details.open = false; });
   // Figures: every image of a figure is drawn for the column, never wider than the box it sits in (its
   // <figure>) nor than the screen: a figure that scrolls sideways, or sticks out, hides part of itself. Nor is it
   // shrunk below 96% of its natural size: drawn at 100 dpi with text of 9 pt, it shows that text at 9 CSS pt
@@ -226,7 +247,7 @@ NARROW_PROBE = r"""
     }
   }
   return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue,
-                         verdictsOff: verdictsOff.slice(0, 5), wideFigures: wideFigures,
+                         verdictsOff: verdictsOff.slice(0, 5), wideTables: wideTables, wideFigures: wideFigures,
                          shrunkFigures: shrunkFigures});
 })()
 """
@@ -241,6 +262,8 @@ def narrow_problems(state: dict) -> list[str]:
     problems += [f"sticks out of the screen {at}, in no box that scrolls: {what}" for what in state["sticking"]]
     problems += [f"table scrolls inside its box {at} with no visible cue: {text!r}" for text in state["noCue"]]
     problems += [f"verdict off the screen {at}: {text!r}" for text in state.get("verdictsOff", [])]
+    problems += [f"table wider than its box {at}, its last columns behind a sideways scroll: {text!r}"
+                 for text in state.get("wideTables", [])]
     problems += [f"figure wider than its column {at}: {name}" for name in state.get("wideFigures", [])]
     problems += [f"figure shrunk {at}, its 9 pt text below 9 pt: {name}" for name in state.get("shrunkFigures", [])]
     return problems
