@@ -6,6 +6,31 @@ and :func:`narrow_problems` turn the first and the last into one line per proble
 from __future__ import annotations
 
 
+# Shared by the page probe (at the wide width) and the narrow one: every display formula (Sphinx's ``div.math``, or
+# MathJax's display container outside one) whose drawing is wider than its box, a part of it behind a sideways
+# scroll, with every dropdown of the article opened for the measure (a formula in a closed one has no width).
+WIDE_FORMULAS = r"""
+  const wideFormulas = [];
+  {
+    const closedForFormulas = Array.from(article.querySelectorAll("details:not([open])"));
+    closedForFormulas.forEach(details => { details.open = true; });
+    await new Promise(resolve => requestAnimationFrame(resolve));
+    const boxes = Array.from(article.querySelectorAll("div.math, mjx-container[display='true']"))
+        .filter(box => box.matches("div.math") || !box.closest("div.math"));
+    for (const box of boxes) {
+      if (box.getBoundingClientRect().width === 0) continue;  // in a tab not shown
+      if (box.scrollWidth > box.clientWidth + 1) {
+        const label = box.querySelector(".eqno");
+        const name = label ? label.textContent.trim() + " " + box.textContent.replace(label.textContent, "")
+            : box.textContent;
+        wideFormulas.push(`${shortText(name, 60)} (${box.scrollWidth} px in ${box.clientWidth} px)`);
+      }
+    }
+    closedForFormulas.forEach(details => { details.open = false; });
+  }
+"""
+
+
 # Run inside each page after its load event: make lazy images load now, decode them all, wait for
 # MathJax to typeset, then inspect what a reader sees in the page's article.
 PAGE_PROBE = r"""
@@ -73,6 +98,8 @@ PAGE_PROBE = r"""
     }
   }
 
+/*WIDE_FORMULAS*/
+
   // Printed outputs: a line wider than the output block is cut off at the column's edge (or hidden
   // behind a horizontal scroll bar): outputs must wrap.
   const cutOutputs = [];
@@ -107,10 +134,11 @@ PAGE_PROBE = r"""
     wideClaims: wideClaims,
     machinePaths: machinePaths,
     cutOutputs: cutOutputs,
+    wideFormulas: wideFormulas,
     columnWidth: article.clientWidth,
   });
 })()
-"""
+""".replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS)
 
 
 # The page's height, at the width the browser has now, as a reader sees it once everything has rendered:
@@ -234,6 +262,7 @@ NARROW_PROBE = r"""
   // <figure>) nor than the screen: a figure that scrolls sideways, or sticks out, hides part of itself. Nor is it
   // shrunk below 96% of its natural size: drawn at 100 dpi with text of 9 pt, it shows that text at 9 CSS pt
   // (9 × 100/96) only down to there (mope.book.figure_style.SMALLEST_FONT_PT).
+/*WIDE_FORMULAS*/
   const wideFigures = [], shrunkFigures = [];
   for (const img of article.querySelectorAll("figure img")) {
     const box = img.getBoundingClientRect();
@@ -248,9 +277,9 @@ NARROW_PROBE = r"""
   }
   return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue,
                          verdictsOff: verdictsOff.slice(0, 5), wideTables: wideTables, wideFigures: wideFigures,
-                         shrunkFigures: shrunkFigures});
+                         shrunkFigures: shrunkFigures, wideFormulas: wideFormulas});
 })()
-"""
+""".replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS)
 
 
 def narrow_problems(state: dict) -> list[str]:
@@ -265,6 +294,8 @@ def narrow_problems(state: dict) -> list[str]:
     problems += [f"table wider than its box {at}, its last columns behind a sideways scroll: {text!r}"
                  for text in state.get("wideTables", [])]
     problems += [f"figure wider than its column {at}: {name}" for name in state.get("wideFigures", [])]
+    problems += [f"formula wider than its column {at}, a part of it cut off: {text}"
+                 for text in state.get("wideFormulas", [])]
     problems += [f"figure shrunk {at}, its 9 pt text below 9 pt: {name}" for name in state.get("shrunkFigures", [])]
     return problems
 
@@ -278,5 +309,7 @@ def reading_problems(state: dict, wide: int) -> list[str]:
             + [f"figure shrunk to fit {column}, its text with it: {name}" for name in state["shrunk"]]
             + [f"table cell wider than its column: {cell}" for cell in state["cramped"]]
             + [f"claims table wider than the column at {wide} px: {table}" for table in state["wideClaims"]]
+            + [f"formula wider than its column at {wide} px, a part of it cut off: {text}"
+               for text in state.get("wideFormulas", [])]
             + [f"path of the build machine on the page: {path}" for path in state["machinePaths"]]
             + [f"printed output cut off at the column's edge: {line}" for line in state.get("cutOutputs", [])])
