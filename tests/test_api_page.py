@@ -106,3 +106,20 @@ def test_released_code_page_links_every_point_to_a_line_at_the_commit():
     assert "IMPLEMENTATION.md" not in page
     bibliography = (ROOT / "book" / "references.bib").read_text()
     assert "{zeris2026code," in bibliography and COMMIT in bibliography
+
+
+def test_the_api_page_keeps_each_modules_members_in_a_template_until_opened():
+    """43,812 elements in the page made Lighthouse time out on a busy machine (issue 73): each dropdown's body stays in
+    the HTML (its anchors too), inside a <template> that _static/book.js puts in place when the dropdown opens."""
+    extension = load_extension()
+    dropdown = ('<details class="sd-sphinx-override sd-dropdown sd-card sd-mb-3">\n<summary class="sd-summary-title">'
+                '<code>mope.{0}</code></summary><div class="sd-summary-content"><dl id="mope.{0}.f">f</dl></div>\n'
+                "</details>")
+    page = "<section>" + dropdown.format("a") + dropdown.format("b") + "</section>"
+    folded = extension.fold_dropdowns(page)
+    assert folded.count('<template class="book-folded"><div class="sd-summary-content">') == 2
+    assert '<summary class="sd-summary-title"><code>mope.a</code></summary><template' in folded  # the title stays out
+    assert 'id="mope.b.f"' in folded and folded.count("</div>\n</template></details>") == 2
+    assert extension.fold_dropdowns(folded) == folded
+    script = (ROOT / "_static" / "book.js").read_text()
+    assert "template.book-folded" in script and "getElementById(id)" in script

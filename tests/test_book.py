@@ -270,8 +270,8 @@ NARROW = """<html><head><title>Narrow</title><meta name="viewport" content="widt
 <p style="width: 900px">A paragraph of fixed width, wider than a phone.</p>
 <div style="overflow-x: auto"><table><tr><td style="white-space: nowrap">a very wide cell of a table
 that scrolls inside its own box, with no cue that it does, 0123456789 0123456789</td></tr></table></div>
-<div class="math" style="overflow-x: auto"><span class="eqno">(2.1)</span><span style="display: inline-block;
-width: 1500px">g equals a formula too long for any column</span></div>
+<div class="math"><span class="eqno">(2.1)</span><mjx-container display="true" style="display: block; overflow-x: auto">
+<span style="display: inline-block; width: 1500px">g equals a formula too long for any column</span></mjx-container></div>
 <div class="cell_output" style="width: 300px"><pre style="white-space: pre; overflow-x: auto">a printed line far too long for its column: 0123456789 0123456789 0123456789 0123456789 0123456789 0123456789</pre></div>
 </article></main></body></html>"""
 

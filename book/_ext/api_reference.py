@@ -11,6 +11,12 @@ on lines of their own. autodoc parses docstrings as reStructuredText, where a do
 a character, so before parsing this extension rewrites each ``$$...$$`` as a ``.. math::`` block
 and each ``$...$`` as the ``:math:`` role. Inline literals (````...````) and interpreted text
 (```...```) are left alone, so ````$MOPE_DATA_DIR```` stays a literal.
+
+**Folded until opened.** Once the page is written (``build-finished``), the body of each module's dropdown is put
+in a ``<template>`` (:func:`fold_dropdowns`): it stays in the HTML, with its anchors, for links, search and the
+checks that read the file, but not in the page a browser builds, which held 43,812 elements and made Lighthouse's
+audit time out on a busy machine (issue 73). ``_static/book.js`` puts a module's members in place when its
+dropdown is opened, or a link names one of them.
 """
 from __future__ import annotations
 
@@ -116,6 +122,30 @@ def module_sections(package: str = PACKAGE) -> str:
     return "\n".join(sections)
 
 
+#: A module's dropdown on the written page: its opening and title, its body, its end (no dropdown nests in another).
+DROPDOWN = re.compile(r'(<details class="[^"]*\bsd-dropdown\b[^"]*">\s*<summary\b.*?</summary>)(.*?)(</details>)', re.S)
+FOLD = '<template class="book-folded">'
+
+
+def fold_dropdowns(text: str) -> str:
+    """The API page with each dropdown's body in a ``<template class="book-folded">``; folding twice changes nothing."""
+    def fold(match: re.Match) -> str:
+        head, body, end = match.groups()
+        if body.lstrip().startswith(FOLD):
+            return match[0]
+        return f"{head}{FOLD}{body}</template>{end}"
+
+    return DROPDOWN.sub(fold, text)
+
+
+def fold_api_page(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    page = Path(app.outdir) / f"{API_PAGE}.html"
+    if page.is_file():
+        page.write_text(fold_dropdowns(page.read_text(encoding="utf-8")), encoding="utf-8")
+
+
 def fill_api_page(app, docname: str, source: list[str]) -> None:
     if docname == API_PAGE:
         if PLACEHOLDER not in source[0]:
@@ -126,4 +156,5 @@ def fill_api_page(app, docname: str, source: list[str]) -> None:
 def setup(app):
     app.connect("source-read", fill_api_page)
     app.connect("autodoc-process-docstring", docstring_to_rst_math)
+    app.connect("build-finished", fold_api_page)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

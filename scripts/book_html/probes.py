@@ -6,24 +6,24 @@ and :func:`narrow_problems` turn the first and the last into one line per proble
 from __future__ import annotations
 
 
-# Shared by the page probe (at the wide width) and the narrow one: every display formula (Sphinx's ``div.math``, or
-# MathJax's display container outside one) whose drawing is wider than its box, a part of it behind a sideways
-# scroll, with every dropdown of the article opened for the measure (a formula in a closed one has no width).
+# Shared by the page probe (at the wide width) and the narrow one: every display formula (MathJax's display
+# container) whose drawing is wider than its box (the container, which scrolls, beside the equation's number, or
+# Sphinx's ``div.math`` around it): a part of it is cut off, or behind a sideways scroll. Every dropdown of the
+# article is opened for the measure (a formula in a closed one has no width).
 WIDE_FORMULAS = r"""
   const wideFormulas = [];
   {
     const closedForFormulas = Array.from(article.querySelectorAll("details:not([open])"));
     closedForFormulas.forEach(details => { details.open = true; });
     await new Promise(resolve => requestAnimationFrame(resolve));
-    const boxes = Array.from(article.querySelectorAll("div.math, mjx-container[display='true']"))
-        .filter(box => box.matches("div.math") || !box.closest("div.math"));
-    for (const box of boxes) {
-      if (box.getBoundingClientRect().width === 0) continue;  // in a tab not shown
-      if (box.scrollWidth > box.clientWidth + 1) {
-        const label = box.querySelector(".eqno");
-        const name = label ? label.textContent.trim() + " " + box.textContent.replace(label.textContent, "")
-            : box.textContent;
-        wideFormulas.push(`${shortText(name, 60)} (${box.scrollWidth} px in ${box.clientWidth} px)`);
+    for (const formula of article.querySelectorAll("mjx-container[display='true']")) {
+      if (formula.getBoundingClientRect().width === 0) continue;  // in a tab not shown
+      const holder = formula.closest("div.math") || formula;
+      const wide = [formula, holder].find(box => box.scrollWidth > box.clientWidth + 1);
+      if (wide) {
+        const label = holder.querySelector(".eqno");
+        const name = (label ? label.textContent.trim() + " " : "") + formula.textContent;
+        wideFormulas.push(`${shortText(name, 60)} (${wide.scrollWidth} px in ${wide.clientWidth} px)`);
       }
     }
     closedForFormulas.forEach(details => { details.open = false; });
