@@ -45,6 +45,7 @@ def test_a_narrow_table_keeps_its_rows_but_a_table_of_verdicts_is_stacked():
     assert phone_tables.table_classes(["model", "verdict"]) == ["book-stacked"]
     assert phone_tables.table_classes(["claim", "standing", "cpu"]) == ["book-claims", "book-standings", "book-stacked"]
     assert phone_tables.table_classes(["claim", "paper says", "verdict"]) == ["book-claims", "book-stacked"]
+    assert phone_tables.table_classes(["claim", "kind", "what is measured"]) == ["book-claims", "book-stacked"]
 
 
 def test_a_table_without_a_header_or_with_a_spanning_header_is_left_alone():

@@ -3,6 +3,7 @@ place of each formula's TeX, so that a page loads no MathJax JavaScript and show
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 from pathlib import Path
 
@@ -29,12 +30,16 @@ PAGE = r"""<head>
 <div class="math notranslate nohighlight" id="equation-eq-gate">
 <span class="eqno">(2.1)<a class="headerlink" href="#equation-eq-gate">#</a></span>\[
 g_j=\frac{e_j-\mu}{s}
-\]</div></body>"""
+\]</div>
+<div class="cell_output docutils container">
+<div class="output text_latex math notranslate nohighlight">
+\[\displaystyle e^{- \tau^{2}}\]</div>
+</div></body>"""
 
 
 def test_each_formula_is_found_with_its_tex_unescaped():
     assert static_maths.formulas_of(PAGE) == [(r"\omega\sigma\ge5", False), ("k<T", False),
-                                             (r"g_j=\frac{e_j-\mu}{s}", True)]
+                                             (r"g_j=\frac{e_j-\mu}{s}", True), (r"\displaystyle e^{- \tau^{2}}", True)]
 
 
 def test_a_page_gets_its_typeset_formulas_the_stylesheet_and_no_mathjax_script():
@@ -44,6 +49,7 @@ def test_a_page_gets_its_typeset_formulas_the_stylesheet_and_no_mathjax_script()
     assert "mathjax/startup.js" not in page and "window.MathJax" not in page
     assert '<span class="math notranslate nohighlight"><mjx-container>1</mjx-container></span>' in page
     assert '<span class="eqno">(2.1)<a class="headerlink" href="#equation-eq-gate">#</a></span><mjx-container>2' in page
+    assert '<div class="output text_latex math notranslate nohighlight"><mjx-container>3' in page  # a cell's LaTeX
     assert '<link rel="stylesheet" href="../_static/mathjax-chtml.css" />\n</head>' in page
     assert "\\(" not in page and "\\[" not in page
     plain = "<head></head><p>No maths.</p>"
@@ -70,7 +76,8 @@ def test_the_built_pages_load_no_mathjax_javascript():
             continue
         text = page.read_text(encoding="utf-8")
         assert "_static/mathjax/" not in text, page
-        assert '<span class="math notranslate nohighlight">\\(' not in text, page
+        assert not re.search(r'math notranslate nohighlight"[^>]*>\s*(?:<span class="eqno">.*?</span>)?\s*\\[(\[]', text,
+                             re.S), page
     encodings = (BUILT / "notebooks" / "02_encodings.html").read_text(encoding="utf-8")
     assert "mathjax-chtml.css" in encodings and "<mjx-container" in encodings
     script = (ROOT / "_static" / "book.js").read_text()

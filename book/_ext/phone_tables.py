@@ -4,8 +4,8 @@ Once the HTML builder has written every page (``build-finished``), each ``<table
 for the book's stylesheet (``_static/book.css``), in the HTML itself, so that it is laid out at its first paint:
 
 * each body cell gets its column's name as ``data-label`` (the header's text, tags stripped);
-* a table of :data:`STACK_FROM` columns or more, and any with a "verdict" column or the claims across every
-  preset ("claim", "standing", then a verdict a preset), gets the class ``book-stacked``: on a narrow screen it is
+* a table of :data:`STACK_FROM` columns or more, and any with a "verdict" column or whose first column is "claim"
+  (a claim's sentence, with what is said of it), gets the class ``book-stacked``: on a narrow screen it is
   a card a row, its first cell the card's title and every other cell under it beside its column's name, so that
   every result is on the screen (Table 2 was 444 px wide in a 364 px column at 400 px, the causal-gate table
   590 px: their answers lay behind a sideways scroll);
@@ -53,7 +53,7 @@ def table_classes(headers: list[str]) -> list[str]:
         classes.append("book-claims")
     if standings:
         classes.append("book-standings")
-    if len(headers) >= STACK_FROM or standings or any(re.match(r"verdict", h, re.I) for h in headers):
+    if len(headers) >= STACK_FROM or claims or any(re.match(r"verdict", h, re.I) for h in headers):
         classes.append("book-stacked")
     return classes
 

@@ -39,8 +39,10 @@ FONT_URL = "mathjax/output/chtml/fonts/woff-v2"
 #: matches the text's font (127% with Linux's DejaVu Sans, about 120% with a phone's Roboto or San Francisco, whose
 #: x-height is about 0.53 em against MathJax's 0.442 em); typeset at build time, they take the phone's size.
 SCALE = 1.2
-INLINE = re.compile(r'(<span class="math notranslate nohighlight">)\\\((.*?)\\\)(</span>)', re.S)
-DISPLAY = re.compile(r'(<div class="math notranslate nohighlight"[^>]*>(?:\s*<span class="eqno">.*?</span>)?)'
+#: Sphinx's formulas: an inline one, and a displayed one with its equation number if it has one (a cell's LaTeX
+#: output is a displayed formula too, its <div> of classes "output text_latex math ...").
+INLINE = re.compile(r'(<span class="(?:[\w-]+ )*math notranslate nohighlight">)\\\((.*?)\\\)(</span>)', re.S)
+DISPLAY = re.compile(r'(<div class="(?:[\w-]+ )*math notranslate nohighlight"[^>]*>(?:\s*<span class="eqno">.*?</span>)?)'
                      r'\s*\\\[(.*?)\\\](\s*</div>)', re.S)
 MATHJAX_SCRIPTS = re.compile(r'\s*<script>window\.MathJax = [^<]*</script>'
                              r'|\s*<script defer="defer" src="[^"]*_static/mathjax/[^"]*"></script>')
