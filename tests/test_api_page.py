@@ -67,6 +67,10 @@ def test_docstring_display_maths_becomes_a_math_block():
     assert extension.display_math(indented) == ["", "    .. math::", "", "       y = 1", "", "    (the rest)"]
     with pytest.raises(ValueError, match="unclosed"):
         extension.display_math(["$$never closed"])
+    # a formula broken over lines for a phone's column is set as centred lines; a case split alone is not
+    assert extension.display_math(["$$a = 1,\\\\", "b = 2$$"]) == [
+        "", ".. math::", "", "   \\begin{gathered}", "   a = 1,\\\\", "   b = 2", "   \\end{gathered}", ""]
+    assert not extension.broken_over_lines(r"\omega \leftarrow \begin{cases} 5/\sigma & a \\ \omega & b\end{cases}")
 
 
 def test_references_into_the_package_must_resolve():

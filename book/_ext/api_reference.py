@@ -48,8 +48,19 @@ def inline_math(text: str) -> str:
     return "".join(part if LITERAL.fullmatch(part) else INLINE.sub(role, part) for part in LITERAL.split(text))
 
 
+ENVIRONMENT = re.compile(r"\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S)
+
+
+def broken_over_lines(tex: str) -> bool:
+    """Whether a display formula breaks its line (``\\\\``) outside any environment of its own (``cases``...)."""
+    while ENVIRONMENT.search(tex):
+        tex = ENVIRONMENT.sub("", tex)
+    return "\\\\" in tex
+
+
 def display_math(lines: list[str]) -> list[str]:
-    """Each ``$$...$$`` (starting a line, possibly spanning several) as a ``.. math::`` block."""
+    """Each ``$$...$$`` (starting a line, possibly spanning several) as a ``.. math::`` block; one broken over lines
+    with ``\\\\`` (a formula too wide for a phone's column in one line) is set as centred lines (``gathered``)."""
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -69,7 +80,10 @@ def display_math(lines: list[str]) -> list[str]:
             text = lines[i].strip()
         formula, rest = text.split("$$", 1)
         body.append(formula)
-        out += ["", indent + ".. math::", ""] + [indent + "   " + part.strip() for part in body if part.strip()] + [""]
+        body = [part.strip() for part in body if part.strip()]
+        if broken_over_lines(" ".join(body)):
+            body = [r"\begin{gathered}", *body, r"\end{gathered}"]
+        out += ["", indent + ".. math::", ""] + [indent + "   " + part for part in body] + [""]
         if rest.strip():
             out.append(indent + rest.strip())
         i += 1
