@@ -85,6 +85,25 @@ def test_a_page_loads_no_icon_kit_no_search_index_and_its_figures_lazily_with_th
     assert web_pages.rewrite(text, page, search_page=False) == text  # rewriting twice changes nothing
 
 
+def test_the_heads_scripts_are_deferred_in_their_order_but_on_the_search_page():
+    head = ('<head><script data-cfasync="false">document.documentElement.dataset.mode = "auto";</script>\n'
+            '<link rel="preload" as="script" href="../_static/scripts/bootstrap.js?digest=1" />\n'
+            '<script src="../_static/doctools.js?v=1"></script><script>let hint = 1;</script>\n'
+            '<script data-sd-tabs-storage-prefix="x-" src="../_static/design-tabs.js?v=2"></script>\n'
+            '<script async="async" src="../_static/sphinx-thebe.js"></script></head>'
+            '<body><script src="../_static/later.js"></script><script defer src="../_static/scripts/bootstrap.js?digest=1">'
+            '</script></body>')
+    page = web_pages.deferred_scripts(head)
+    assert '<script defer src="../_static/doctools.js?v=1"></script><script>let hint = 1;</script>' in page
+    assert '<script defer data-sd-tabs-storage-prefix="x-" src="../_static/design-tabs.js?v=2"></script>' in page
+    assert '<script async="async" src="../_static/sphinx-thebe.js"></script>' in page  # async stays async
+    assert 'rel="preload" as="script"' not in page  # the theme's deferred scripts are not fetched first
+    assert '<body><script src="../_static/later.js"></script>' in page  # only the head's
+    assert web_pages.deferred_scripts(page) == page
+    search = '<head><script src="_static/searchtools.js"></script></head>'
+    assert web_pages.rewrite(search, Path("search.html"), search_page=True) == search
+
+
 def test_a_png_gets_a_lossless_webp_copy_once(tmp_path):
     from PIL import Image
 
