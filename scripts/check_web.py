@@ -296,7 +296,7 @@ def lighthouse_check(base: str, pages: list[str], jobs: int = LIGHTHOUSE_JOBS) -
         target = largest_paint_target(page)
         if target is not None and run["lcp"] is not None and run["lcp"] / 1000 > target:
             problems.append(f"{page} ({form}): Lighthouse largest contentful paint {run['lcp'] / 1000:.1f} s, over its "
-                            f"target of {target} s")
+                            f"target of {target} s ({run.get('lcpElement') or 'element not named'})")
         for key, least in GATES.items():
             if scores[key] is None or scores[key] < least:
                 problems.append(f"{page} ({form}): Lighthouse {key} {scores[key]} below {least} "

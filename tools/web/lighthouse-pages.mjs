@@ -10,7 +10,8 @@
 // Each run prints one line of JSON on stdout: the page, the form factor, the four scores (0 to 1), the layout
 // shift, the largest contentful paint (ms), the bytes loaded (as sent), the binary audits that failed in each
 // category, the elements that shifted most (Lighthouse's layout-shifts audit), the machine's benchmark index
-// (Lighthouse's measure of how fast this machine ran, which its simulated timings depend on) and the tries taken.
+// (Lighthouse's measure of how fast this machine ran, which its simulated timings depend on), the element of the
+// largest paint and the tries taken.
 //
 // An audit that fails with a timeout of the DevTools protocol (a page of tens of thousands of elements on a busy
 // machine: "Waiting for DevTools protocol response has exceeded the allotted time") is run once more before it is
@@ -52,8 +53,20 @@ function summary(page, form, lhr) {
     bytes: audits["total-byte-weight"]?.numericValue ?? null,
     failing, shifts,
     benchmark: lhr.environment?.benchmarkIndex ?? null,
+    lcpElement: largestPaintElement(audits["largest-contentful-paint-element"]),
     errors: lhr.runtimeError ? [lhr.runtimeError.message] : [],
   };
+}
+
+// The element of the largest contentful paint, as Lighthouse names it (its selector, or its markup cut short).
+function largestPaintElement(audit) {
+  const tables = audit?.details?.items || [];
+  for (const table of tables) {
+    for (const item of table.items || []) {
+      if (item.node) return item.node.selector || (item.node.snippet || "").slice(0, 80);
+    }
+  }
+  return null;
 }
 
 const TIMED_OUT = /exceeded the allotted time|timed? ?out/i;
