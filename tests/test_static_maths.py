@@ -66,6 +66,9 @@ def test_node_typesets_a_formula_with_the_mathml_a_screen_reader_reads():
     assert "<mjx-assistive-mml" in display and "<mfrac>" in display
     assert "merror" not in typeset[formulas[1]]
     assert f'url("{static_maths.FONT_URL}/MathJax_Main-Regular.woff")' in css
+    served = static_maths.stylesheet_of(css)
+    assert served.count("font-display: swap;") == css.count("@font-face") > 0
+    assert served.endswith('mjx-container[jax="CHTML"] {\n  font-size: 120%;\n}\n')
 
 
 @pytest.mark.skipif(not (BUILT / "notebooks" / "02_encodings.html").is_file() or not shutil.which("node"),

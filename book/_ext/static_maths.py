@@ -46,6 +46,7 @@ DISPLAY = re.compile(r'(<div class="(?:[\w-]+ )*math notranslate nohighlight"[^>
                      r'\s*\\\[(.*?)\\\](\s*</div>)', re.S)
 MATHJAX_SCRIPTS = re.compile(r'\s*<script>window\.MathJax = [^<]*</script>'
                              r'|\s*<script defer="defer" src="[^"]*_static/mathjax/[^"]*"></script>')
+FONT_FACE = re.compile(r"@font-face\b[^{]*\{")
 LOGGER = logging.getLogger(__name__)
 
 
@@ -66,6 +67,14 @@ def typeset(formulas: list[tuple[str, bool]], node: str, mathjax: Path) -> tuple
                            f"{SCRIPT.name} exited with status {result.returncode}")
     answer = json.loads(result.stdout)
     return dict(zip(distinct, answer["html"])), answer["css"]
+
+
+def stylesheet_of(css: str) -> str:
+    """MathJax's stylesheet as the book serves it: formulas at :data:`SCALE` of the text, and each font shown as soon as
+    it arrives, the glyphs drawn meanwhile in a fallback font (``font-display: swap``: every glyph's box is sized by
+    the stylesheet, so nothing moves, and a paragraph with a formula is not held back by a font still on its way)."""
+    css = FONT_FACE.sub(r"\g<0>\n  font-display: swap;", css)
+    return f'{css}\nmjx-container[jax="CHTML"] {{\n  font-size: {SCALE:.0%};\n}}\n'
 
 
 def typeset_page(text: str, typeset_html: dict[tuple[str, bool], str], stylesheet: str) -> str:
@@ -92,7 +101,7 @@ def typeset_pages(app, exception) -> None:
              if "_static" not in page.relative_to(outdir).parts}
     formulas = [formula for text in pages.values() for formula in formulas_of(text)]
     typeset_html, css = typeset(formulas, node, outdir / MATHJAX)
-    (outdir / CSS).write_text(f'{css}\nmjx-container[jax="CHTML"] {{\n  font-size: {SCALE:.0%};\n}}\n', encoding="utf-8")
+    (outdir / CSS).write_text(stylesheet_of(css), encoding="utf-8")
     for page, text in pages.items():
         stylesheet = Path(os.path.relpath(outdir / CSS, page.parent)).as_posix()
         new = typeset_page(text, typeset_html, stylesheet)
