@@ -104,6 +104,16 @@ def test_the_heads_scripts_are_deferred_in_their_order_but_on_the_search_page():
     assert web_pages.rewrite(search, Path("search.html"), search_page=True) == search
 
 
+def test_a_page_links_sphinxs_basic_stylesheet_itself_not_through_the_themes_import():
+    theme = "/* Provided by Sphinx's 'basic' theme, and included in the final set of assets */\n@import \"../basic.css\";\n"
+    assert web_pages.BASIC_IMPORT.fullmatch(theme)
+    assert not web_pages.BASIC_IMPORT.fullmatch(theme + "body { margin: 0; }\n")  # more than the import: kept
+    page = '<link href="../_static/styles/theme.css?digest=5" rel="stylesheet" />'
+    assert web_pages.rewrite(page, Path("book/intro.html"), False, theme_imports_basic=True) == (
+        '<link href="../_static/basic.css" rel="stylesheet" />')
+    assert web_pages.rewrite(page, Path("book/intro.html"), False) == page
+
+
 def test_a_png_gets_a_lossless_webp_copy_once(tmp_path):
     from PIL import Image
 

@@ -27,6 +27,10 @@ Once the HTML builder has written every page (``build-finished``), each page of 
   theme's preload hints for its two deferred scripts at the end of the page are dropped: on a slow link they took the
   bandwidth from the stylesheets the first paint waits for. The search page keeps its scripts as they are (its index
   script calls the search script as it loads).
+* **No stylesheet behind another.** The theme's ``styles/theme.css`` holds nothing but ``@import "../basic.css"``: a
+  reader's browser found Sphinx's basic stylesheet only once that file had arrived, one more round trip before the
+  first paint. Each page links ``basic.css`` itself instead (:func:`direct_stylesheets`, only while ``theme.css`` is
+  that import and nothing else).
 * **Colour mode.** The theme's default mode is set ("auto", what the theme falls back to), so its script does not
   log an error on every page; and the page's head resolves "auto" to the theme it stands for (light or dark, as
   the reader's system prefers: the theme's own rule) before anything is drawn (:data:`THEME_RESOLVED`). The theme
@@ -196,6 +200,17 @@ def plain_summary(match: re.Match) -> str:
     return match[1] + inner + match[3]
 
 
+#: The theme's stylesheet that only imports Sphinx's basic one, as a page links it, and what it imports.
+THEME_CSS = "_static/styles/theme.css"
+THEME_CSS_LINK = re.compile(r'<link href="([^"]*)_static/styles/theme\.css(?:\?[^"]*)?" rel="stylesheet" />')
+BASIC_IMPORT = re.compile(r'\s*(?:/\*.*?\*/\s*)*@import "\.\./basic\.css";\s*', re.S)
+
+
+def direct_stylesheets(text: str) -> str:
+    """A page linking Sphinx's ``basic.css`` itself, not through the theme's ``theme.css`` that only imports it."""
+    return THEME_CSS_LINK.sub(r'<link href="\1_static/basic.css" rel="stylesheet" />', text)
+
+
 def deferred_scripts(text: str) -> str:
     """A page with the scripts of its head deferred and the theme's script preloads dropped (the module's docstring)."""
     end = text.find("</head>")
@@ -205,8 +220,11 @@ def deferred_scripts(text: str) -> str:
     return SCRIPT_PRELOAD.sub("", head) + text[end:]
 
 
-def rewrite(text: str, page: Path, search_page: bool) -> str:
-    """One page as the book serves it (see the module's docstring)."""
+def rewrite(text: str, page: Path, search_page: bool, theme_imports_basic: bool = False) -> str:
+    """One page as the book serves it (see the module's docstring); ``theme_imports_basic``: the theme's ``theme.css``
+    is nothing but the import of ``basic.css``."""
+    if theme_imports_basic:
+        text = direct_stylesheets(text)
     if not search_page:
         text = deferred_scripts(SEARCH_SCRIPT.sub("", text))
     text = FA_PRELOAD.sub("", text)
@@ -228,9 +246,11 @@ def rewrite_pages(app, exception) -> None:
     write_icon_css(outdir, pages)
     if (outdir / "_images").is_dir():
         write_webp(outdir / "_images")
+    theme = outdir / THEME_CSS
+    imports_basic = theme.is_file() and BASIC_IMPORT.fullmatch(theme.read_text(encoding="utf-8")) is not None
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        page.write_text(rewrite(text, page, page == outdir / "search.html"), encoding="utf-8")
+        page.write_text(rewrite(text, page, page == outdir / "search.html", imports_basic), encoding="utf-8")
 
 
 def configure(app, config) -> None:
