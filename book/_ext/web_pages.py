@@ -14,7 +14,8 @@ Once the HTML builder has written every page (``build-finished``), each page of 
   the page, ``loading="lazy"`` (a figure below the screen or in a tab not shown is fetched when it is needed). A
   PNG gets a lossless WebP copy beside it (:func:`write_webp`: the book's 1.6 MB of figures in 0.64 MB), which
   the browser takes through ``<picture>``; the PNG stays the ``<img>``'s source (and the notebooks' for Colab).
-* **MathJax** comes in its parts (:data:`MATHJAX`): the loader, the core, TeX input, CommonHTML output and its font,
+* **MathJax**, where the book is built without Node (with Node, ``static_maths.py`` typesets every formula at build
+  time and takes MathJax's scripts out of the pages), comes in its parts (:data:`MATHJAX`): the loader, the core, TeX input, CommonHTML output and its font,
   and the MathML a screen reader reads (162 KiB gzipped), without the right-click menu that the combined
   ``tex-chtml.js`` (263 KiB gzipped, one file too large to ship without a source map) carries. Every formula is
   typeset at load, not lazily: MathJax's ``ui/lazy`` typesets a formula only as it scrolls into view, and at
