@@ -1,6 +1,17 @@
 // The book's own script (Jupyter Book adds every .js file of _static/ to every page).
 // A box that scrolls sideways (a wide table, an output, a formula, a code listing) gets the class
-// "book-scrolls-more" while more of it lies to the right: _static/book.css fades its right edge.
+// "book-scrolls-more" while more of it lies to the right: _static/book.css fades its right edge. Only the boxes the
+// book's stylesheet lets scroll are looked at (not every element of the page: the API page has thousands), once when
+// the page has loaded and once a resize has settled.
+const BOOK_SCROLL_BOXES = ".pst-scrollable-table-container, div.cell_output, div.output.text_html, div.math, " +
+    "div.highlight > pre, mjx-container";
+function bookDebounced(run, wait) {
+  let timer = null;
+  return function () {
+    clearTimeout(timer);
+    timer = setTimeout(run, wait);
+  };
+}
 (function () {
   const SELECTOR = ".pst-scrollable-table-container, div.cell_output, div.output.text_html, div.math, div.highlight > pre";
   function mark(box) {
@@ -14,81 +25,64 @@
     document.querySelectorAll(SELECTOR).forEach(function (box) {
       box.addEventListener("scroll", function () { mark(box); }, {passive: true});
     });
-    markAll();
   });
   window.addEventListener("load", markAll);
-  window.addEventListener("resize", markAll);
+  window.addEventListener("resize", bookDebounced(markAll, 200));
 })();
 
-// A link to a member of the API page opens the dropdown that holds it (a closed <details> hides its target).
+// A link to a member of the API page opens the dropdown that holds it (a closed <details> hides its target). The
+// build keeps each dropdown's body of the API page in a <template> (book/_ext/api_reference.py: 43,812 elements in the
+// page otherwise): it is put in place when the dropdown opens, or when a link names an element inside it.
 (function () {
+  function unfold(details) {
+    const folded = details.querySelector(":scope > template.book-folded");
+    if (!folded) return;
+    const body = folded.content;
+    folded.replaceWith(body);
+  }
+  function folderOf(id) {
+    return Array.from(document.querySelectorAll("template.book-folded"))
+        .find(folded => folded.content.getElementById(id));
+  }
   function openTarget() {
     const id = decodeURIComponent(window.location.hash.slice(1));
+    if (id && !document.getElementById(id)) {
+      const folded = folderOf(id);
+      if (folded) unfold(folded.parentElement);
+    }
     const target = id && document.getElementById(id);
     for (let e = target; e; e = e.parentElement) {
       if (e.tagName === "DETAILS") e.open = true;
     }
     if (target) target.scrollIntoView();
   }
+  // the toggle event does not bubble: heard on its way down
+  document.addEventListener("toggle", function (event) {
+    if (event.target.tagName === "DETAILS" && event.target.open) unfold(event.target);
+  }, true);
   window.addEventListener("load", openTarget);
   window.addEventListener("hashchange", openTarget);
 })();
 
-// A table with a "verdict" column gets the class "book-stacked" and each cell its column's name as
-// data-label: on a narrow screen _static/book.css stacks it, every verdict on the screen. A table whose
-// first column is "claim" gets the class "book-claims": on a wide screen that column is given the width
-// its sentences need, instead of wrapping each claim over five lines; one whose second column is
-// "standing" (the claims across every preset) also gets "book-standings", set tighter to fit the column,
-// and is stacked on a narrow screen like a table of verdicts: its columns after the standing are verdicts,
-// one a preset.
+// A box that scrolls (a formula wider than its line, a wide table or output) can be reached with the keyboard: it
+// joins the tab order, as axe-core's scrollable-region-focusable asks of a box with more than 13 px to scroll (its
+// threshold; a formula whose glyphs overhang their box by a pixel is not a tab stop). Only the known scroll boxes
+// are looked at, when the page is idle after its load and once a resize has settled.
 (function () {
-  function stack(table) {
-    const headers = Array.from(table.querySelectorAll("thead th")).map(th => th.textContent.trim());
-    if (headers[0] === "claim") table.classList.add("book-claims");
-    const standings = headers[0] === "claim" && headers[1] === "standing";
-    if (standings) table.classList.add("book-standings");
-    if (!standings && !headers.some(header => /^verdict/i.test(header))) return;
-    table.classList.add("book-stacked");
-    table.querySelectorAll("tbody tr").forEach(row => Array.from(row.cells).forEach(
-        (cell, i) => cell.setAttribute("data-label", headers[i] || "")));
-  }
-  document.addEventListener("DOMContentLoaded", function () {
-    document.querySelectorAll("table").forEach(stack);
-  });
-})();
-
-// A box that scrolls (a formula MathJax drew wider than its line, a figure wider than a phone) can be reached with
-// the keyboard: it joins the tab order, as axe-core's scrollable-region-focusable asks, once MathJax has drawn.
-(function () {
+  const AXE_SCROLL_THRESHOLD = 13;
   function reachable() {
-    document.querySelectorAll("article *").forEach(function (box) {
+    document.querySelectorAll("article :is(" + BOOK_SCROLL_BOXES + ")").forEach(function (box) {
+      if (box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth + AXE_SCROLL_THRESHOLD) return;
       const overflow = getComputedStyle(box).overflowX;
-      if ((overflow === "auto" || overflow === "scroll") && box.scrollWidth > box.clientWidth + 1
-          && !box.hasAttribute("tabindex") && !box.querySelector("a, button, input, select, textarea, [tabindex]")) {
+      if ((overflow === "auto" || overflow === "scroll") && !box.querySelector("a, button, input, select, textarea, [tabindex]")) {
         box.tabIndex = 0;
       }
     });
   }
+  const whenIdle = window.requestIdleCallback || function (run) { setTimeout(run, 1); };
   window.addEventListener("load", function () {
-    const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;
-    (typeset || Promise.resolve()).then(reachable);
+    const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;  // a build without Node: typeset here
+    (typeset || Promise.resolve()).then(function () { whenIdle(reachable); });
   });
-  window.addEventListener("resize", reachable);
-})();
-
-// A page with formulas keeps its article hidden until MathJax has typeset them: a formula drawn in
-// place of its TeX takes another width and height, and the text around it would jump (a layout shift of up to 0.15).
-(function () {
-  if (!document.querySelector("script[src*='mathjax/']")) return;
-  const root = document.documentElement;
-  function show() { root.classList.remove("book-typesetting"); }
-  root.classList.add("book-typesetting");
-  window.addEventListener("load", function () {
-    const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;
-    if (!typeset) { show(); return; }  // MathJax did not load: the formulas stay TeX, the page is shown at once
-    typeset.then(show, show);
-    // A guard against a typesetting that never ends, counted from the load event: a timer from the page's start
-    // (4 s, before) fired mid-typesetting on a busy machine and let the text jump (layout shift 0.118, chapter 5).
-    setTimeout(show, 10000);
-  });
+  window.addEventListener("resize", bookDebounced(reachable, 200));
 })();

@@ -67,6 +67,10 @@ def test_docstring_display_maths_becomes_a_math_block():
     assert extension.display_math(indented) == ["", "    .. math::", "", "       y = 1", "", "    (the rest)"]
     with pytest.raises(ValueError, match="unclosed"):
         extension.display_math(["$$never closed"])
+    # a formula broken over lines for a phone's column is set as centred lines; a case split alone is not
+    assert extension.display_math(["$$a = 1,\\\\", "b = 2$$"]) == [
+        "", ".. math::", "", "   \\begin{gathered}", "   a = 1,\\\\", "   b = 2", "   \\end{gathered}", ""]
+    assert not extension.broken_over_lines(r"\omega \leftarrow \begin{cases} 5/\sigma & a \\ \omega & b\end{cases}")
 
 
 def test_references_into_the_package_must_resolve():
@@ -106,3 +110,37 @@ def test_released_code_page_links_every_point_to_a_line_at_the_commit():
     assert "IMPLEMENTATION.md" not in page
     bibliography = (ROOT / "book" / "references.bib").read_text()
     assert "{zeris2026code," in bibliography and COMMIT in bibliography
+
+
+def test_the_api_page_keeps_each_modules_members_in_a_template_until_opened():
+    """43,812 elements in the page made Lighthouse time out on a busy machine (issue 73): each dropdown's body stays in
+    the HTML (its anchors too), inside a <template> that _static/book.js puts in place when the dropdown opens."""
+    extension = load_extension()
+    dropdown = ('<details class="sd-sphinx-override sd-dropdown sd-card sd-mb-3">\n<summary class="sd-summary-title">'
+                '<code>mope.{0}</code></summary><div class="sd-summary-content"><dl id="mope.{0}.f">f</dl></div>\n'
+                "</details>")
+    page = "<section>" + dropdown.format("a") + dropdown.format("b") + "</section>"
+    folded = extension.fold_dropdowns(page)
+    assert folded.count('<template class="book-folded"><div class="sd-summary-content">') == 2
+    assert '<summary class="sd-summary-title"><code>mope.a</code></summary><template' in folded  # the title stays out
+    assert 'id="mope.b.f"' in folded and folded.count("</div>\n</template></details>") == 2
+    assert extension.fold_dropdowns(folded) == folded
+    script = (ROOT / "_static" / "book.js").read_text()
+    assert "template.book-folded" in script and "getElementById(id)" in script
+
+
+def test_the_api_pages_contents_list_only_what_is_not_folded():
+    """The theme's script looks up the target of every entry of "on this page": a member folded in a <template> is
+    not in the page, and the script failed on it (an error in the console on every visit)."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]
+    assert config["toc_object_entries"] is False
+    built = ROOT / "_build" / "html" / "book" / "api.html"
+    if not built.is_file():
+        pytest.skip("the book is not built")
+    page = built.read_text(encoding="utf-8")
+    outside = re.sub(r'<template class="book-folded">.*?</template>', "", page, flags=re.S)
+    toc = re.search(r'<nav id="pst-page-toc-nav" class="page-toc".*?</nav>', outside, re.S)
+    targets = re.findall(r'href="#([^"]+)"', toc[0]) if toc else []
+    assert targets, "the page lists its layers"
+    for target in targets:
+        assert f'id="{target}"' in outside, target

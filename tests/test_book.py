@@ -261,8 +261,8 @@ def test_html_checker_finds_what_a_reader_cannot_read(tmp_path, capsys):
     assert "path of the build machine on the page: /work/main/results/cpu" in found
 
 
-# A page too tall, one too wide for a phone, a wide table that scrolls inside its box without a cue,
-# and a printed output cut off at the column's edge.
+# A page too tall, one too wide for a phone, a wide table that scrolls inside its box without a cue, a display
+# formula wider than the column at both widths, and a printed output cut off at the column's edge.
 TALL = """<html><head><title>Tall</title></head><body><main><article class="bd-article">
 <p>A long page.</p><div style="height: 13000px"></div></article></main></body></html>"""
 NARROW = """<html><head><title>Narrow</title><meta name="viewport" content="width=device-width"></head>
@@ -270,6 +270,8 @@ NARROW = """<html><head><title>Narrow</title><meta name="viewport" content="widt
 <p style="width: 900px">A paragraph of fixed width, wider than a phone.</p>
 <div style="overflow-x: auto"><table><tr><td style="white-space: nowrap">a very wide cell of a table
 that scrolls inside its own box, with no cue that it does, 0123456789 0123456789</td></tr></table></div>
+<div class="math"><span class="eqno">(2.1)</span><mjx-container display="true" style="display: block; overflow-x: auto">
+<span style="display: inline-block; width: 1500px">g equals a formula too long for any column</span></mjx-container></div>
 <div class="cell_output" style="width: 300px"><pre style="white-space: pre; overflow-x: auto">a printed line far too long for its column: 0123456789 0123456789 0123456789 0123456789 0123456789 0123456789</pre></div>
 </article></main></body></html>"""
 
@@ -321,7 +323,10 @@ def test_html_checker_finds_what_a_phone_cannot_read(tmp_path, capsys):
     assert "the page scrolls sideways at 400 px" in found
     assert "sticks out of the screen at 400 px, in no box that scrolls: <p> A paragraph of fixed width" in found
     assert "table scrolls inside its box at 400 px with no visible cue: 'a very wide cell" in found
+    assert "table wider than its box at 400 px, its last columns behind a sideways scroll: 'a very wide cell" in found
     assert "printed output cut off at the column's edge: a printed line far too long" in found
+    for width in (1280, 400):
+        assert f"formula wider than its column at {width} px, a part of it cut off: (2.1) g equals a formula" in found
 
 
 def test_the_book_stylesheet_wraps_outputs_and_marks_boxes_that_scroll():

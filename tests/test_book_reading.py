@@ -263,6 +263,11 @@ def test_the_dash_note_is_said_once():
 
 # --- the phone and the length -----------------------------------------------------------------------------
 
+_spec = importlib.util.spec_from_file_location("phone_tables", ROOT / "book" / "_ext" / "phone_tables.py")
+phone_tables = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(phone_tables)
+
+
 def load_checker():
     spec = importlib.util.spec_from_file_location("check_book_html", ROOT / "scripts" / "check_book_html.py")
     module = importlib.util.module_from_spec(spec)
@@ -281,7 +286,8 @@ CLAIMS_PAGE = """<html><head><title>Claims</title><meta name="viewport" content=
 
 
 def off_screen_bare_on_screen_styled(page: str, off_screen: str, folder, capsys) -> None:
-    """``page`` without the book's stylesheet and script fails the check, naming ``off_screen``; with them it passes."""
+    """``page`` without the book's stylesheet and script fails the check, naming ``off_screen``; marked as the build marks
+    its tables (book/_ext/phone_tables.py) and with them, it passes."""
     checker = load_checker()
     bare = folder / "bare"
     bare.mkdir()
@@ -292,8 +298,8 @@ def off_screen_bare_on_screen_styled(page: str, off_screen: str, folder, capsys)
     (styled / "_static").mkdir(parents=True)
     for name in ("book.css", "book.js"):
         shutil.copy(ROOT / "_static" / name, styled / "_static" / name)
-    (styled / "index.html").write_text(page.format(
-        styles='<link rel="stylesheet" href="_static/book.css"><script src="_static/book.js"></script>'))
+    (styled / "index.html").write_text(phone_tables.mark_tables(page.format(
+        styles='<link rel="stylesheet" href="_static/book.css"><script src="_static/book.js"></script>')))
     assert checker.main([str(styled)]) == 0, capsys.readouterr().out
 
 

@@ -11,6 +11,12 @@ on lines of their own. autodoc parses docstrings as reStructuredText, where a do
 a character, so before parsing this extension rewrites each ``$$...$$`` as a ``.. math::`` block
 and each ``$...$`` as the ``:math:`` role. Inline literals (````...````) and interpreted text
 (```...```) are left alone, so ````$MOPE_DATA_DIR```` stays a literal.
+
+**Folded until opened.** Once the page is written (``build-finished``), the body of each module's dropdown is put
+in a ``<template>`` (:func:`fold_dropdowns`): it stays in the HTML, with its anchors, for links, search and the
+checks that read the file, but not in the page a browser builds, which held 43,812 elements and made Lighthouse's
+audit time out on a busy machine (issue 73). ``_static/book.js`` puts a module's members in place when its
+dropdown is opened, or a link names one of them.
 """
 from __future__ import annotations
 
@@ -42,8 +48,19 @@ def inline_math(text: str) -> str:
     return "".join(part if LITERAL.fullmatch(part) else INLINE.sub(role, part) for part in LITERAL.split(text))
 
 
+ENVIRONMENT = re.compile(r"\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S)
+
+
+def broken_over_lines(tex: str) -> bool:
+    """Whether a display formula breaks its line (``\\\\``) outside any environment of its own (``cases``...)."""
+    while ENVIRONMENT.search(tex):
+        tex = ENVIRONMENT.sub("", tex)
+    return "\\\\" in tex
+
+
 def display_math(lines: list[str]) -> list[str]:
-    """Each ``$$...$$`` (starting a line, possibly spanning several) as a ``.. math::`` block."""
+    """Each ``$$...$$`` (starting a line, possibly spanning several) as a ``.. math::`` block; one broken over lines
+    with ``\\\\`` (a formula too wide for a phone's column in one line) is set as centred lines (``gathered``)."""
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -63,7 +80,10 @@ def display_math(lines: list[str]) -> list[str]:
             text = lines[i].strip()
         formula, rest = text.split("$$", 1)
         body.append(formula)
-        out += ["", indent + ".. math::", ""] + [indent + "   " + part.strip() for part in body if part.strip()] + [""]
+        body = [part.strip() for part in body if part.strip()]
+        if broken_over_lines(" ".join(body)):
+            body = [r"\begin{gathered}", *body, r"\end{gathered}"]
+        out += ["", indent + ".. math::", ""] + [indent + "   " + part for part in body] + [""]
         if rest.strip():
             out.append(indent + rest.strip())
         i += 1
@@ -116,6 +136,30 @@ def module_sections(package: str = PACKAGE) -> str:
     return "\n".join(sections)
 
 
+#: A module's dropdown on the written page: its opening and title, its body, its end (no dropdown nests in another).
+DROPDOWN = re.compile(r'(<details class="[^"]*\bsd-dropdown\b[^"]*">\s*<summary\b.*?</summary>)(.*?)(</details>)', re.S)
+FOLD = '<template class="book-folded">'
+
+
+def fold_dropdowns(text: str) -> str:
+    """The API page with each dropdown's body in a ``<template class="book-folded">``; folding twice changes nothing."""
+    def fold(match: re.Match) -> str:
+        head, body, end = match.groups()
+        if body.lstrip().startswith(FOLD):
+            return match[0]
+        return f"{head}{FOLD}{body}</template>{end}"
+
+    return DROPDOWN.sub(fold, text)
+
+
+def fold_api_page(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    page = Path(app.outdir) / f"{API_PAGE}.html"
+    if page.is_file():
+        page.write_text(fold_dropdowns(page.read_text(encoding="utf-8")), encoding="utf-8")
+
+
 def fill_api_page(app, docname: str, source: list[str]) -> None:
     if docname == API_PAGE:
         if PLACEHOLDER not in source[0]:
@@ -126,4 +170,5 @@ def fill_api_page(app, docname: str, source: list[str]) -> None:
 def setup(app):
     app.connect("source-read", fill_api_page)
     app.connect("autodoc-process-docstring", docstring_to_rst_math)
+    app.connect("build-finished", fold_api_page)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

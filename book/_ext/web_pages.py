@@ -14,13 +14,24 @@ Once the HTML builder has written every page (``build-finished``), each page of 
   the page, ``loading="lazy"`` (a figure below the screen or in a tab not shown is fetched when it is needed). A
   PNG gets a lossless WebP copy beside it (:func:`write_webp`: the book's 1.6 MB of figures in 0.64 MB), which
   the browser takes through ``<picture>``; the PNG stays the ``<img>``'s source (and the notebooks' for Colab).
-* **MathJax** comes in its parts (:data:`MATHJAX`): the loader, the core, TeX input, CommonHTML output and its font,
+* **MathJax**, where the book is built without Node (with Node, ``static_maths.py`` typesets every formula at build
+  time and takes MathJax's scripts out of the pages), comes in its parts (:data:`MATHJAX`): the loader, the core, TeX input, CommonHTML output and its font,
   and the MathML a screen reader reads (162 KiB gzipped), without the right-click menu that the combined
   ``tex-chtml.js`` (263 KiB gzipped, one file too large to ship without a source map) carries. Every formula is
   typeset at load, not lazily: MathJax's ``ui/lazy`` typesets a formula only as it scrolls into view, and at
   400 px chapter 1 then opened with 189 of its 199 formulas as empty placeholders (10,740 px tall, not 12,348),
   its text jumping as a reader scrolled (layout shifts of 0.12 to 0.16 each); a placeholder also reads as a rendered
   formula to a check that looks for MathJax's container.
+* **Scripts deferred.** The head's scripts of the book's extensions (Sphinx's, the theme's, copy buttons, tabs, the
+  book's own: nine files, each blocking the first paint while it arrives) get ``defer``: they run in their order once
+  the page is parsed, as their own code waits for (``DOMContentLoaded``), and the text is drawn without them. The
+  theme's preload hints for its two deferred scripts at the end of the page are dropped: on a slow link they took the
+  bandwidth from the stylesheets the first paint waits for. The search page keeps its scripts as they are (its index
+  script calls the search script as it loads).
+* **No stylesheet behind another.** The theme's ``styles/theme.css`` holds nothing but ``@import "../basic.css"``: a
+  reader's browser found Sphinx's basic stylesheet only once that file had arrived, one more round trip before the
+  first paint. Each page links ``basic.css`` itself instead (:func:`direct_stylesheets`, only while ``theme.css`` is
+  that import and nothing else).
 * **Colour mode.** The theme's default mode is set ("auto", what the theme falls back to), so its script does not
   log an error on every page; and the page's head resolves "auto" to the theme it stands for (light or dark, as
   the reader's system prefers: the theme's own rule) before anything is drawn (:data:`THEME_RESOLVED`). The theme
@@ -78,6 +89,9 @@ SEARCH_SCRIPT = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|_st
 FA_SCRIPT = re.compile(r'<script defer src="([^"]*)_static/scripts/fontawesome\.js[^"]*"></script>')
 FA_PRELOAD = re.compile(r'\s*<link[^>]*href="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*>')
 IMG = re.compile(r"<img\b[^>]*>")
+#: A script of the head loaded from the book's ``_static/`` that blocks parsing (neither ``async`` nor ``defer``).
+BLOCKING_SCRIPT = re.compile(r'<script (?![^>]*\b(?:async|defer)\b)([^>]*\bsrc="[^"]*_static/[^"]*"[^>]*)></script>')
+SCRIPT_PRELOAD = re.compile(r'\s*<link rel="preload" as="script" href="[^"]*_static/scripts/[^"]*" />')
 SUMMARY = re.compile(r"(<summary\b[^>]*>)(.*?)(</summary>)", re.S)
 
 
@@ -187,10 +201,33 @@ def plain_summary(match: re.Match) -> str:
     return match[1] + inner + match[3]
 
 
-def rewrite(text: str, page: Path, search_page: bool) -> str:
-    """One page as the book serves it (see the module's docstring)."""
+#: The theme's stylesheet that only imports Sphinx's basic one, as a page links it, and what it imports.
+THEME_CSS = "_static/styles/theme.css"
+THEME_CSS_LINK = re.compile(r'<link href="([^"]*)_static/styles/theme\.css(?:\?[^"]*)?" rel="stylesheet" />')
+BASIC_IMPORT = re.compile(r'\s*(?:/\*.*?\*/\s*)*@import "\.\./basic\.css";\s*', re.S)
+
+
+def direct_stylesheets(text: str) -> str:
+    """A page linking Sphinx's ``basic.css`` itself, not through the theme's ``theme.css`` that only imports it."""
+    return THEME_CSS_LINK.sub(r'<link href="\1_static/basic.css" rel="stylesheet" />', text)
+
+
+def deferred_scripts(text: str) -> str:
+    """A page with the scripts of its head deferred and the theme's script preloads dropped (the module's docstring)."""
+    end = text.find("</head>")
+    if end < 0:
+        return text
+    head = BLOCKING_SCRIPT.sub(r"<script defer \1></script>", text[:end])
+    return SCRIPT_PRELOAD.sub("", head) + text[end:]
+
+
+def rewrite(text: str, page: Path, search_page: bool, theme_imports_basic: bool = False) -> str:
+    """One page as the book serves it (see the module's docstring); ``theme_imports_basic``: the theme's ``theme.css``
+    is nothing but the import of ``basic.css``."""
+    if theme_imports_basic:
+        text = direct_stylesheets(text)
     if not search_page:
-        text = SEARCH_SCRIPT.sub("", text)
+        text = deferred_scripts(SEARCH_SCRIPT.sub("", text))
     text = FA_PRELOAD.sub("", text)
     kit = FA_SCRIPT.search(text)
     if kit:  # the icons' stylesheet last in the head, after the theme's (which it overrides)
@@ -210,9 +247,11 @@ def rewrite_pages(app, exception) -> None:
     write_icon_css(outdir, pages)
     if (outdir / "_images").is_dir():
         write_webp(outdir / "_images")
+    theme = outdir / THEME_CSS
+    imports_basic = theme.is_file() and BASIC_IMPORT.fullmatch(theme.read_text(encoding="utf-8")) is not None
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        page.write_text(rewrite(text, page, page == outdir / "search.html"), encoding="utf-8")
+        page.write_text(rewrite(text, page, page == outdir / "search.html", imports_basic), encoding="utf-8")
 
 
 def configure(app, config) -> None:

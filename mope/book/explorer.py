@@ -13,10 +13,10 @@ a position $b$. The browser then runs the forward of ``MorletPositions`` for tha
 like torch (``Math.fround`` after every operation):
 
 $$\omega \leftarrow \min(\tilde\omega, 0.95\pi),\quad \sigma \leftarrow \max(\tilde\sigma, 10^{-3}),
-\quad \omega \leftarrow 5/\sigma \text{ if } \omega\sigma < 5 \text{ (published; not with the bound off)},$$
+\\ \omega \leftarrow 5/\sigma \text{ if } \omega\sigma < 5\\ \text{(published; not with the bound off)},$$
 
-$$G(b) = e^{-(b-b_0)^2/(2\sigma^2+10^{-8})},\qquad \text{channel } 2i = \cos(\omega b)\,G(b),
-\qquad \text{channel } 2i+1 = \sin(\omega b)\,G(b),\qquad b = 0..T-1,$$
+$$G(b) = e^{-(b-b_0)^2/(2\sigma^2+10^{-8})},\\ \text{channel } 2i = \cos(\omega b)\,G(b),
+\\ \text{channel } 2i+1 = \sin(\omega b)\,G(b),\\ b = 0..T-1,$$
 
 and draws four linked views: the two channels over $b$ (with where $G$ falls below $10^{-3}$), the
 spiral $z(b)$ of the paper's Figure 1, the kernel of its Figure 2 at the chosen $b$,

@@ -4,7 +4,7 @@ MoPE pair $i$ read as one complex number is $z(b) = e^{i\omega b}\,e^{-b^2/2\sig
 cross-correlation between positions $b$ and $b+\tau$ (Appendix A.1) is
 
 $$C(b,\tau) = \mathrm{Re}\big[\overline{z(b)}\,z(b+\tau)\big]
-= \cos(\omega\tau)\,e^{-\tau^2/4\sigma^2}\,e^{-(b+\tau/2)^2/\sigma^2},$$
+\\ = \cos(\omega\tau)\,e^{-\tau^2/4\sigma^2}\,e^{-(b+\tau/2)^2/\sigma^2},$$
 
 which depends on $b$ as well as on $\tau$. The paper's envelope $e^{-\tau^2/4\sigma^2}$ appears only
 after averaging over $b$, and which envelope appears depends on the average taken:

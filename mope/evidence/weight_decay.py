@@ -4,7 +4,7 @@ The released training runs AdamW with decoupled decay $\lambda$ on every paramet
 $\log\sigma_i$ included: at step $s$ the decay multiplies each raw parameter by $1-\mathrm{lr}_s\lambda$,
 whatever the gradient does. With no loss gradient at all, over a schedule of learning rates $\mathrm{lr}_s$,
 
-$$\log\omega \to f\log\omega_0,\qquad \log\sigma \to f\log\sigma_0,\qquad f = \prod_s (1-\mathrm{lr}_s\lambda)$$
+$$\log\omega \to f\log\omega_0,\qquad \log\sigma \to f\log\sigma_0,\\ f = \prod_s (1-\mathrm{lr}_s\lambda)$$
 
 (:func:`decay_factor`), so the stored product $\omega\sigma$ falls from 5 to $5^f < 5$, and the forward's
 clamps and projection ($\omega \leftarrow 5/\sigma$ when $\omega\sigma < 5$, Appendix A.3;

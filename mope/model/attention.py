@@ -118,7 +118,7 @@ class CausalSelfAttention(nn.Module):
     def key_gated(self, q, k, v, position_bias, gate, dropout_p: float) -> torch.Tensor:
         r"""The published EGA-1 exactly as released, in one SDPA call:
 
-        $$y_i = \frac{\sum_j A_{ij} g_j v_j}{\max(\sum_j A_{ij} g_j,\ 10^{-8})},\qquad
+        $$y_i = \frac{\sum_j A_{ij} g_j v_j}{\max(\sum_j A_{ij} g_j,\ 10^{-8})},\\
         A = \mathrm{Dropout}(\mathrm{softmax}(S)).$$
 
         The gate depends on the key only, so numerator and denominator are the attention of the values

@@ -4,10 +4,10 @@ Each head $h$ scores every key position $j$ from $x_n = \mathrm{LN}_1(x)$, the t
 q, k and v (the argument ``normed`` of every method), standardises the scores, and gates the
 attention weights:
 
-$$e_j = w_h^\top x_{n,j} + b_h,\qquad z_j = \frac{e_j-\mu}{\max(s, 10^{-8})},\qquad
+$$e_j = w_h^\top x_{n,j} + b_h,\\ z_j = \frac{e_j-\mu}{\max(s, 10^{-8})},\\
 g_j = \mathrm{sigmoid}\big(\alpha_h (z_j-\tau_h)\big),$$
 
-$$\hat A_{ij} = \frac{A_{ij}\,g_j}{\max(\sum_k A_{ik} g_k,\ 10^{-8})},\qquad A = \mathrm{Dropout}(\mathrm{softmax}(S)).$$
+$$\hat A_{ij} = \frac{A_{ij}\,g_j}{\max(\sum_k A_{ik} g_k,\ 10^{-8})},\\ A = \mathrm{Dropout}(\mathrm{softmax}(S)).$$
 
 Without dropout, $\hat A = \mathrm{softmax}(S + \log g)$: a content-dependent additive key bias.
 $\alpha_h$ starts at 2, $\tau_h$ at 0: 259 parameters per head at $d = 256$.

@@ -1,7 +1,7 @@
 r"""The GPT of the paper (§6.1; as released, see the book page "The released code"), pre-LayerNorm, weights tied.
 
-$$x_0 = \mathrm{Dropout}(E[\text{idx}] + \mathrm{PE}),\qquad
-x \leftarrow x + \mathrm{Dropout}(W_o\,\mathrm{Attn}(\mathrm{LN}_1 x)),\qquad
+$$x_0 = \mathrm{Dropout}(E[\text{idx}] + \mathrm{PE}),\\
+x \leftarrow x + \mathrm{Dropout}(W_o\,\mathrm{Attn}(\mathrm{LN}_1 x)),\\
 x \leftarrow x + \mathrm{Dropout}(W_2\,\mathrm{GELU}(W_1\,\mathrm{LN}_2 x))$$
 
 logits $= \mathrm{LN}_f(x)\,E^\top$. Which PE is added at the input, and which hooks attention

@@ -6,6 +6,31 @@ and :func:`narrow_problems` turn the first and the last into one line per proble
 from __future__ import annotations
 
 
+# Shared by the page probe (at the wide width) and the narrow one: every display formula (MathJax's display
+# container) whose drawing is wider than its box (the container, which scrolls, beside the equation's number, or
+# Sphinx's ``div.math`` around it): a part of it is cut off, or behind a sideways scroll. Every dropdown of the
+# article is opened for the measure (a formula in a closed one has no width).
+WIDE_FORMULAS = r"""
+  const wideFormulas = [];
+  {
+    const closedForFormulas = Array.from(article.querySelectorAll("details:not([open])"));
+    closedForFormulas.forEach(details => { details.open = true; });
+    await new Promise(resolve => requestAnimationFrame(resolve));
+    for (const formula of article.querySelectorAll("mjx-container[display='true']")) {
+      if (formula.getBoundingClientRect().width === 0) continue;  // in a tab not shown
+      const holder = formula.closest("div.math") || formula;
+      const wide = [formula, holder].find(box => box.scrollWidth > box.clientWidth + 1);
+      if (wide) {
+        const label = holder.querySelector(".eqno");
+        const name = (label ? label.textContent.trim() + " " : "") + formula.textContent;
+        wideFormulas.push(`${shortText(name, 60)} (${wide.scrollWidth} px in ${wide.clientWidth} px)`);
+      }
+    }
+    closedForFormulas.forEach(details => { details.open = false; });
+  }
+"""
+
+
 # Run inside each page after its load event: make lazy images load now, decode them all, wait for
 # MathJax to typeset, then inspect what a reader sees in the page's article.
 PAGE_PROBE = r"""
@@ -63,7 +88,7 @@ PAGE_PROBE = r"""
       cramped.push(`${shortText(cell.textContent, 40)} (${cell.scrollWidth} px in ${cell.clientWidth} px)`);
     }
   }
-  // Claims tables (_static/book.js marks them): every column on a wide screen, none behind a scroll.
+  // Claims tables (book/_ext/phone_tables.py marks them): every column on a wide screen, none behind a scroll.
   const wideClaims = [];
   for (const table of article.querySelectorAll("table.book-claims")) {
     const box = table.parentElement;
@@ -72,6 +97,8 @@ PAGE_PROBE = r"""
       wideClaims.push(`${shortText(head, 60)} (${table.scrollWidth} px in ${box.clientWidth} px)`);
     }
   }
+
+/*WIDE_FORMULAS*/
 
   // Printed outputs: a line wider than the output block is cut off at the column's edge (or hidden
   // behind a horizontal scroll bar): outputs must wrap.
@@ -107,10 +134,11 @@ PAGE_PROBE = r"""
     wideClaims: wideClaims,
     machinePaths: machinePaths,
     cutOutputs: cutOutputs,
+    wideFormulas: wideFormulas,
     columnWidth: article.clientWidth,
   });
 })()
-"""
+""".replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS)
 
 
 # The page's height, at the width the browser has now, as a reader sees it once everything has rendered:
@@ -200,19 +228,41 @@ NARROW_PROBE = r"""
       }
     }
   };
+  // Tables: none wider than its box (a reader would swipe sideways to reach its last columns), in every tab and
+  // every dropdown, opened for the measure.
+  const wideTables = [];
+  const measureTables = () => {
+    for (const table of article.querySelectorAll("table")) {
+      const box = table.getBoundingClientRect();
+      if (box.width === 0) continue;  // in a tab not shown: measured when its tab is
+      const column = scroller(table) || table.parentElement;
+      if (box.width > column.clientWidth + 1) {
+        const head = Array.from(table.querySelectorAll("thead th")).map(th => th.textContent.trim()).join(" | ");
+        const text = `${shortText(head || table.textContent, 60)} (${Math.round(box.width)} px in ${column.clientWidth} px)`;
+        if (!wideTables.includes(text)) wideTables.push(text);
+      }
+    }
+  };
+  const closed = Array.from(article.querySelectorAll("details:not([open])"));
+  closed.forEach(details => { details.open = true; });
+  await new Promise(resolve => requestAnimationFrame(resolve));
   const tabs = Array.from(article.querySelectorAll(".sd-tab-set > input[type=radio]"));
   const checked = tabs.filter(tab => tab.checked);
   measureVerdicts();
+  measureTables();
   for (const tab of tabs) {
     tab.checked = true;
     await new Promise(resolve => requestAnimationFrame(resolve));
     measureVerdicts();
+    measureTables();
   }
   checked.forEach(tab => { tab.checked = true; });
+  closed.forEach(details => { details.open = false; });
   // Figures: every image of a figure is drawn for the column, never wider than the box it sits in (its
   // <figure>) nor than the screen: a figure that scrolls sideways, or sticks out, hides part of itself. Nor is it
   // shrunk below 96% of its natural size: drawn at 100 dpi with text of 9 pt, it shows that text at 9 CSS pt
   // (9 × 100/96) only down to there (mope.book.figure_style.SMALLEST_FONT_PT).
+/*WIDE_FORMULAS*/
   const wideFigures = [], shrunkFigures = [];
   for (const img of article.querySelectorAll("figure img")) {
     const box = img.getBoundingClientRect();
@@ -226,10 +276,10 @@ NARROW_PROBE = r"""
     }
   }
   return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue,
-                         verdictsOff: verdictsOff.slice(0, 5), wideFigures: wideFigures,
-                         shrunkFigures: shrunkFigures});
+                         verdictsOff: verdictsOff.slice(0, 5), wideTables: wideTables, wideFigures: wideFigures,
+                         shrunkFigures: shrunkFigures, wideFormulas: wideFormulas});
 })()
-"""
+""".replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS)
 
 
 def narrow_problems(state: dict) -> list[str]:
@@ -241,7 +291,11 @@ def narrow_problems(state: dict) -> list[str]:
     problems += [f"sticks out of the screen {at}, in no box that scrolls: {what}" for what in state["sticking"]]
     problems += [f"table scrolls inside its box {at} with no visible cue: {text!r}" for text in state["noCue"]]
     problems += [f"verdict off the screen {at}: {text!r}" for text in state.get("verdictsOff", [])]
+    problems += [f"table wider than its box {at}, its last columns behind a sideways scroll: {text!r}"
+                 for text in state.get("wideTables", [])]
     problems += [f"figure wider than its column {at}: {name}" for name in state.get("wideFigures", [])]
+    problems += [f"formula wider than its column {at}, a part of it cut off: {text}"
+                 for text in state.get("wideFormulas", [])]
     problems += [f"figure shrunk {at}, its 9 pt text below 9 pt: {name}" for name in state.get("shrunkFigures", [])]
     return problems
 
@@ -255,5 +309,7 @@ def reading_problems(state: dict, wide: int) -> list[str]:
             + [f"figure shrunk to fit {column}, its text with it: {name}" for name in state["shrunk"]]
             + [f"table cell wider than its column: {cell}" for cell in state["cramped"]]
             + [f"claims table wider than the column at {wide} px: {table}" for table in state["wideClaims"]]
+            + [f"formula wider than its column at {wide} px, a part of it cut off: {text}"
+               for text in state.get("wideFormulas", [])]
             + [f"path of the build machine on the page: {path}" for path in state["machinePaths"]]
             + [f"printed output cut off at the column's edge: {line}" for line in state.get("cutOutputs", [])])

@@ -9,7 +9,13 @@
 //
 // Each run prints one line of JSON on stdout: the page, the form factor, the four scores (0 to 1), the layout
 // shift, the largest contentful paint (ms), the bytes loaded (as sent), the binary audits that failed in each
-// category, and the elements that shifted most (Lighthouse's layout-shifts audit).
+// category, the elements that shifted most (Lighthouse's layout-shifts audit), the machine's benchmark index
+// (Lighthouse's measure of how fast this machine ran, which its simulated timings depend on), the element of the
+// largest paint and the tries taken.
+//
+// An audit that fails with a timeout of the DevTools protocol (a page of tens of thousands of elements on a busy
+// machine: "Waiting for DevTools protocol response has exceeded the allotted time") is run once more before it is
+// reported as an error.
 //
 // Audits of no weight in any score are skipped (screenshots, the back/forward cache test, which navigates the
 // page away and back): they cost time and gate nothing.
@@ -46,8 +52,39 @@ function summary(page, form, lhr) {
     lcp: audits["largest-contentful-paint"]?.numericValue ?? null,
     bytes: audits["total-byte-weight"]?.numericValue ?? null,
     failing, shifts,
+    benchmark: lhr.environment?.benchmarkIndex ?? null,
+    lcpElement: largestPaintElement(audits["largest-contentful-paint-element"]),
     errors: lhr.runtimeError ? [lhr.runtimeError.message] : [],
   };
+}
+
+// The element of the largest contentful paint, as Lighthouse names it (its selector, or its markup cut short).
+function largestPaintElement(audit) {
+  const tables = audit?.details?.items || [];
+  for (const table of tables) {
+    for (const item of table.items || []) {
+      if (item.node) return item.node.selector || (item.node.snippet || "").slice(0, 80);
+    }
+  }
+  return null;
+}
+
+const TIMED_OUT = /exceeded the allotted time|timed? ?out/i;
+
+// One page in one form factor, a try more where the first timed out.
+async function audit(base, page, form, config, port) {
+  let line;
+  for (let tries = 1; tries <= 2; tries++) {
+    try {
+      const result = await lighthouse(base + page, {...FLAGS, port}, config);
+      line = summary(page, form, result.lhr);
+    } catch (error) {
+      line = {page, form, errors: [String(error && error.message || error)]};
+    }
+    line.tries = tries;
+    if (!line.errors.some(message => TIMED_OUT.test(message))) break;
+  }
+  return line;
 }
 
 async function main([base, ...pages]) {
@@ -65,14 +102,8 @@ async function main([base, ...pages]) {
     for (const page of pages) {
       for (const [form, config] of Object.entries(FORMS)) {
         const started = Date.now();
-        let line;
-        try {
-          const result = await lighthouse(base + page, {...FLAGS, port: chrome.port}, config);
-          line = summary(page, form, result.lhr);
-        } catch (error) {
-          failed++;
-          line = {page, form, errors: [String(error && error.message || error)]};
-        }
+        const line = await audit(base, page, form, config, chrome.port);
+        if (line.errors.length) failed++;
         line.seconds = (Date.now() - started) / 1000;
         process.stdout.write(JSON.stringify(line) + "\n");
       }

@@ -2,8 +2,8 @@ r"""Morlet Positional Encoding (MoPE), §3.1 of the paper, as the released code 
 
 Each of the $d/2$ channel pairs is a Gaussian-windowed complex oscillator read at position $b$:
 
-$$\mathrm{MoPE}(b,2i)=\cos(\omega_i b)\,G_i(b),\qquad \mathrm{MoPE}(b,2i+1)=\sin(\omega_i b)\,G_i(b),
-\qquad G_i(b)=e^{-(b-b_{0,i})^2/(2\sigma_i^2+10^{-8})}$$
+$$\mathrm{MoPE}(b,2i)=\cos(\omega_i b)\,G_i(b),\\ \mathrm{MoPE}(b,2i+1)=\sin(\omega_i b)\,G_i(b),
+\\ G_i(b)=e^{-(b-b_{0,i})^2/(2\sigma_i^2+10^{-8})}$$
 
 with $b_{0,i}=0$ as published (the learned centre $b_{0,i}$ is the paper's Section 7 remedy for the
 origin prior). Cosine on the even channels (sin/cos PE puts the sine there).
@@ -12,8 +12,8 @@ Parameters are stored as $\log\omega_i$, $\log\sigma_i$ (256 numbers at $d=256$,
 Initialisation: $\omega_i$ geometric from 1 to $0.99\pi$, $\sigma_i = 5/\omega_i$ (every pair on
 $\omega\sigma=5$). Each forward (Appendix A.3, as released):
 
-$$\omega \leftarrow \min(e^{\log\omega}, 0.95\pi),\quad \sigma \leftarrow \max(e^{\log\sigma}, 10^{-3}),
-\quad \omega \leftarrow \begin{cases} 5/\sigma & \omega\sigma < 5 \\ \omega & \text{else}\end{cases}$$
+$$\omega \leftarrow \min(e^{\log\omega}, 0.95\pi),\\ \sigma \leftarrow \max(e^{\log\sigma}, 10^{-3}),
+\\ \omega \leftarrow \begin{cases} 5/\sigma & \omega\sigma < 5 \\ \omega & \text{else}\end{cases}$$
 
 The last projection is the admissibility bound $\omega\sigma\ge5$. The released code applies it inside
 autograd (``published``): while it is active $\log\omega$ gets no loss gradient and $\log\sigma$ gets it

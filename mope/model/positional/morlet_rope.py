@@ -11,8 +11,8 @@ origin prior as MoPE (late positions lose the frequencies with small $\sigma_j$)
 **Relative** (ours): the Gaussian acts on the offset $\tau = i-k$, with the $e^{-\tau^2/4\sigma_j^2}$
 envelope that the paper's averaged kernel (Figure 2) assigns to MoPE,
 
-$$S_{ik} = \frac{1}{\sqrt{d_k}}\sum_j \mathrm{Re}\big[f_\text{RoPE}(q_i,i)_j\,\overline{f_\text{RoPE}(k_k,k)_j}\big]
-\,e^{-(i-k)^2/4\sigma_j^2},$$
+$$S_{ik} = \frac{1}{\sqrt{d_k}}\sum_j \mathrm{Re}\big[f_\text{RoPE}(q_i,i)_j
+\\ \cdot\,\overline{f_\text{RoPE}(k_k,k)_j}\big]\,e^{-(i-k)^2/4\sigma_j^2},$$
 
 which has no origin: shifting both positions leaves every score unchanged. Each frequency has its
 own envelope, so the $T\times T$ score is built pair by pair (the maths needs it).

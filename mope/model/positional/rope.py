@@ -3,7 +3,7 @@ r"""Rotary position embedding (Su et al., 2021), Eq. 3 and §5.2 of the paper.
 Channels $(2j, 2j+1)$ of every query and key are one complex number, rotated by the angle
 $\theta_j b$ at position $b$:
 
-$$f_\mathrm{RoPE}(q, b)_j = q_{2j}\,e^{i\theta_j b},\qquad \theta_j = 10000^{-2j/d_k}$$
+$$f_\mathrm{RoPE}(q, b)_j = q_{2j}\,e^{i\theta_j b},\\ \theta_j = 10000^{-2j/d_k}$$
 
 so that $\mathrm{Re}[f(q,i)\,\overline{f(k,j)}]$ depends on $i - j$ only (relative position).
 

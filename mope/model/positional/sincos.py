@@ -1,6 +1,6 @@
 r"""Fixed sinusoidal positions of Vaswani et al. (2017), Eq. 1–2 of the paper.
 
-$$\mathrm{PE}(b,2i)=\sin(\omega_i b),\quad \mathrm{PE}(b,2i+1)=\cos(\omega_i b),\quad
+$$\mathrm{PE}(b,2i)=\sin(\omega_i b),\\ \mathrm{PE}(b,2i+1)=\cos(\omega_i b),\\
 \omega_i = 10000^{-2i/d}$$
 
 Sine on the even channels (MoPE puts the cosine there).

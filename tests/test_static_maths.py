@@ -1,0 +1,87 @@
+"""The formulas typeset when the book is built (issue 73): book/_ext/static_maths.py puts MathJax's CommonHTML in
+place of each formula's TeX, so that a page loads no MathJax JavaScript and shows its text at once."""
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILT = ROOT / "_build" / "html"
+
+
+def load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+static_maths = load("static_maths", ROOT / "book" / "_ext" / "static_maths.py")
+
+PAGE = r"""<head>
+    <script>window.MathJax = {"loader": {"load": ["input/tex", "output/chtml", "a11y/assistive-mml"]}}</script>
+    <script defer="defer" src="../_static/mathjax/startup.js"></script>
+</head><body><p>The bound <span class="math notranslate nohighlight">\(\omega\sigma\ge5\)</span> and
+<span class="math notranslate nohighlight">\(k&lt;T\)</span>.</p>
+<div class="math notranslate nohighlight" id="equation-eq-gate">
+<span class="eqno">(2.1)<a class="headerlink" href="#equation-eq-gate">#</a></span>\[
+g_j=\frac{e_j-\mu}{s}
+\]</div>
+<div class="cell_output docutils container">
+<div class="output text_latex math notranslate nohighlight">
+\[\displaystyle e^{- \tau^{2}}\]</div>
+</div></body>"""
+
+
+def test_each_formula_is_found_with_its_tex_unescaped():
+    assert static_maths.formulas_of(PAGE) == [(r"\omega\sigma\ge5", False), ("k<T", False),
+                                             (r"g_j=\frac{e_j-\mu}{s}", True), (r"\displaystyle e^{- \tau^{2}}", True)]
+
+
+def test_a_page_gets_its_typeset_formulas_the_stylesheet_and_no_mathjax_script():
+    typeset = {formula: f"<mjx-container>{i}</mjx-container>"
+               for i, formula in enumerate(static_maths.formulas_of(PAGE))}
+    page = static_maths.typeset_page(PAGE, typeset, "../_static/mathjax-chtml.css")
+    assert "mathjax/startup.js" not in page and "window.MathJax" not in page
+    assert '<span class="math notranslate nohighlight"><mjx-container>1</mjx-container></span>' in page
+    assert '<span class="eqno">(2.1)<a class="headerlink" href="#equation-eq-gate">#</a></span><mjx-container>2' in page
+    assert '<div class="output text_latex math notranslate nohighlight"><mjx-container>3' in page  # a cell's LaTeX
+    assert '<link rel="stylesheet" href="../_static/mathjax-chtml.css" />\n</head>' in page
+    assert "\\(" not in page and "\\[" not in page
+    plain = "<head></head><p>No maths.</p>"
+    assert static_maths.typeset_page(plain, {}, "x.css") == plain  # no formula: no stylesheet
+
+
+@pytest.mark.skipif(not shutil.which("node") or not (BUILT / static_maths.MATHJAX / "node-main.js").is_file(),
+                    reason="no Node, or the book (and its copy of MathJax) is not built")
+def test_node_typesets_a_formula_with_the_mathml_a_screen_reader_reads():
+    formulas = [(r"\frac{1}{T}\sum_{k<T} e_k", True), (r"\boldsymbol{x}", False)]  # \boldsymbol: loaded on demand
+    typeset, css = static_maths.typeset(formulas, shutil.which("node"), BUILT / static_maths.MATHJAX)
+    display = typeset[formulas[0]]
+    assert display.startswith('<mjx-container class="MathJax" jax="CHTML" display="true"')
+    assert "<mjx-assistive-mml" in display and "<mfrac>" in display
+    assert "merror" not in typeset[formulas[1]]
+    assert f'url("{static_maths.FONT_URL}/MathJax_Main-Regular.woff")' in css
+    served = static_maths.stylesheet_of(css)
+    assert served.count("font-display: swap;") == css.count("@font-face") > 0
+    assert served.endswith('mjx-container[jax="CHTML"] {\n  font-size: 120%;\n}\n')
+
+
+@pytest.mark.skipif(not (BUILT / "notebooks" / "02_encodings.html").is_file() or not shutil.which("node"),
+                    reason="the book is not built, or built without Node")
+def test_the_built_pages_load_no_mathjax_javascript():
+    for page in BUILT.rglob("*.html"):
+        if "_static" in page.parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        assert "_static/mathjax/" not in text, page
+        assert not re.search(r'math notranslate nohighlight"[^>]*>\s*(?:<span class="eqno">.*?</span>)?\s*\\[(\[]', text,
+                             re.S), page
+    encodings = (BUILT / "notebooks" / "02_encodings.html").read_text(encoding="utf-8")
+    assert "mathjax-chtml.css" in encodings and "<mjx-container" in encodings
+    script = (ROOT / "_static" / "book.js").read_text()
+    assert "book-typesetting" not in script  # no page hides its text while formulas typeset
