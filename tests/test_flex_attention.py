@@ -7,10 +7,13 @@ torch's unfused reference of flex attention (``"eager"``) is what runs here: the
 maths and takes seconds to a minute to compile each shape (``benchmarks/flex_attention.py`` compares and times it)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 
 import mope
+from loading import load
 from mope.model import flex
 
 SHAPE = mope.GPTConfig(block_size=32, n_layer=2, n_head=2, n_embd=16, dropout=0.1)
@@ -68,15 +71,7 @@ def test_the_choice_is_outside_the_configuration_and_names_its_modes():
 
 def test_the_benchmark_times_both_paths_and_prints_their_difference(capsys):
     """The script runs (a tiny shape, torch's reference of flex, one round); its seconds are printed, never asserted."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "flex_attention.py"
-    spec = importlib.util.spec_from_file_location("flex_benchmark", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["flex_benchmark"] = module
-    spec.loader.exec_module(module)
+    module = load("flex_benchmark", Path("benchmarks/flex_attention.py"))
     threads = torch.get_num_threads()
     try:
         results = module.main(["--variants", "EGA-1-CAUSAL", "EGA-1", "--batch", "2", "--context", "16", "--layers", "1",

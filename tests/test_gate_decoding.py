@@ -18,6 +18,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 import mope
+from loading import load
 from mope.model.energy_gate import GateCache
 
 PAGE = Path(__file__).resolve().parents[1] / "notebooks" / "own_model.md"
@@ -119,14 +120,7 @@ def test_a_decoded_token_costs_work_linear_in_the_context_where_the_whole_window
 
 def test_the_benchmark_times_both_routes(capsys):
     """The script runs (tiny lengths, one round); its seconds are printed, never asserted."""
-    import importlib.util
-    import sys
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "gate_decoding.py"
-    spec = importlib.util.spec_from_file_location("gate_decoding", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gate_decoding"] = module
-    spec.loader.exec_module(module)
+    module = load("gate_decoding", Path("benchmarks/gate_decoding.py"))
     threads = torch.get_num_threads()
     try:
         results = module.main(["--lengths", "16", "32", "--rounds", "1", "--repeats", "1", "--width", "16", "--heads", "2"])

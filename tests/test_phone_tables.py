@@ -3,21 +3,15 @@ its column's name and marks the tables the stylesheet stacks into cards on a nar
 ``scripts/check_book_html.py`` fails a table wider than its box at 400 px in the built book."""
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 
+from loading import load
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = ROOT / "_build" / "html"
-
-
-def load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 phone_tables = load("phone_tables", ROOT / "book" / "_ext" / "phone_tables.py")

@@ -2,22 +2,16 @@
 place of each formula's TeX, so that a page loads no MathJax JavaScript and shows its text at once."""
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from loading import load
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = ROOT / "_build" / "html"
-
-
-def load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 static_maths = load("static_maths", ROOT / "book" / "_ext" / "static_maths.py")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import importlib
-import importlib.util
 import os
 import re
 import shutil
@@ -17,15 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from loading import load
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = ROOT / "_build" / "html"
-
-
-def load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 web_pages = load("web_pages", ROOT / "book" / "_ext" / "web_pages.py")
