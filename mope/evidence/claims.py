@@ -115,7 +115,7 @@ class Claim:
         the preset's longer-context twin, or ``shorter`` with ``runs``, those of its shorter-context twin
         (neither: there is none, and the claim is not run); a claim across token budgets likewise reads
         ``runs`` with ``more`` (its twin trained on more tokens) or ``fewer`` with ``runs``. Under ``rule``
-        (:data:`~mope.evidence.verdicts.RULES`; the current one by default) a size or near-equality is tested
+        (:data:`~mope.evidence.verdict_rules.RULES`; the current one by default) a size or near-equality is tested
         against the paper's number on :data:`PAPER_PROTOCOL` alone; elsewhere a size on its direction, a
         near-equality not at all."""
         if self.across_contexts or self.across_budgets:

@@ -22,7 +22,7 @@ A rule per kind of statement a claim makes, each the paper's statement read lite
 Every verdict a test decides carries the p-value of its test; :mod:`mope.evidence.corrections` then applies
 Holm's correction over a preset's tests and the sequential threshold of a claim looked at again, and a verdict
 that does not survive them reads *undecided after the correction*. The words are defined once
-(:data:`VOCABULARY`), with the history of the rules (:data:`RULES`): a verdict can be recomputed under each.
+(:data:`VOCABULARY`), with the history of the rules (:data:`~mope.evidence.verdict_rules.RULES`): a verdict can be recomputed under each.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from mope.evidence import paper
 from mope.evidence.estimates import (LEVEL, MOST_SEEDS, RESOLUTION, Estimate, UnpairedDifference, scipy_stats,
                                      seeds_needed, seeds_range)
-from mope.evidence.verdict_rules import CURRENT_RULE, RULE_NAMES, RULES, Rule, rule_at_least  # noqa: F401 (their home)
+from mope.evidence.verdict_rules import CURRENT_RULE, RULE_NAMES, RULES, Rule, rule_at_least  # noqa: F401 (read as verdicts.RULES and so on)
 
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_judged", "not_run")
 DECIDED = ("confirmed", "refuted")
