@@ -14,6 +14,10 @@ a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
     model on one H200. On CPU cores (float32; the same configuration, so the same preset) a step took 10.2 s for
     BASE-DOT and 10.1 s for EGA-MORLET with two runs side by side, one thread each (2 Xeon cores, torch 2.13.0,
     measured from a clean tree at 34ca57b; results/rehearsals/): about 14 hours a run, its 11 evaluations aside.
+    EGA-MORLET-CAUSAL on both threads of 2 AMD EPYC cores, batch 16 (benchmarks/throughput.py, 3 interleaved rounds,
+    2026-12-06): 1,849 tokens/s eager and 2,145 compiled (``--compile``, 1.16x, its compiling paid again at each
+    restart), so about 7.6 s a step of batch 64 compiled, 11 hours a run on free cores; the causal gates train
+    compiled, one at a time on both threads, and each run's record in progress gives the seconds it measures.
 
 ``cpu``
     The paper's architecture at a size two CPU cores train in about a quarter of an hour per model,
