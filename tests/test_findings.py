@@ -346,3 +346,24 @@ def test_the_sentences_a_reader_could_not_parse_are_gone():
     for stumbled in ("Trained 501 steps", "the two also differ in that", "that the quarter context decides too",
                      "random-batch Val", "σ's way to the data", "3 seeds (`cpu`), EGA-1"):
         assert stumbled not in text, stumbled
+
+
+def test_egas_gain_prints_one_number_on_every_page_the_whole_splits_that_its_causal_share_divides():
+    """Issue 72: EGA-1's gain printed 0.116 (random batches) in the introduction and the chapter's answer, 0.118 (the
+    whole split) in chapter 6's table of the causal gate; the gate's answer and its finding now quote the table's."""
+    from mope.book import tables
+    from mope.evidence import bottom_line
+
+    runs = []
+    for s in range(3):
+        base = 1.60 + 0.003 * s
+        runs += [run("BASE-DOT", s, base, full=base + 0.01), run("EGA-1", s, base - 0.116, full=base + 0.01 - 0.118),
+                 run("EGA-1-CAUSAL", s, base, full=base + 0.01 - 0.002 * s)]
+    found = judged({"cpu": runs})
+    records = {"cpu": {claim.key: claims.record(claim, verdict) for claim, verdict in found["cpu"]}}
+    assert records["cpu"]["ega-gain"]["ours"] == pytest.approx(0.116)  # Table 2's claim: random batches
+    gate = bottom_line.gate(records, whole=bottom_line.whole_gains({"cpu": runs}))
+    assert "on the whole validation split it lowers the loss by 0.118 on `cpu`" in gate and "0.116" not in gate
+    sentence = findings.causal_gate(found, {"cpu": runs})
+    assert "by +0.118 on the whole validation split (3 seeds)" in sentence and "0.116" not in sentence
+    assert "| +0.118 ± " in tables.causal_gate_table({"cpu": runs})

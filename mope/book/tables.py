@@ -134,13 +134,14 @@ def table_2_distances(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:
 
 
 def plateau_table(runs: Runs, plateaus: Mapping[str, float], variants: Sequence[str] = TABLE_2) -> str:
-    """Whole-validation loss per preset, and the stage it reached: unigram, between, or below bigram."""
+    """Each model's loss (Val: random batches, as Table 2's) per preset, and the stage it reached: unigram, between,
+    or below bigram."""
     def stage(value: float) -> str:
         if value >= plateaus["unigram"] - 0.05:
             return "unigram plateau"
         return "between unigram and bigram" if value >= plateaus["bigram"] else "below bigram"
 
-    losses = {(name, preset): loss(preset_runs, name, "val_loss_full") for name in variants
+    losses = {(name, preset): loss(preset_runs, name, "val_loss") for name in variants
               for preset, preset_runs in runs.items()}
     stages = {stage(whole.mean) for whole in losses.values() if whole.n}
     one_stage = len(stages) == 1  # then said once, under the table, not in every cell
