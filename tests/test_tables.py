@@ -92,6 +92,12 @@ def test_extrapolation_table_marks_the_learned_table_as_not_extendable():
     assert not any("ALIBI" in line for line in rows)
 
 
+def test_the_plateau_table_gives_each_models_loss_on_val_as_table_2_does():
+    runs = {"cpu": [run("BASE-DOT", s, 1.50, full=1.60) for s in range(2)]}  # issue 72: one number per quantity
+    table = tables.plateau_table(runs, {"unigram": 3.3, "bigram": 2.5})
+    assert "1.500" in table and "1.600" not in table
+
+
 def test_context_table_compares_each_model_on_the_seeds_trained_at_both_contexts():
     short = [run("BASE-DOT", s, 1.66 + 0.01 * s, full=1.66) for s in range(3)] + [run("NOPE", 0, 1.84)]
     long = [run("BASE-DOT", s, 1.86 + 0.02 * s, full=1.85, preset="cpu-long") for s in range(2)]  # Val, as Table 2

@@ -253,7 +253,8 @@ def rule_history(findings_by_rule: Mapping[str, Mapping[str, Findings]]) -> str:
     """The rules' history (MyST Markdown): each rule with its date and what it changed, then, for every claim
     and preset whose verdict a change of rule moved, its verdict under each rule, a column a rule
     (``findings_by_rule``: {rule name: {preset: findings under it}}, in the order of
-    :data:`~mope.evidence.verdict_rules.RULES`; :func:`findings_under_every_rule`)."""
+    :data:`~mope.evidence.verdict_rules.RULES`; :func:`findings_under_every_rule`). A rule that moved no verdict
+    is said under the table, with the plain words it moved where it moved some (*direction and size said apart*)."""
     rules = [rule for rule in RULES if rule.name in findings_by_rule]
     lines = [rule_line(rule) for rule in rules]
     current = findings_by_rule[rules[-1].name]
