@@ -192,7 +192,7 @@ def comparison_table(runs: Runs, questions: Mapping[tuple[str, str], str], key: 
 
 def table_4(runs: Runs) -> str:
     """Table 4 of the paper beside ours: each Δ seed by seed, on the paper's loss (Val, as Table 2: one number per
-    quantity, issue 72), with the verdict of the paper's claim about the row (:data:`TABLE_4_CLAIMS`)."""
+    quantity), with the verdict of the paper's claim about the row (:data:`TABLE_4_CLAIMS`)."""
     key = "val_loss"
     verdicts = {preset: _claim_verdicts(preset, preset_runs) for preset, preset_runs in runs.items()}
     rows = []
@@ -344,7 +344,7 @@ def causal_gate_table(runs: Runs, gates: Sequence[tuple[str, str, str]] = (
 
 def extrapolation_table(runs: Runs, variants: Sequence[str]) -> str:
     """The change of the whole-validation loss from 1× to 2× and to 4× the training context, seed by seed: changes
-    only, since a level on the whole split would restate Table 2's (Val) with another number (issue 72)."""
+    only, since a level on the whole split would restate Table 2's (Val) with another number."""
     rows = []
     for name in variants:
         for preset, preset_runs in runs.items():
