@@ -112,7 +112,7 @@ WORDS = (f"A *seed* is one training run from one random initialisation; over sev
          "A claim that explains a gain is *moot* where our runs show no gain to explain. *Val* is the paper's validation "
          "loss, on random batches of the validation split: every loss of a model and every gain of Table 2's claims; the "
          "*whole validation split* scores every character of it once: the claims whose test reads it (the causal gate's "
-         "share, other contexts, four times the tokens), every gain they judge quoted with it on every page.")
+         "share, windows longer than trained, four times the tokens, subwords), each gain they judge quoted with it.")
 
 
 # --- the paper's own protocol ---------------------------------------------------------------------------
