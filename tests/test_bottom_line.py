@@ -36,6 +36,8 @@ def test_the_bottom_line_answers_five_questions_in_plain_words_with_the_document
         assert word not in text, word
     numbers = {f"{abs(r['ours']):.3f}" for records in documents.values() for r in records if r["ours"] is not None}
     numbers |= {f"{r['paper']:.3f}" for records in documents.values() for r in records if r["paper"] is not None}
+    # the gate's gain on the whole split, the one its causal share divides (issue 72: one number per quantity)
+    numbers |= {f"{abs(gain):.3f}" for gain in bottom_line.whole_gains(runs).values()}
     shares = {f"{r['ours']:.0%}".replace("-", "−") for records in documents.values() for r in records
               if r["ours"] is not None}
     for number in re.findall(r"(?<![\w.])\d+\.\d{3}(?!\d)", text):

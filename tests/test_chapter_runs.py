@@ -12,11 +12,11 @@ from synthetic_runs import run
 def test_missing_line_names_what_is_absent_in_one_sentence(store):
     runs = [run("BASE-DOT", s, 1.5) for s in range(3)] + [run("PE-MORLET", 0, 1.5)]
     line = chapter_runs.missing_line("cpu", runs, ["BASE-DOT", "PE-MORLET", "EGA-1"], [0, 1, 2])
-    assert line == "`cpu`: 4 of 9 runs stored; not run yet: seeds 1, 2 of PE-MORLET; seeds 0–2 of EGA-1."
+    assert line == "`cpu`: 4 runs stored of 9 planned; not run yet: seeds 1, 2 of PE-MORLET; seeds 0–2 of EGA-1."
     runs.append(run("PE-MORLET", 1, 1.5))
     line = chapter_runs.missing_line("cpu", runs, ["BASE-DOT", "PE-MORLET", "EGA-1", "NOPE"], [0, 1, 2])
-    assert line == "`cpu`: 5 of 12 runs stored; not run yet: seed 2 of PE-MORLET; seeds 0–2 of EGA-1, NOPE."
-    assert chapter_runs.missing_line("cpu", runs, ["BASE-DOT"], [0, 1, 2]) == "`cpu`: 3 of 3 runs stored."
+    assert line == "`cpu`: 5 runs stored of 12 planned; not run yet: seed 2 of PE-MORLET; seeds 0–2 of EGA-1, NOPE."
+    assert chapter_runs.missing_line("cpu", runs, ["BASE-DOT"], [0, 1, 2]) == "`cpu`: 3 runs stored of 3 planned."
 
 
 def test_presets_shown_put_the_main_one_first_and_skip_empty_ones(store):
@@ -26,7 +26,7 @@ def test_presets_shown_put_the_main_one_first_and_skip_empty_ones(store):
     write_result(stale)  # its configuration hash is not today's: stale, so cpu-short still has no runs
     assert chapter_runs.presets_shown("cpu") == ["cpu"]
     assert chapter_runs.missing_line("cpu-short", [], ["BASE-DOT"], [0]) == (
-        "`cpu-short`: 0 of 1 runs stored; not run yet: seed 0 of BASE-DOT; 1 stale (older or uncommitted code) file "
+        "`cpu-short`: 0 runs stored of 1 planned; not run yet: seed 0 of BASE-DOT; 1 stale (older or uncommitted code) file "
         "not shown.")
 
 
@@ -188,19 +188,19 @@ def test_a_chapter_counts_the_runs_it_reads_against_the_plan_in_a_dropdown_title
                                    also={"cpu-bpe": ([], ["BASE-DOT", "NOPE"])})
     lines = text.splitlines()
     # issue 72: the counts are of this chapter's models, so that a chapter's count never reads as the book's
-    assert lines[0] == (":::{dropdown} The runs of this chapter's models, stored of planned: `cpu` 6 of 8, `paper` 0 "
-                        "of 1, `cpu-bpe` 0 of 4")
+    assert lines[0] == (":::{dropdown} The runs of this chapter's models: `cpu` 6 stored of 8 planned, `paper` 0 "
+                        "stored of 1 planned, `cpu-bpe` 0 stored of 4 planned")
     # ALIBI's seed 4, stored beside the plan, counts; NOPE, planned on no preset but cpu-bpe, is missing nowhere else
-    assert lines[1:] == ["- `cpu`: 6 of 8 runs stored; not run yet: seeds 1, 2 of PE-MORLET.",
-                         "- `paper`: 0 of 1 runs stored; not run yet: seed 0 of BASE-DOT.",
-                         "- `cpu-bpe`: 0 of 4 runs stored; not run yet: seeds 0, 1 of BASE-DOT, NOPE.", ":::"]
+    assert lines[1:] == ["- `cpu`: 6 runs stored of 8 planned; not run yet: seeds 1, 2 of PE-MORLET.",
+                         "- `paper`: 0 runs stored of 1 planned; not run yet: seed 0 of BASE-DOT.",
+                         "- `cpu-bpe`: 0 runs stored of 4 planned; not run yet: seeds 0, 1 of BASE-DOT, NOPE.", ":::"]
     # a preset no script trains counts every seed any of its models has; a seed the reader names, that seed
     smoke = [run("BASE-DOT", 0, 1.5, preset="smoke"), run("BASE-DOT", 1, 1.5, preset="smoke"),
              run("PE-MORLET", 0, 1.5, preset="smoke")]
     assert chapter_runs.missing_line("smoke", smoke, ["BASE-DOT", "PE-MORLET"]) == (
-        "`smoke`: 3 of 4 runs stored; not run yet: seed 1 of PE-MORLET.")
+        "`smoke`: 3 runs stored of 4 planned; not run yet: seed 1 of PE-MORLET.")
     assert chapter_runs.missing_line("cpu", runs["cpu"], ["BASE-DOT"], [0, 5]) == (
-        "`cpu`: 1 of 2 runs stored; not run yet: seed 5 of BASE-DOT.")
+        "`cpu`: 1 runs stored of 2 planned; not run yet: seed 5 of BASE-DOT.")
 
 
 def test_the_reproducibility_page_records_every_preset_a_chapter_reads_its_subword_twin_included():

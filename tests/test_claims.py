@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mope.book import claims_tables
-from mope.evidence import claims, corrections, measures, paper, standings, verdicts
+from mope.evidence import claims, corrections, measures, paper, standings, verdict_rules, verdicts
 from mope.evidence.estimates import estimate
 from mope.store.presets import get_preset
 from synthetic_runs import decayed_morlet, run
@@ -871,12 +871,13 @@ def test_the_rules_history_is_whole_each_change_with_its_commit_and_when_it_came
     rule since names the commit that brought it, a commit of this repository's history."""
     import subprocess
 
-    named = {rule.name: rule for rule in verdicts.RULES}
+    named = {rule.name: rule for rule in verdict_rules.RULES}
     assert named["parts, corrected"].commit.startswith("46ed670")
     assert named["one claim, one verdict"].commit.startswith("9ddb457")
-    assert verdicts.CURRENT_RULE == "families declared before the runs"
+    assert named["direction and size said apart"].commit.startswith("6f763a4")  # the `direction` field (issue 72)
+    assert verdict_rules.CURRENT_RULE == "direction and size said apart"
     root = Path(__file__).resolve().parents[1]
-    for rule in verdicts.RULES:
+    for rule in verdict_rules.RULES:
         if rule.commit is None:
             continue
         assert rule.when, rule.name

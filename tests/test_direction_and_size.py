@@ -96,3 +96,25 @@ def test_a_plain_verdict_not_settled_gives_its_seeds_for_the_effect_we_measured(
         for claim, verdict in every[preset]:
             for count in re.findall(r"about \d+ seeds(?: on each of the two presets)?([^)]*)\)", verdict.plain):
                 assert count == " if the effect is what we measured", (preset, claim.key)
+
+
+def test_the_direction_field_is_a_rule_of_the_history_that_moved_only_the_plain_words_of_a_size_left_open():
+    """The claims document's `direction` came after `paper`'s seeds 1-2 (6f763a4): the rules' history names it, and
+    under the rule before it the same runs read "not settled" where they now read "holds in direction"."""
+    from mope.book import claims_tables
+    from mope.evidence import verdict_rules
+    from synthetic_runs import run
+
+    gains = (0.080, 0.095, 0.105, 0.115, 0.130)  # the paper's way beyond doubt; 0.119 ± 0.02 not yet told apart
+    runs = [r for s, gain in enumerate(gains) for r in (run("BASE-DOT", s, 1.47, preset="paper"),
+                                                       run("EGA-MORLET", s, 1.47 - gain, preset="paper"))]
+    before, now = verdict_rules.RULE_NAMES[-2:]
+    assert now == verdict_rules.CURRENT_RULE == "direction and size said apart"
+    by_rule = {rule: {"paper": claims.judge_all("paper", runs, rule=rule)} for rule in verdict_rules.RULE_NAMES}
+    then, later = (claims.verdict_of(by_rule[rule]["paper"], "ega-mope-gain") for rule in (before, now))
+    assert then.word == later.word == "undecided" and then.outcome == later.outcome
+    assert then.direction is None and then.plain.startswith("not settled (")
+    assert later.direction == "confirmed" and later.plain.startswith("holds in direction: ")
+    history = claims_tables.rule_history(by_rule)
+    assert ("*direction and size said apart* moved no verdict's word on these runs, only the plain words of "
+            "EGA-MORLET improves on BASE-DOT by 0.119 on `paper` (*not settled* before, *holds in direction*)") in history

@@ -297,6 +297,11 @@ def test_the_headline_says_whether_the_token_budget_explains_the_disagreement():
             f"+0.022 with more (n = 3)): *{shrinks.text}* ({{ref}}`repro-table-2`, {{ref}}`repro-token-budget`).") in text
     alone = findings.headline({"cpu-long": claims.judge_all("cpu-long", fewer, more=[])})
     assert "token budget explains" not in alone and alone.endswith("({ref}`repro-table-2`).")  # no runs with more tokens
+    # issue 72: at four times the tokens the headline's gain is the one chapter 4 judges there, on the whole split
+    # (Val and the whole split differ by 0.001 to 0.003: -0.105 and -0.104 were printed for one quantity)
+    beats = claims.verdict_of(claims.judge_all("cpu-long-4x", more, fewer=fewer), "ega-mope-beats-base-more-tokens")
+    assert (f"(`cpu-long-4x`): {beats.estimate.format(signed=True)} on the whole validation split, *{beats.text}*."
+            in text) and beats.estimate.mean == pytest.approx(-0.022)
 
 
 def test_the_context_finding_reports_both_context_claims_with_their_seeds():
@@ -346,3 +351,24 @@ def test_the_sentences_a_reader_could_not_parse_are_gone():
     for stumbled in ("Trained 501 steps", "the two also differ in that", "that the quarter context decides too",
                      "random-batch Val", "σ's way to the data", "3 seeds (`cpu`), EGA-1"):
         assert stumbled not in text, stumbled
+
+
+def test_egas_gain_prints_one_number_on_every_page_the_whole_splits_that_its_causal_share_divides():
+    """Issue 72: EGA-1's gain printed 0.116 (random batches) in the introduction and the chapter's answer, 0.118 (the
+    whole split) in chapter 6's table of the causal gate; the gate's answer and its finding now quote the table's."""
+    from mope.book import tables
+    from mope.evidence import bottom_line
+
+    runs = []
+    for s in range(3):
+        base = 1.60 + 0.003 * s
+        runs += [run("BASE-DOT", s, base, full=base + 0.01), run("EGA-1", s, base - 0.116, full=base + 0.01 - 0.118),
+                 run("EGA-1-CAUSAL", s, base, full=base + 0.01 - 0.002 * s)]
+    found = judged({"cpu": runs})
+    records = {"cpu": {claim.key: claims.record(claim, verdict) for claim, verdict in found["cpu"]}}
+    assert records["cpu"]["ega-gain"]["ours"] == pytest.approx(0.116)  # Table 2's claim: random batches
+    gate = bottom_line.gate(records, whole=bottom_line.whole_gains({"cpu": runs}))
+    assert "on the whole validation split it lowers the loss by 0.118 on `cpu`" in gate and "0.116" not in gate
+    sentence = findings.causal_gate(found, {"cpu": runs})
+    assert "by +0.118 on the whole validation split (3 seeds)" in sentence and "0.116" not in sentence
+    assert "| +0.118 ± " in tables.causal_gate_table({"cpu": runs})

@@ -56,7 +56,6 @@ def test_table_4_judges_each_delta_against_the_paper_and_has_no_nan():
     assert record["verdict"].startswith("direction confirmed: ") and record["plain"].startswith("holds in its direction: ")
     assert excess.startswith("Δ = +0.071") and excess.endswith(f"**{record['plain'].replace(': ', '**: ', 1)}")
     assert "nan" not in tables.table_4(runs).lower()
-    assert "**" not in tables.table_4(runs, key="val_loss_full")  # verdicts are on the paper's loss only
 
 
 def test_comparison_outcomes_name_the_better_model():
@@ -88,13 +87,20 @@ def test_extrapolation_table_marks_the_learned_table_as_not_extendable():
                     run("NOPE", 0, 1.5, by_context=context), run("NOPE", 1, 1.5, by_context=context)]}
     rows = [line for line in tables.extrapolation_table(runs, ["BASE-DOT", "NOPE", "ALIBI"]).splitlines()]
     assert any("BASE-DOT" in line and "n/a" in line for line in rows)
-    assert any("NOPE" in line and "+0.200 ± 0.001 (n=2)<br>rises" in line for line in rows)
+    assert any("NOPE" in line and "| +0.100 ± 0.001 (n=2) | +0.200 ± 0.001 (n=2)<br>rises" in line for line in rows)
+    assert not any("1.500" in line for line in rows)  # changes only: no whole-split level beside Table 2's (issue 72)
     assert not any("ALIBI" in line for line in rows)
 
 
+def test_the_plateau_table_gives_each_models_loss_on_val_as_table_2_does():
+    runs = {"cpu": [run("BASE-DOT", s, 1.50, full=1.60) for s in range(2)]}  # issue 72: one number per quantity
+    table = tables.plateau_table(runs, {"unigram": 3.3, "bigram": 2.5})
+    assert "1.500" in table and "1.600" not in table
+
+
 def test_context_table_compares_each_model_on_the_seeds_trained_at_both_contexts():
-    short = [run("BASE-DOT", s, 1.66, full=1.66 + 0.01 * s) for s in range(3)] + [run("NOPE", 0, 1.84)]
-    long = [run("BASE-DOT", s, 1.85, full=1.86 + 0.02 * s, preset="cpu-long") for s in range(2)]
+    short = [run("BASE-DOT", s, 1.66 + 0.01 * s, full=1.66) for s in range(3)] + [run("NOPE", 0, 1.84)]
+    long = [run("BASE-DOT", s, 1.86 + 0.02 * s, full=1.85, preset="cpu-long") for s in range(2)]  # Val, as Table 2
     rows = rows_of(tables.context_table(short, long, (64, 256)))
     assert list(rows) == ["BASE-DOT"]  # NOPE has no run at the longer context
     assert rows["BASE-DOT"] == ["BASE-DOT", "1.665 ± 0.007 (n=2)", "1.870 ± 0.014 (n=2)", "+0.205 ± 0.007 (n=2)"]

@@ -140,7 +140,7 @@ def missing_line(preset: str, runs: Sequence[dict], variants: Sequence[str], see
     which are not run yet (models grouped by the seeds they lack), and how many stored files are stale (made
     before a change of the code, or from uncommitted code) or invalid, and so not shown."""
     stored, total, lacking = stored_and_missing(preset, runs, variants, seeds)
-    line = f"`{preset}`: {stored} of {total} runs stored" if total else f"`{preset}`: none of these runs planned"
+    line = f"`{preset}`: {stored} runs stored of {total} planned" if total else f"`{preset}`: none of these runs planned"
     if lacking:
         line += "; not run yet: " + "; ".join(
             f"seed{'s' if len(absent) > 1 else ''} {seed_list(absent)} of {', '.join(names)}"
@@ -162,8 +162,8 @@ def runs_lines(runs: dict[str, list[dict]], variants: Sequence[str], seeds: Sequ
     counts = []
     for preset, (preset_runs, names) in read.items():
         stored, total, _ = stored_and_missing(preset, preset_runs, names, seeds)
-        counts.append(f"`{preset}` {stored} of {total}" if total else f"`{preset}` none planned")
-    return (f":::{{dropdown}} The runs of this chapter's models, stored of planned: {', '.join(counts)}\n"
+        counts.append(f"`{preset}` {stored} stored of {total} planned" if total else f"`{preset}` none planned")
+    return (f":::{{dropdown}} The runs of this chapter's models: {', '.join(counts)}\n"
             + "\n".join(f"- {missing_line(preset, preset_runs, names, seeds)}"
                          for preset, (preset_runs, names) in read.items()) + "\n:::")
 

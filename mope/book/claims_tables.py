@@ -14,7 +14,8 @@ from mope.book.markdown_tables import plain_markdown_table
 from mope.evidence import claims, paper
 from mope.evidence.claims import CLAIMS, CLAIMS_BY_KEY, Findings, estimate_text, paper_text, verdict_of
 from mope.evidence.standings import INDICATIVE, NOT_JUDGED, NOT_TESTED, Standing, closeness
-from mope.evidence.verdicts import DECIDED, PLAIN_WORDS, RULES, Rule, Verdict
+from mope.evidence.verdict_rules import RULES, Rule
+from mope.evidence.verdicts import DECIDED, PLAIN_WORDS, Verdict
 from mope.evidence.estimates import DASH
 
 
@@ -252,13 +253,17 @@ def rule_history(findings_by_rule: Mapping[str, Mapping[str, Findings]]) -> str:
     """The rules' history (MyST Markdown): each rule with its date and what it changed, then, for every claim
     and preset whose verdict a change of rule moved, its verdict under each rule, a column a rule
     (``findings_by_rule``: {rule name: {preset: findings under it}}, in the order of
-    :data:`~mope.evidence.verdict_rules.RULES`; :func:`findings_under_every_rule`)."""
+    :data:`~mope.evidence.verdict_rules.RULES`; :func:`findings_under_every_rule`). A rule that moved no verdict
+    is said under the table, with the plain words it moved where it moved some (*direction and size said apart*)."""
     rules = [rule for rule in RULES if rule.name in findings_by_rule]
     lines = [rule_line(rule) for rule in rules]
     current = findings_by_rule[rules[-1].name]
 
     def words(rule, preset, key):
         return verdict_of(findings_by_rule[rule.name][preset], key).word
+
+    def plain(rule, preset, key):
+        return verdict_of(findings_by_rule[rule.name][preset], key).plain_word
 
     pairs = [(preset, claim.key) for preset in sorted(current, key=closeness) for claim, _ in current[preset]]
     # a rule that moved no verdict's word (only adjusted p) gets no column of its own: said under the table
@@ -274,9 +279,15 @@ def rule_history(findings_by_rule: Mapping[str, Mapping[str, Findings]]) -> str:
              + plain_markdown_table(["claim", "preset", *(rule.since + (f" `{rule.commit[:7]}`" if rule.commit else "")
                                                           for rule in shown)], rows)
              if rows else "No verdict moved with a change of rule.")
-    if silent:
-        moved += ("\n\n" + " and ".join(f"*{rule.name}*" for rule in silent)
+    reworded = {rule.name: [f"{CLAIMS_BY_KEY[k].words} on `{p}` (*{plain(before, p, k)}* before, *{plain(rule, p, k)}*)"
+                            for p, k in pairs if plain(before, p, k) != plain(rule, p, k)]
+                for before, rule in zip(rules, rules[1:]) if rule in silent}
+    if p_only := [rule for rule in silent if not reworded[rule.name]]:
+        moved += ("\n\n" + " and ".join(f"*{rule.name}*" for rule in p_only)
                   + " moved no verdict's word on these runs, only adjusted p-values (each record's `p_adjusted`).")
+    for rule in (rule for rule in silent if reworded[rule.name]):
+        moved += (f"\n\n*{rule.name}* moved no verdict's word on these runs, only the plain words of "
+                  + "; ".join(reworded[rule.name]) + ".")
     return "\n".join(lines) + "\n\n" + moved
 
 

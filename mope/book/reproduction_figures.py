@@ -191,18 +191,17 @@ def plot_sweep(sweep: Mapping, chosen, decided_at: int):
 
 
 
-def plot_seed_spread(runs: list[dict], variants: Sequence[str] = TABLE_2, key: str = "val_loss_full",
-                     label: str = "whole-validation loss (nats)"):
+def plot_seed_spread(runs: list[dict], variants: Sequence[str] = TABLE_2):
     """Every seed of every model as a point, the mean as a bar: whether one seed drives a model's mean. The
     seed furthest from its model's mean is named beside it ("s3"); the others are not (eight seed numbers at
-    7 pt a model overlapped). One panel; models along x in ``variants`` order."""
+    7 pt a model overlapped). One panel; models along x in ``variants`` order; the loss is Table 2's (Val)."""
     import matplotlib.pyplot as plt
 
     with book_style():
         fig, (ax,) = panels(1, height=3.2)
         drawn = False
         for x, name in enumerate(variants):
-            values = {r["seed"]: r["final"].get(key) for r in runs if r["variant"] == name}
+            values = {r["seed"]: r["final"].get("val_loss") for r in runs if r["variant"] == name}
             values = {seed: v for seed, v in sorted(values.items()) if v is not None}
             if not values:
                 continue
@@ -219,7 +218,7 @@ def plot_seed_spread(runs: list[dict], variants: Sequence[str] = TABLE_2, key: s
         if not drawn:
             empty_panel(ax, "no stored runs")
         ax.set_xticks(range(len(variants)), variants, rotation=40, ha="right", rotation_mode="anchor")
-        ax.set_ylabel(label)
+        ax.set_ylabel("validation loss, Val (nats)")
         ax.grid(axis="y", alpha=0.3)
     plt.close(fig)
     return fig

@@ -134,13 +134,14 @@ def table_2_distances(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:
 
 
 def plateau_table(runs: Runs, plateaus: Mapping[str, float], variants: Sequence[str] = TABLE_2) -> str:
-    """Whole-validation loss per preset, and the stage it reached: unigram, between, or below bigram."""
+    """Each model's loss (Val: random batches, as Table 2's) per preset, and the stage it reached: unigram, between,
+    or below bigram."""
     def stage(value: float) -> str:
         if value >= plateaus["unigram"] - 0.05:
             return "unigram plateau"
         return "between unigram and bigram" if value >= plateaus["bigram"] else "below bigram"
 
-    losses = {(name, preset): loss(preset_runs, name, "val_loss_full") for name in variants
+    losses = {(name, preset): loss(preset_runs, name, "val_loss") for name in variants
               for preset, preset_runs in runs.items()}
     stages = {stage(whole.mean) for whole in losses.values() if whole.n}
     one_stage = len(stages) == 1  # then said once, under the table, not in every cell
@@ -189,11 +190,11 @@ def comparison_table(runs: Runs, questions: Mapping[tuple[str, str], str], key: 
 
 # --- what MoPE learns ---------------------------------------------------------------------------------
 
-def table_4(runs: Runs, key: str = "val_loss") -> str:
-    """Table 4 of the paper beside ours: each Δ seed by seed; on the paper's loss (``val_loss``) with the
-    verdict of the paper's claim about the row (:data:`TABLE_4_CLAIMS`), on another loss numbers only."""
-    verdicts = ({preset: _claim_verdicts(preset, preset_runs) for preset, preset_runs in runs.items()}
-                if key == "val_loss" else {})
+def table_4(runs: Runs) -> str:
+    """Table 4 of the paper beside ours: each Δ seed by seed, on the paper's loss (Val, as Table 2: one number per
+    quantity), with the verdict of the paper's claim about the row (:data:`TABLE_4_CLAIMS`)."""
+    key = "val_loss"
+    verdicts = {preset: _claim_verdicts(preset, preset_runs) for preset, preset_runs in runs.items()}
     rows = []
     for component, paper_val, paper_delta, variant in paper.TABLE_4:
         row = [component, number(paper_val, 4), number(paper_delta, signed=True)]
@@ -342,7 +343,8 @@ def causal_gate_table(runs: Runs, gates: Sequence[tuple[str, str, str]] = (
 
 
 def extrapolation_table(runs: Runs, variants: Sequence[str]) -> str:
-    """Whole-validation loss at 1×, 2×, 4× the training context, and the change from 1× to 4× seed by seed."""
+    """The change of the whole-validation loss from 1× to 2× and to 4× the training context, seed by seed: changes
+    only, since a level on the whole split would restate Table 2's (Val) with another number."""
     rows = []
     for name in variants:
         for preset, preset_runs in runs.items():
@@ -350,26 +352,24 @@ def extrapolation_table(runs: Runs, variants: Sequence[str]) -> str:
             if not group:
                 continue
             if all((r["final"].get("val_loss_full_by_context") or {}).get("2x") is None for r in group):
-                rows.append([name, f"`{preset}`", loss(preset_runs, name, "val_loss_full").format(), "n/a", "n/a",
-                             "cannot run past its training context (its position table has T rows)"])
+                rows.append([name, f"`{preset}`", "n/a", "cannot run past its training context (its position table has T rows)"])
                 continue
-            by_context = {c: Estimate(context_values(preset_runs, name, c)) for c in CONTEXTS}
-            growth = per_seed(lambda long, short: long - short, by_context["4x"].values, by_context["1x"].values)
-            rows.append([name, f"`{preset}`", *(by_context[c].format() for c in CONTEXTS),
-                         outcome(growth, "rises", "falls")])
+            at = {c: context_values(preset_runs, name, c) for c in CONTEXTS}
+            growth = {c: per_seed(lambda long, short: long - short, at[c], at["1x"]) for c in ("2x", "4x")}
+            rows.append([name, f"`{preset}`", growth["2x"].format(signed=True),
+                         outcome(growth["4x"], "rises", "falls")])
     if not rows:
         return "None of these models is stored in the presets shown."
-    return markdown_table(["model", "preset", "1×", "2×", "4×", "4× − 1×"], rows,
-                          "Only models with stored runs are listed.")
+    return markdown_table(["model", "preset", "2× − 1×", "4× − 1×"], rows, "Only models with stored runs are listed.")
 
 
 def context_table(short: list[dict], long: list[dict], contexts: tuple[int, int],
                   variants: Sequence[str] = ("BASE-DOT", "PE-MORLET", "PE-SINCOS", "NOPE")) -> str:
-    """Whole-validation loss of each model trained at two contexts (``short``, ``long``: the runs of each),
-    over the seeds trained at both, and the change seed by seed."""
+    """Each model's loss (Val, as Table 2 and the claims of the context read it) trained at two contexts (``short``,
+    ``long``: the runs of each), over the seeds trained at both, and the change seed by seed."""
     rows = []
     for name in variants:
-        at_short, at_long = final_values(short, name, "val_loss_full"), final_values(long, name, "val_loss_full")
+        at_short, at_long = final_values(short, name, "val_loss"), final_values(long, name, "val_loss")
         seeds = common_seeds(at_short, at_long)
         if not seeds:
             continue

@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 from mope.store import plan, results
 from mope.evidence import corrections, measures, open_questions, paper
 from mope.evidence.estimates import DASH, Estimate
-from mope.evidence.verdicts import (CURRENT_RULE, PAPER_PROTOCOL, RULE_NAMES, RULES, VOCABULARY, Verdict,
-                                    rule_at_least, verdict_direction,
-                                    verdict_equivalence, verdict_every, verdict_mechanism, verdict_moot,
-                                    verdict_not_judged, verdict_ordering, verdict_size)
+from mope.evidence.verdict_rules import CURRENT_RULE, RULE_NAMES, RULES, rule_at_least
+from mope.evidence.verdicts import (PAPER_PROTOCOL, VOCABULARY, Verdict, verdict_direction, verdict_equivalence,
+                                    verdict_every, verdict_mechanism, verdict_moot, verdict_not_judged,
+                                    verdict_ordering, verdict_size)
 from mope.store.presets import BUDGET_PAIRS, CONTEXT_PAIRS, TOKENIZATION_PAIRS, TrainConfig, get_preset
 
 KINDS = ("ordering", "size", "equivalence", "every", "mechanism")
@@ -350,6 +350,9 @@ def judge_all(preset: str | TrainConfig, runs: list[dict] | None = None,
     if rule not in RULE_NAMES:
         raise ValueError(f"unknown rule {rule!r}; rules: {', '.join(RULE_NAMES)}")
     judged = [(claim, claim.judge(runs, cfg, longer, shorter, more, fewer, rule)) for claim in CLAIMS]
+    if not rule_at_least(rule, "direction and size said apart"):  # a size at `paper` had one outcome, no direction
+        judged = [(claim, replace(verdict, direction=None) if verdict.judged_on == "size" else verdict)
+                  for claim, verdict in judged]
     if not rule_at_least(rule, "parts, corrected"):
         return judged
     looks = {claim.key: plan.looks(claim.presets_read(cfg.name), claim.key) for claim in CLAIMS}

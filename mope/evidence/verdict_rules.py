@@ -40,6 +40,13 @@ RULES = (
          "correction less strict (its first: a later look that moves a claim's p can move another's adjusted p either "
          "way, never its family)", "34ca57b61752107b57bf4d9854557c60ba4f0878",
          "before `paper`'s seeds 1-2 and its causal gates; after every run of the CPU presets"),
+    Rule("direction and size said apart", "2026-12-06", "a size at `paper` whose size is undecided has its "
+         "direction's outcome said apart (the claims document's `direction`): decided where its 95% interval lies on "
+         "one side of 0 at Bonferroni's level over the preset's family, the strictest its correction can need, and "
+         "said in the plain words (\"holds in direction: ...; whether the size is the paper's is not settled yet\"); "
+         "no verdict moved, only the plain words of such a size", "6f763a45e1cc88695e06fce061dfb1997ed560f6",
+         "after `paper`'s seeds 1-2 of the headline's pair landed (2026-12-04), their verdicts seen; before its "
+         "causal gates"),
 )
 CURRENT_RULE = RULES[-1].name
 RULE_NAMES = tuple(rule.name for rule in RULES)

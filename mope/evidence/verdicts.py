@@ -32,7 +32,6 @@ from dataclasses import dataclass, replace
 from mope.evidence import paper
 from mope.evidence.estimates import (LEVEL, MOST_SEEDS, RESOLUTION, Estimate, UnpairedDifference, scipy_stats,
                                      seeds_needed, seeds_range)
-from mope.evidence.verdict_rules import CURRENT_RULE, RULE_NAMES, RULES, Rule, rule_at_least  # noqa: F401 (read as verdicts.RULES and so on)
 
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_judged", "not_run")
 DECIDED = ("confirmed", "refuted")
