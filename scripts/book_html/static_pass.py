@@ -1,15 +1,21 @@
-"""The static pass of the book check (standard library only): every internal link of the built HTML (its
-``#anchor`` against the ``id``s of the target page) resolves, every ``<img>`` is a file that decodes as PNG,
-JPEG, GIF or SVG of a non-zero size, every script and stylesheet is a file of the build (the book reads
-offline), and every Colab link opens a paired ``.ipynb`` of the repository."""
+"""The static pass of the book check (standard library only, and the names of :mod:`mope.book.figure_png`): every
+internal link of the built HTML (its ``#anchor`` against the ``id``s of the target page) resolves, every ``<img>``
+is a file that decodes as PNG, JPEG, GIF or SVG of a non-zero size, every script and stylesheet is a file of the
+build (the book reads offline), every Colab link opens a paired ``.ipynb`` of the repository, and every figure
+of the book (a PNG of ``_images/``) says what its text is (drawn by :func:`mope.book.figure_png.png`), no text of it
+overlapping another or cut off (:func:`figure_text_problems`). The bytes of each page's figures, as a browser
+fetches them (a WebP copy where the build made one), are counted (:func:`figure_bytes`)."""
 from __future__ import annotations
 
 import functools
+import json
 import struct
 import xml.etree.ElementTree as ElementTree
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from mope.book.figure_png import PROBLEMS_KEY, SMALLEST_TEXT_KEY
 
 SKIP_DIRS = {"_sources", "_static", "reports", "_images"}
 EXTERNAL_SCHEMES = ("http:", "https:", "mailto:", "javascript:", "data:", "tel:", "ftp:")
@@ -74,6 +80,48 @@ def image_problem(path: Path) -> str | None:
     return "not a PNG, JPEG, GIF or SVG"
 
 
+def png_chunks(path: Path) -> tuple[dict[str, str], float | None]:
+    """A PNG's text chunks (``tEXt``) and its resolution in dots an inch (``pHYs``; None where it gives none)."""
+    data = path.read_bytes()
+    texts, dpi, at = {}, None, 8
+    while at + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + length]
+        if kind == b"tEXt" and b"\0" in body:
+            key, value = body.split(b"\0", 1)
+            texts[key.decode("latin-1")] = value.decode("latin-1")
+        elif kind == b"pHYs" and length == 9 and body[8] == 1:
+            dpi = struct.unpack(">I", body[:4])[0] * 0.0254
+        elif kind == b"IEND":
+            break
+        at += 12 + length
+    return texts, dpi
+
+
+def figure_text_problems(path: Path) -> list[str]:
+    """What the figure at ``path`` (a PNG the book drew) says is wrong with its text: a figure that does not say
+    (not drawn by ``mope.book.figure_png``), or one line per text that overlaps another or is cut off."""
+    texts, _ = png_chunks(path)
+    if SMALLEST_TEXT_KEY not in texts:
+        return ["a figure that does not record its text (not saved by mope.book.figure_png.png): its text sizes and "
+                "layout cannot be checked"]
+    return [f"text of a figure collides or is cut off: {problem}" for problem in json.loads(texts.get(PROBLEMS_KEY, "[]"))]
+
+
+def served_image(path: Path) -> Path:
+    """The file a browser fetches for the image at ``path``: its WebP copy where the build made one (the page offers
+    it through ``<picture>``), else ``path``."""
+    webp = path.with_suffix(".webp")
+    return webp if path.suffix.lower() == ".png" and webp.is_file() else path
+
+
+def figure_bytes(root: Path, page: Path) -> int:
+    """The bytes of the figures of ``page`` (each image of ``_images/`` once) as a browser fetches them."""
+    files = {(page.parent / unquote(urlsplit(src).path)).resolve() for src in parse_page(page).images
+             if "_images/" in src and not src.startswith(EXTERNAL_SCHEMES)}
+    return sum(served_image(path).stat().st_size for path in files if path.is_file())
+
+
 def html_pages(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.html") if not SKIP_DIRS & set(p.relative_to(root).parts[:-1]))
 
@@ -127,9 +175,12 @@ def static_check(root: Path, pages: list[Path], repository: Path | None = None) 
                 problems.append(f"{name}: image from another host {src!r} (the book must read offline)")
                 continue
             n_images += 1
-            problem = image_problem((page.parent / unquote(urlsplit(src).path)).resolve())
+            path = (page.parent / unquote(urlsplit(src).path)).resolve()
+            problem = image_problem(path)
             if problem:
                 problems.append(f"{name}: image {src!r}: {problem}")
+            elif "_images/" in src and path.suffix.lower() == ".png":
+                problems += [f"{name}: image {src!r}: {text}" for text in figure_text_problems(path)]
         for src in parsed.assets:
             if src.startswith(EXTERNAL_SCHEMES) or src.startswith("//"):
                 problems.append(f"{name}: script or stylesheet from another host {src!r} (the book must read offline)")
