@@ -76,6 +76,16 @@ def test_the_grid_is_drawn_for_a_phones_column_its_colours_named_in_words(drawn)
     assert {"holds: agrees with the paper", "fails: contradicts the paper", "not settled"} <= set(legend)
 
 
+@pytest.mark.parametrize("dpi", [100, 200, 300])
+def test_the_legends_rows_leave_room_for_the_presets_names_at_any_pixel_density(drawn, dpi):
+    """Issue 73: the legend's last row ("0, or the threshold") ran into the presets' names under it (one LINE
+    reserved a row, where a row takes LEGEND_ROW): at 1 pixel a CSS pixel it touched "cpu-long"."""
+    from mope.book import figure_png
+
+    texts, size = figure_png.drawn_texts(drawn[1], dpi)
+    assert figure_png.layout_problems(texts, size, tolerance=dpi / 100) == []
+
+
 def test_the_legend_says_each_verdict_in_the_words_of_every_reading_page(drawn):
     """Issue 53: the grid's words for a verdict are the vocabulary's (mope.evidence.verdicts.PLAIN_WORDS), read
     from the legend drawn: "cannot be tested at this scale", not words of its own such as "not judged here"."""
