@@ -152,3 +152,31 @@ def test_ipython_shows_a_figure_through_png_with_the_size_it_is_shown_at():
     image = Image.open(io.BytesIO(base64.b64decode(data["image/png"])))
     assert image.size[0] // 2 == metadata["image/png"]["width"]
     assert figure_png.SMALLEST_TEXT_KEY in image.text
+
+
+def test_in_a_jupyter_kernel_a_figure_drawn_after_the_first_cell_is_shown_at_twice_its_pixels(tmp_path):
+    """The book's first build with this module showed every figure at 1 pixel a CSS pixel: the kernel's inline
+    backend, loaded by matplotlib at the first figure, registered its own way of showing one over :func:`png`. A
+    real kernel runs a page's first cell, then draws and shows a figure as the book's {eval:figure} does."""
+    import os
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nfrom mope.book import figure_png\n\n"
+                                  "figure_png.show_figures_sharp()"),
+        nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(3.45, 2.0))\nax.plot([0, 1], [0, 1])\n"
+                                  "plt.close(fig)\nfig")])
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    os.environ, saved = env, os.environ.copy()  # the kernel inherits this process's environment
+    try:
+        NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    (output,) = [o for o in notebook.cells[1].outputs if "image/png" in o.get("data", {})]
+    image = Image.open(io.BytesIO(base64.b64decode(output["data"]["image/png"])))
+    assert output["metadata"]["image/png"]["width"] == image.size[0] // 2
+    assert image.info["dpi"] == pytest.approx((200, 200), abs=0.01) and figure_png.SMALLEST_TEXT_KEY in image.text

@@ -11,13 +11,13 @@ read). The PNG records its density (its ``pHYs`` chunk says 200 dpi), from which
 Twice the pixels would weigh about twice as much. The image is stored with few colours (:func:`few_colours`):
 every colour the figure's artists draw is kept exactly (a model's, a verdict's, the greys), and the other shades
 (the blends at the edges of lines and letters, of translucent bands) are each given the nearest of the
-:data:`PALETTE_SIZE` colours; a figure with a raster image of its own (``imshow``) or more colours than that
-keeps all of them.
+:data:`PALETTE_SIZE` colours; a figure with a raster image of its own (``imshow``), or with more colours of its own
+than that, keeps all of them.
 
 Each PNG carries what a check needs to know of its text, measured in the very drawing that made it
 (:func:`drawn_texts`): ``mope:smallest-text-pt``, the size of its smallest text in points, and
-``mope:layout-problems``, one line per text that overlaps another or is cut at the image's edge or by the box it
-is clipped to (:func:`layout_problems`), empty when there is none. ``scripts/check_book_html.py`` fails a figure
+``mope:layout-problems``, one line per text that overlaps or touches another (less than a CSS pixel apart) or is
+cut at the image's edge or by the box it is clipped to (:func:`layout_problems`), empty when there is none. ``scripts/check_book_html.py`` fails a figure
 whose PNG reports a problem, or whose smallest text is shown below :data:`~mope.book.figure_style.SMALLEST_FONT_PT`
 on a 400 px screen, or that is not drawn at twice the pixels it is shown at.
 
@@ -35,7 +35,7 @@ from typing import NamedTuple
 from mope.book.figure_style import DPI, PIXEL_DENSITY
 
 MARGIN = 0.1  # inches around the figure's tight box, as the inline backend saves it (savefig.pad_inches)
-PALETTE_SIZE = 64  # colours of a stored figure at most: its artists' own, then the most common other shades
+PALETTE_SIZE = 32  # colours of a stored figure at most: its artists' own, then the most common other shades
 #: the PNG text chunks a figure carries (the module's docstring)
 SMALLEST_TEXT_KEY = "mope:smallest-text-pt"
 PROBLEMS_KEY = "mope:layout-problems"
@@ -180,9 +180,9 @@ def layout_problems(texts: list[DrawnText], size: tuple[int, int], tolerance: fl
         for second in texts[i + 1:]:
             if second.artist == first.artist or min(_overlap(first.box, second.box)) <= -tolerance:
                 continue
-            if _depth(first.corners, second.corners) > -tolerance:
-                problems.append(f"{first.text!r} overlaps {second.text!r}" if _depth(first.corners, second.corners) > 0
-                                else f"{first.text!r} touches {second.text!r}")
+            depth = _depth(first.corners, second.corners)
+            if depth > -tolerance:
+                problems.append(f"{first.text!r} {'overlaps' if depth > 0 else 'touches'} {second.text!r}")
     return problems
 
 
@@ -248,8 +248,8 @@ def png(fig) -> tuple[bytes, dict[str, int]]:
 
 
 def show_figures_sharp() -> None:
-    """Make :func:`png` the way the running IPython shows a matplotlib figure (a page's first cell calls it); outside
-    IPython, nothing to do."""
+    """Make :func:`png` the way the running IPython shows a matplotlib figure (a page's first cell calls it, before
+    it draws: its backend is loaded now, which closes any figure); outside IPython, nothing to do."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -257,9 +257,14 @@ def show_figures_sharp() -> None:
     shell = get_ipython()
     if shell is None:
         return
-    import matplotlib.pyplot  # noqa: F401  (the inline backend registers its own formatter as pyplot loads)
+    import matplotlib
+    import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
+    # matplotlib loads its backend at the first figure; the kernel's inline backend then registers its own way of
+    # showing one, over this one (the book's first build with this module showed every figure at 1 pixel a CSS
+    # pixel): loaded now, it registers it once, before
+    plt.switch_backend(matplotlib.get_backend())
     formatters = shell.display_formatter.formatters
     for mime in ("image/svg+xml", "image/jpeg", "application/pdf"):
         formatters[mime].type_printers.pop(Figure, None)

@@ -22,7 +22,8 @@ SMALLEST_FONT_PT = 9
 #: The text column of a 400 px screen, in CSS px, as the browser check measures it: 400 px less the scroll bar
 #: (15) and the article's padding (2 × 16); a wider figure is shrunk to it, its text with it.
 PHONE_COLUMN_PX = 353
-DPI = 100  # CSS pixels an inch of every figure of the book as its page shows it; a CSS inch is 96 px
+#: CSS pixels an inch of every figure of the book as its page shows it; a CSS inch is 96 px
+DPI = 100
 #: Image pixels a CSS pixel: a figure is saved at DPI × PIXEL_DENSITY (200 dpi) and shown at DPI, its <img> as
 #: wide as half its pixels (mope.book.figure_png), so that it stays sharp on a screen of 2 device pixels a CSS pixel.
 PIXEL_DENSITY = 2
