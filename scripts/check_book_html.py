@@ -44,8 +44,8 @@ Two passes over every ``*.html`` file of the build:
    column, in every tab, must lie on the screen itself (the book stacks such tables on a phone), and so
    must every cell of the claims across every preset (headers "claim", "standing", then one a preset). No
    figure's image is wider than its column (its ``<figure>``) or the screen, and its smallest text, as its PNG
-   records it (points, at its dpi), is shown at 9 CSS pt or more at both widths (its points × dpi / 96 × the
-   width shown / its pixels): the book draws its figures for a phone's column, so none scrolls sideways, loses a
+   records it (points, at its dpi), is shown at 9 CSS pt or more at both widths, every dropdown opened at 400 px
+   (its points × dpi / 96 × the width shown / its pixels): the book draws its figures for a phone's column, so none scrolls sideways, loses a
    part or reads small; and each still has twice the pixels it is shown at.
 
    ``--screenshots DIR`` saves a PNG of the chosen pages (at 1280 px, and at 400 px as ``*-400.png``).

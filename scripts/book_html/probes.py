@@ -1,6 +1,6 @@
 """What the book check runs inside each rendered page, and what their reports mean: ``PAGE_PROBE`` (images
-decoded, maths rendered, figures captioned, unshrunk and measured (``FIGURES``, judged by :func:`figure_problems`), table cells and printed outputs that fit, no path of
-the build machine), ``HEIGHT_PROBE`` (the page's height once it has settled) and ``NARROW_PROBE`` (at a phone's
+decoded, maths rendered, figures captioned, unshrunk and measured (``FIGURES``, judged by :func:`figure_problems`),
+table cells and printed outputs that fit, no path of the build machine), ``HEIGHT_PROBE`` (the page's height once it has settled) and ``NARROW_PROBE`` (at a phone's
 width: nothing scrolls sideways or sticks out, verdicts and figures on the screen); :func:`reading_problems`
 and :func:`narrow_problems` turn the first and the last into one line per problem."""
 from __future__ import annotations
@@ -294,11 +294,13 @@ NARROW_PROBE = r"""
     measureTables();
   }
   checked.forEach(tab => { tab.checked = true; });
+  // Figures, every dropdown open (a figure in one is shrunk with its box): each one shown is measured (FIGURES):
+  // figure_problems says whether it has twice the pixels it is shown at and its smallest text reads at 9 pt
+  // (mope.book.figure_style.SMALLEST_FONT_PT).
+/*FIGURES*/
   closed.forEach(details => { details.open = false; });
-  // Figures: every image of a figure is drawn for the column, never wider than the box it sits in (its
-  // <figure>) nor than the screen: a figure that scrolls sideways, or sticks out, hides part of itself. Each one
-  // shown is measured (FIGURES): figure_problems says whether it has twice the pixels it is shown at and its
-  // smallest text reads at 9 pt (mope.book.figure_style.SMALLEST_FONT_PT).
+  // Every image of a figure is drawn for the column, never wider than the box it sits in (its <figure>) nor than
+  // the screen: a figure that scrolls sideways, or sticks out, hides part of itself.
 /*WIDE_FORMULAS*/
   const wideFigures = [];
   for (const img of article.querySelectorAll("figure img")) {
@@ -310,7 +312,6 @@ NARROW_PROBE = r"""
       wideFigures.push(`${name} (${Math.round(box.width)} px in a ${container.clientWidth} px column)`);
     }
   }
-/*FIGURES*/
   return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue,
                          verdictsOff: verdictsOff.slice(0, 5), wideTables: wideTables, wideFigures: wideFigures,
                          figures: figures, wideFormulas: wideFormulas});

@@ -2,8 +2,9 @@
 internal link of the built HTML (its ``#anchor`` against the ``id``s of the target page) resolves, every ``<img>``
 is a file that decodes as PNG, JPEG, GIF or SVG of a non-zero size, every script and stylesheet is a file of the
 build (the book reads offline), every Colab link opens a paired ``.ipynb`` of the repository, and every figure
-of the book (a PNG of ``_images/``) says what its text is (drawn by :func:`mope.book.figure_png.png`), no text of it
-overlapping another or cut off (:func:`figure_text_problems`). The bytes of each page's figures, as a browser
+of the book (a PNG of ``_images/``) has twice the pixels of the width its page gives it and says what its text is
+(drawn by :func:`mope.book.figure_png.png`), no text of it colliding with another or cut off
+(:func:`figure_file_problems`). The bytes of each page's figures, as a browser
 fetches them (a WebP copy where the build made one), are counted (:func:`figure_bytes`)."""
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from mope.book.figure_png import PROBLEMS_KEY, SMALLEST_TEXT_KEY
+from mope.book.figure_style import PIXEL_DENSITY
 
 SKIP_DIRS = {"_sources", "_static", "reports", "_images"}
 EXTERNAL_SCHEMES = ("http:", "https:", "mailto:", "javascript:", "data:", "tel:", "ftp:")
@@ -27,6 +29,7 @@ class PageParser(HTMLParser):
         self.ids: set[str] = set()
         self.links: list[str] = []
         self.images: list[str] = []
+        self.image_widths: dict[str, str] = {}  # the width an <img> is given, by its source
         self.assets: list[str] = []  # scripts and stylesheets the page loads
         self.redirect: str | None = None  # target of a <meta http-equiv="refresh"> page
 
@@ -44,6 +47,8 @@ class PageParser(HTMLParser):
             self.links.append(attrs["href"])
         if tag == "img" and attrs.get("src"):
             self.images.append(attrs["src"])
+            if attrs.get("width"):
+                self.image_widths[attrs["src"]] = attrs["width"]
         if tag == "script" and attrs.get("src"):
             self.assets.append(attrs["src"])
         if tag == "link" and "stylesheet" in (attrs.get("rel") or "").lower().split() and attrs.get("href"):
@@ -98,14 +103,21 @@ def png_chunks(path: Path) -> tuple[dict[str, str], float | None]:
     return texts, dpi
 
 
-def figure_text_problems(path: Path) -> list[str]:
-    """What the figure at ``path`` (a PNG the book drew) says is wrong with its text: a figure that does not say
-    (not drawn by ``mope.book.figure_png``), or one line per text that overlaps another or is cut off."""
+def figure_file_problems(path: Path, shown: str | None = None) -> list[str]:
+    """What is wrong with the figure at ``path`` (a PNG the book drew), given the width its page shows it at
+    (``shown``, its ``<img>``'s width, in a dropdown or a tab not open as well): fewer than twice as many pixels
+    (:data:`~mope.book.figure_style.PIXEL_DENSITY`); a figure that does not say what its text is (not drawn by
+    ``mope.book.figure_png``), or one line per text of it that collides with another or is cut off."""
     texts, _ = png_chunks(path)
+    pixels = struct.unpack(">I", path.read_bytes()[16:20])[0]
+    problems = ([f"figure not drawn at {PIXEL_DENSITY}x: {pixels} px shown at {shown} px"]
+                if shown and shown.isdigit() and pixels < PIXEL_DENSITY * int(shown) - 1 else [])
     if SMALLEST_TEXT_KEY not in texts:
-        return ["a figure that does not record its text (not saved by mope.book.figure_png.png): its text sizes and "
-                "layout cannot be checked"]
-    return [f"text of a figure collides or is cut off: {problem}" for problem in json.loads(texts.get(PROBLEMS_KEY, "[]"))]
+        return problems + [
+            "a figure that does not record its text (not saved by mope.book.figure_png.png): its text sizes and "
+            "layout cannot be checked"]
+    return problems + [f"text of a figure collides or is cut off: {problem}"
+                       for problem in json.loads(texts.get(PROBLEMS_KEY, "[]"))]
 
 
 def served_image(path: Path) -> Path:
@@ -180,7 +192,8 @@ def static_check(root: Path, pages: list[Path], repository: Path | None = None) 
             if problem:
                 problems.append(f"{name}: image {src!r}: {problem}")
             elif "_images/" in src and path.suffix.lower() == ".png":
-                problems += [f"{name}: image {src!r}: {text}" for text in figure_text_problems(path)]
+                problems += [f"{name}: image {src!r}: {text}"
+                             for text in figure_file_problems(path, parsed.image_widths.get(src))]
         for src in parsed.assets:
             if src.startswith(EXTERNAL_SCHEMES) or src.startswith("//"):
                 problems.append(f"{name}: script or stylesheet from another host {src!r} (the book must read offline)")
