@@ -814,7 +814,8 @@ def test_every_figure_of_the_introduction_and_the_chapters_reads_at_9_pt_on_a_ph
         for tag in re.findall(r'<img[^>]+src="[^"]*_images/[^"]+\.png"[^>]*>', page.read_text(encoding="utf-8")):
             source, shown = re.search(r'src="([^"]+)"', tag)[1], int(re.search(r'width="(\d+)"', tag)[1])
             pixels = struct.unpack(">I", (page.parent / source).read_bytes()[16:20])[0]
-            assert shown <= widest and pixels >= figure_style.PIXEL_DENSITY * shown, (page.name, source, shown, pixels)
+            # the pixel an odd width loses in halving: the browser check's tolerance too
+            assert shown <= widest and pixels >= figure_style.PIXEL_DENSITY * shown - 1, (page.name, source, shown, pixels)
             seen += 1
     assert seen >= 20
 

@@ -208,7 +208,7 @@ def sized_images(text: str, page: Path) -> str:
         extra = ' decoding="async"' + (' loading="lazy"' if count > 1 else "")
         if size and "width=" not in tag and "height=" not in tag:
             density = png_density(path, FIGURE_DPI)
-            extra += f' width="{round(size[0] / density)}" height="{round(size[1] / density)}"'
+            extra += f' width="{size[0] // density}" height="{size[1] // density}"'  # never more than its pixels allow
             tag = INLINE_SIZE.sub("", tag)
         tag = tag[:4] + extra + tag[4:]
         if not path.with_suffix(".webp").is_file():
