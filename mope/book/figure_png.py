@@ -1,4 +1,4 @@
-r"""How a figure of the book becomes its page's image (issue 73): sharp on a phone's screen, light, and measured.
+r"""How a figure of the book becomes its page's image: sharp on a phone's screen, light, and measured.
 
 A phone shows 2 to 3 device pixels a CSS pixel; a figure saved at 1 pixel a CSS pixel was soft there. :func:`png`
 saves a figure as the notebook's inline backend does (its tight box with a :data:`MARGIN` inch margin) but at
