@@ -8,7 +8,9 @@ Two passes over every ``*.html`` file of the build:
 1. **Static** (standard library only): every internal link (``href`` to a local file, with its
    ``#anchor`` checked against the ``id``s of the target page) resolves; every ``<img>`` source is a
    file on disk that decodes as PNG / JPEG / GIF / SVG with a non-zero size; every script and
-   stylesheet is a file of the build, none from another host (the book must read offline).
+   stylesheet is a file of the build, none from another host (the book must read offline); every figure's PNG
+   records its text as ``mope.book.figure_png`` measured it when it was drawn, and no text of it overlaps another
+   or is cut at its edge. The bytes of each page's figures, as a browser fetches them, are printed.
 2. **Browser**: the build is served by ``http.server`` on 127.0.0.1 and every page is loaded in
    headless Chromium driven over the DevTools protocol (tornado's websocket client, which the
    notebook kernel already depends on). After the page's load event, its images decoded and MathJax
@@ -18,7 +20,8 @@ Two passes over every ``*.html`` file of the build:
    - every formula Sphinx marks as maths was rendered by MathJax, and no TeX is left in the text
      (``$$``, ``\\(``, ``\\begin{``, ``\\omega``, ``$x^2$`` ... outside code);
    - every image of the article sits in a ``<figure>`` with a non-empty caption and is shown at
-     (nearly) its natural width, so the text drawn in it is not shrunk to fit the column;
+     (nearly) the width its page gives it, so the text drawn in it is not shrunk to fit the column; it has
+     twice the pixels it is shown at (``mope.book.figure_style.PIXEL_DENSITY``: sharp on a phone's screen);
    - no table cell's content is wider than the cell (clipped, or spilling into its neighbour), and no
      claims table is wider than the column at 1280 px (each preset's column in view, none behind a scroll);
    - no path of the machine that built it (``/work/...``, ``/home/...``, ``file://``) appears in
@@ -40,9 +43,10 @@ Two passes over every ``*.html`` file of the build:
    image of the book's stylesheet, while more lies beyond it). Every cell of a table's "verdict"
    column, in every tab, must lie on the screen itself (the book stacks such tables on a phone), and so
    must every cell of the claims across every preset (headers "claim", "standing", then one a preset). No
-   figure's image is wider than its column (its ``<figure>``) or the screen, nor shrunk below 96% of its natural
-   size (where its 9 pt text, drawn at 100 dpi, would read below 9 pt): the book draws its figures for a phone's
-   column, so none scrolls sideways or loses a part.
+   figure's image is wider than its column (its ``<figure>``) or the screen, and its smallest text, as its PNG
+   records it (points, at its dpi), is shown at 9 CSS pt or more at both widths, every dropdown opened at 400 px
+   (its points × dpi / 96 × the width shown / its pixels): the book draws its figures for a phone's column, so none scrolls sideways, loses a
+   part or reads small; and each still has twice the pixels it is shown at.
 
    ``--screenshots DIR`` saves a PNG of the chosen pages (at 1280 px, and at 400 px as ``*-400.png``).
 
@@ -70,7 +74,7 @@ HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:  # scripts/book_html/ beside it, however this script is loaded (the tests load it by path)
     sys.path.insert(0, HERE)
 from book_html.browser_pass import BROWSERS, browser_check, find_browser, serve  # noqa: E402
-from book_html.static_pass import html_pages, static_check  # noqa: E402
+from book_html.static_pass import figure_bytes, html_pages, static_check  # noqa: E402
 
 
 PAGE_HEIGHT_LIMIT = 12_000  # px at 1280 px: no page taller
@@ -139,6 +143,16 @@ def height_report(heights: dict[str, int]) -> list[str]:
     return lines
 
 
+def figure_report(root: Path, pages: list[Path]) -> list[str]:
+    """One line per page that shows figures: their bytes as a browser fetches them (WebP copies where the build made
+    them), then the total."""
+    sizes = {page.relative_to(root).as_posix(): figure_bytes(root, page) for page in pages}
+    sizes = {name: size for name, size in sizes.items() if size}
+    width = max(map(len, sizes), default=0)
+    lines = [f"figures {name:<{width}} {size / 1024:>8,.1f} KiB" for name, size in sizes.items()]
+    return lines + [f"figures {'all pages':<{width}} {sum(sizes.values()) / 1024:>8,.1f} KiB"] if sizes else []
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("html_dir", type=Path, help="the built book, e.g. _build/html")
@@ -188,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print("BROKEN", problem)
     for line in height_report(heights) if heights else []:
+        print(line)
+    for line in figure_report(root, pages):
         print(line)
     seen = "" if browser_images is None else f" ({browser_images} <img> decoded in Chromium)"
     colab = f", {n_colab} Colab links" if n_colab else ""

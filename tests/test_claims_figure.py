@@ -65,13 +65,27 @@ def test_every_claim_and_every_preset_has_its_place(drawn):
 
 
 def test_the_grid_is_drawn_for_a_phones_column_its_colours_named_in_words(drawn):
-    """Issue 53: the grid read at 9 pt on a 400 px screen, its legend naming what each colour says."""
-    from test_figures import check_legible_on_a_phone
+    """Issue 53: the grid read at 9 pt on a 400 px screen, its legend naming what each colour says; issue 73: no
+    words of a claim, scale or preset's name running into another."""
+    from test_figures import check_laid_out, check_legible_on_a_phone, shown_fonts
 
     records, fig, cells = drawn
     check_legible_on_a_phone(fig)
+    check_laid_out(fig)
+    # the introduction shows it in a dropdown, 350 px wide at 400 px: at the column's full width its 9 pt read 8.99
+    assert min(shown_fonts(fig, column_px=350).values()) >= 9
     legend = [text.get_text() for text in fig.legends[0].get_texts()]
     assert {"holds: agrees with the paper", "fails: contradicts the paper", "not settled"} <= set(legend)
+
+
+@pytest.mark.parametrize("dpi", [100, 200, 300])
+def test_the_legends_rows_leave_room_for_the_presets_names_at_any_pixel_density(drawn, dpi):
+    """Issue 73: the legend's last row ("0, or the threshold") ran into the presets' names under it (one LINE
+    reserved a row, where a row takes LEGEND_ROW): at 1 pixel a CSS pixel it touched "cpu-long"."""
+    from mope.book import figure_png
+
+    texts, size = figure_png.drawn_texts(drawn[1], dpi)
+    assert figure_png.layout_problems(texts, size, tolerance=dpi / 100) == []
 
 
 def test_the_legend_says_each_verdict_in_the_words_of_every_reading_page(drawn):

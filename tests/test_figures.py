@@ -8,7 +8,7 @@ import pytest  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 
 from mope.evidence import learned_parameters, paper  # noqa: E402
-from mope.book import figure_style, learned_figures, reproduction_figures, stress_figures  # noqa: E402
+from mope.book import figure_png, figure_style, learned_figures, reproduction_figures, stress_figures  # noqa: E402
 from mope.model.variants import TABLE_2, VARIANTS  # noqa: E402
 from mope.evidence.estimates import gap_curve  # noqa: E402
 from synthetic_runs import decayed_morlet, run  # noqa: E402
@@ -56,11 +56,18 @@ def check_legible_on_a_phone(fig):
     assert not small, small
 
 
+def check_laid_out(fig):
+    """No text of ``fig`` overlaps another or is cut off, as the book saves it (issue 73: chapter 4's stacked
+    panels each repeated a y label taller than the panel, into the next one's)."""
+    assert figure_png.layout_problems(*figure_png.drawn_texts(fig)) == []
+
+
 def check_fits_the_column(fig):
-    """One column of panels, legible on a phone."""
+    """One column of panels, legible on a phone, no text colliding or cut off."""
     columns = {round(ax.get_position().x0, 2) for ax in fig.axes}
     assert len(columns) == 1, columns
     check_legible_on_a_phone(fig)
+    check_laid_out(fig)
 
 
 @pytest.mark.parametrize("presets", [1, 2, 3])
@@ -68,6 +75,36 @@ def test_gap_figure_fits_the_column_for_any_number_of_presets(presets):
     runs = {f"p{i}": [run("BASE-DOT", 0, 2.0, history=history([4.0, 2.0])),
                       run("PE-ROPE", 0, 1.9, history=history([4.0, 1.9]))] for i in range(presets)}
     check_fits_the_column(reproduction_figures.plot_gap_to_baseline(runs, ["PE-ROPE"], paper_delta={"PE-ROPE": 0.011}))
+
+
+def test_the_gap_figures_stacked_panels_share_one_y_label_that_runs_into_nothing():
+    """Issue 73: Fig. 4.3 repeated "L(BASE-DOT) − L(model), nats" on each of its three panels, each label taller
+    than its panel (shortened by the legend of five models below), and each ran into the next one's."""
+    def preset(gap):
+        return [run("BASE-DOT", 0, 2.0, history=history([4.0, 2.1, 2.0]))] + [
+            run(v, 0, 2.0 - gap * k / 4, history=history([4.0, 2.1 - gap * k / 5, 2.0 - gap * k / 4]))
+            for k, v in enumerate(TABLE_2[1:])]
+
+    fig = reproduction_figures.plot_gap_to_baseline({"cpu": preset(-0.5), "cpu-long": preset(0.45),
+                                                     "paper": preset(-0.25)}, TABLE_2[1:], paper_delta={"PE-ROPE": 0.011})
+    check_fits_the_column(fig)
+    labels = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible() and "nats" in t.get_text()]
+    assert [t.get_text() for t in labels] == ["L(BASE-DOT) − L(model), nats"]
+
+
+def test_crowded_log_ticks_give_way_to_round_ones():
+    """Issue 73: Fig. 5.3's ω axis (0.15 to 9 over 1.8 inches) labelled 3, 4, 5 and 7 with 4 and 5 touching."""
+    import matplotlib.pyplot as plt
+
+    with figure_style.book_style():
+        fig, ax = plt.subplots(figsize=(figure_style.COLUMN_WIDTH, 2.2), constrained_layout=True)
+        ax.set_yscale("log")
+        ax.set_ylim(0.15, 9)
+        figure_style.plain_log_ticks(ax, axes="y")
+    ticks = [t for t in ax.get_yticks()]
+    assert 1 in ticks and 5 in ticks and 4 not in ticks
+    check_laid_out(fig)
+    plt.close(fig)
 
 
 def test_figures_say_when_nothing_is_stored():

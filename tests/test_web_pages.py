@@ -31,11 +31,31 @@ KIT = ('var p={github:[496,512,[],"f09b","M1 2z"]};d("fab",p),d("fa-brands",p)'
        'd("fas",p),d("fa-solid",p)')
 
 
-def png(width: int, height: int) -> bytes:
+def png(width: int, height: int, dpi: float | None = None) -> bytes:
     chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
     raw = b"".join(b"\0" + b"\0" * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+    density = chunk(b"pHYs", struct.pack(">IIB", round(dpi / 0.0254), round(dpi / 0.0254), 1)) if dpi else b""
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)) + density
             + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def test_a_figure_at_twice_its_pixels_is_shown_at_half_of_them_without_the_fixed_height_myst_nb_gives_it(tmp_path):
+    """Issue 73: mope.book.figure_png saves a figure at 200 dpi for a page laid out at 100 (its PNG says so); the page
+    gives its <img> half its pixels, and drops the inline width and height myst-nb wrote from the notebook's
+    metadata (a fixed height squashed the figure once a phone's column shrank its width)."""
+    (tmp_path / "_images").mkdir()
+    (tmp_path / "_images" / "sharp.png").write_bytes(png(730, 500, dpi=200))
+    (tmp_path / "_images" / "plain.png").write_bytes(png(365, 250, dpi=100))
+    page = tmp_path / "book" / "intro.html"
+    page.parent.mkdir()
+    text = web_pages.sized_images('<img alt="a" src="../_images/sharp.png" style="width: 365px; height: 250px;" />'
+                                  '<img alt="b" src="../_images/plain.png" />', page)
+    assert '<img decoding="async" width="365" height="250" alt="a" src="../_images/sharp.png" />' in text
+    assert 'width="365" height="250" alt="b"' in text
+    assert web_pages.png_density(tmp_path / "_images" / "sharp.png", 100) == 2
+    (tmp_path / "_images" / "odd.png").write_bytes(png(711, 501, dpi=200))
+    odd = web_pages.sized_images('<img alt="c" src="../_images/odd.png" />', page)
+    assert 'width="355" height="250"' in odd  # never shown wider than half its pixels
 
 
 PAGE = """<head><script data-cfasync="false">

@@ -9,8 +9,11 @@ Once the HTML builder has written every page (``build-finished``), each page of 
 * **Search.** The theme puts Sphinx's search scripts and the whole search index (180 kB) in every page's head,
   blocking its rendering, for a search-as-you-type the book does not turn on; they stay on the search page only
   (the search box of every page submits to it).
-* **Images.** Every figure's ``<img>`` (a file of ``_images/``) gets its ``width`` and ``height`` (its pixels, so the
-  browser reserves its box before it arrives: no layout shift), ``decoding="async"`` and, all but the first of
+* **Images.** Every figure's ``<img>`` (a file of ``_images/``) gets its ``width`` and ``height`` (the size it is
+  shown at: its pixels over its density, 2 for a figure saved at twice its pixels by ``mope.book.figure_png``, whose
+  PNG says 200 dpi where its page lays it out at ``figure_style.DPI``; so the browser reserves its box before it
+  arrives: no layout shift; the inline size that myst-nb writes from the notebook's metadata is dropped, its fixed
+  height would squash a figure shrunk to a phone's column), ``decoding="async"`` and, all but the first of
   the page, ``loading="lazy"`` (a figure below the screen or in a tab not shown is fetched when it is needed). A
   PNG gets a lossless WebP copy beside it (:func:`write_webp`: the book's 1.6 MB of figures in 0.64 MB), which
   the browser takes through ``<picture>``; the PNG stays the ``<img>``'s source (and the notebooks' for Colab).
@@ -48,6 +51,8 @@ from __future__ import annotations
 import re
 import struct
 from pathlib import Path
+
+from mope.book.figure_style import DPI as FIGURE_DPI  # CSS pixels an inch of a figure on its page
 
 #: MathJax from the book's own copy (sphinx-mathjax-offline): the startup component loads the others.
 MATHJAX = "mathjax/startup.js"
@@ -89,6 +94,8 @@ SEARCH_SCRIPT = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|_st
 FA_SCRIPT = re.compile(r'<script defer src="([^"]*)_static/scripts/fontawesome\.js[^"]*"></script>')
 FA_PRELOAD = re.compile(r'\s*<link[^>]*href="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*>')
 IMG = re.compile(r"<img\b[^>]*>")
+#: The size docutils writes on an image whose notebook output gave one (myst-nb): a fixed height in pixels.
+INLINE_SIZE = re.compile(r' style="width: [\d.]+px; height: [\d.]+px;"')
 #: A script of the head loaded from the book's ``_static/`` that blocks parsing (neither ``async`` nor ``defer``).
 BLOCKING_SCRIPT = re.compile(r'<script (?![^>]*\b(?:async|defer)\b)([^>]*\bsrc="[^"]*_static/[^"]*"[^>]*)></script>')
 SCRIPT_PRELOAD = re.compile(r'\s*<link rel="preload" as="script" href="[^"]*_static/scripts/[^"]*" />')
@@ -167,6 +174,22 @@ def png_size(path: Path) -> tuple[int, int] | None:
     return struct.unpack(">II", head[16:24])
 
 
+def png_density(path: Path, layout_dpi: float) -> int:
+    """Image pixels a CSS pixel of a PNG laid out at ``layout_dpi``: its resolution (the ``pHYs`` chunk, in pixels a
+    metre) over ``layout_dpi``, rounded, at least 1 (1 where the PNG says none)."""
+    data = path.read_bytes()
+    at = 8
+    while at + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        if kind == b"pHYs" and length == 9:
+            per_metre, _, unit = struct.unpack(">IIB", data[at + 8:at + 17])
+            return max(1, round(per_metre * 0.0254 / layout_dpi)) if unit == 1 else 1
+        if kind in (b"IDAT", b"IEND"):
+            break
+        at += 12 + length
+    return 1
+
+
 def sized_images(text: str, page: Path) -> str:
     """``text`` with each figure's ``<img>`` (a file of ``_images/``) given its size (a PNG's), async decoding and,
     after the page's first, lazy loading, in a ``<picture>`` offering its WebP copy where there is one; the theme's
@@ -184,7 +207,9 @@ def sized_images(text: str, page: Path) -> str:
         size = png_size(path) if path.is_file() else None
         extra = ' decoding="async"' + (' loading="lazy"' if count > 1 else "")
         if size and "width=" not in tag and "height=" not in tag:
-            extra += f' width="{size[0]}" height="{size[1]}"'
+            density = png_density(path, FIGURE_DPI)
+            extra += f' width="{size[0] // density}" height="{size[1] // density}"'  # never more than its pixels allow
+            tag = INLINE_SIZE.sub("", tag)
         tag = tag[:4] + extra + tag[4:]
         if not path.with_suffix(".webp").is_file():
             return tag

@@ -66,7 +66,13 @@ PAPER_COLOUR = "#000000"
 REFERENCE_COLOUR = "#8c8c8c"
 
 MARGIN = 0.08  # inches left and right of the grid
+#: inches: the column's width less 0.05, the grid's shaded bands reaching both edges. At the column's full width
+#: (365 CSS px saved) a phone's dropdown (350 px at 400) showed its 9 pt at 8.99 pt; at 360 px, 9.11.
+WIDTH = COLUMN_WIDTH - 0.05
 LINE = 0.155  # inches a line of text at 9 pt takes
+#: inches a row of the legend takes at 9 pt: its text's height (about 1.16 × 9 pt) and the label spacing (0.25 × 9 pt);
+#: a LINE a row left its last row touching the presets' names below it
+LEGEND_ROW = 0.18
 CELL_HEIGHT = 0.16  # inches of a claim's band its cells take, under its words
 GAP = 0.08  # inches between a claim's cells and the next claim's words
 LINE_CHARACTERS = 44  # characters of a claim's words on a line of the column at 9 pt
@@ -231,11 +237,11 @@ def plot_claims(records: Mapping[str, Sequence[Mapping]]):
     empty = [preset for preset in presets if not any(drawn(record) for record in records[preset])]
     legend_top = 2 * LINE + 0.1 + (LINE if empty else 0)
     columns = 2 if max(len(handle.get_label()) for handle in handles) <= LEGEND_PAIR_CHARACTERS else 1
-    header = legend_top + LINE * math.ceil(len(handles) / columns) + 0.1 + 2 * LINE + 0.05
+    header = legend_top + LEGEND_ROW * math.ceil(len(handles) / columns) + 0.1 + 2 * LINE + 0.05
     height = header + sum(bands)
     with book_style():
-        fig = plt.figure(figsize=(COLUMN_WIDTH, height))
-        left, right = MARGIN / COLUMN_WIDTH, 1 - MARGIN / COLUMN_WIDTH
+        fig = plt.figure(figsize=(WIDTH, height))
+        left, right = MARGIN / WIDTH, 1 - MARGIN / WIDTH
         fig.text(left, 1 - 0.04 / height, HEADING, ha="left", va="top", wrap=True)
         if empty:
             fig.text(left, 1 - (0.04 + 2 * LINE + 0.05) / height, f"no runs yet: {', '.join(empty)}", ha="left",

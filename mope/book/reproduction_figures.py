@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from mope.book.chapter_runs import step_shape
-from mope.book.figure_style import (COLUMN_WIDTH, PRESET_SHADES, book_style, colour, empty_panel, label_y,
-                                    legend_below, panels, plain_log_ticks)
+from mope.book.figure_style import (BOOK_STYLE, COLUMN_WIDTH, PRESET_SHADES, book_style, colour, empty_panel,
+                                    label_y, legend_below, panels, plain_log_ticks)
 from mope.evidence.estimates import distance_to_paper, gap_by_tokens, gap_curve, history
 from mope.evidence.paper import RUN_TO_RUN
 from mope.model.variants import TABLE_2
@@ -78,7 +78,8 @@ def plot_gap_to_baseline(runs: Mapping[str, list[dict]], variants: Sequence[str]
                 title += "\noff scale: " + ", ".join(f"{v} ({finals[v]:+.2f} at the end)" for v in hidden)
             ax.set(title=title, xlabel="step", xlim=(last / 4 - last * 0.03, last * 1.08))
             ax.grid(alpha=0.3)
-        label_y(axes, f"L({baseline}) − L(model), nats")
+        # one label for the stacked panels: repeated on each, it was taller than its panel and ran into the next's
+        fig.supylabel(f"L({baseline}) − L(model), nats", fontsize=BOOK_STYLE["axes.labelsize"])
         legend_below(fig, axes)
     return fig
 
@@ -234,6 +235,7 @@ def plot_gap_against_tokens(by_preset: Mapping[str, list[dict]], variant: str = 
     its last evaluation's token count; ``training_tokens``: the training split's size, for a second axis in
     passes over the data."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullLocator
 
     with book_style():
         fig, axes = panels(1, height=3.2)
@@ -276,6 +278,7 @@ def plot_gap_against_tokens(by_preset: Mapping[str, list[dict]], variant: str = 
                                                          lambda p: p * training_tokens / 1e6))
             passes.set_xlabel("passes over the training split")
             passes.set_xticks([1, 2, 5, 10, 20, 50, 100], ["1", "2", "5", "10", "20", "50", "100"])
+            passes.xaxis.set_minor_locator(NullLocator())  # a short range's minor labels (2×10⁻², 3×10⁻² ...) collided
         legend_below(fig, axes)
     plt.close(fig)
     return fig

@@ -19,8 +19,10 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from book_html.devtools import DevTools, evaluate, save_screenshot, set_width
-from book_html.probes import HEIGHT_PROBE, NARROW_PROBE, PAGE_PROBE, narrow_problems, reading_problems
-from book_html.static_pass import parse_page
+from book_html.probes import (HEIGHT_PROBE, NARROW_PROBE, PAGE_PROBE, figure_problems, narrow_problems,
+                               reading_problems)
+from book_html.static_pass import parse_page, png_chunks
+from mope.book.figure_style import PIXEL_DENSITY, SMALLEST_FONT_PT
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
@@ -71,6 +73,14 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
     problems: list[str] = []
     heights: dict[str, int] = {}
     n_images = n_formulas = 0
+
+    @functools.lru_cache(maxsize=None)
+    def chunks(src: str) -> tuple[dict[str, str], float | None]:  # a figure's PNG by the path the page serves it at
+        path = (root / src.lstrip("/")).resolve()
+        return png_chunks(path) if path.is_file() and path.suffix.lower() == ".png" else ({}, None)
+
+    def figures(state: dict, width: int) -> list[str]:
+        return figure_problems(state.get("figures", []), chunks, f"at {width} px", SMALLEST_FONT_PT, PIXEL_DENSITY)
     try:
         target = None
         deadline = time.monotonic() + 30
@@ -112,7 +122,7 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
             for src in state["broken"]:
                 problems.append(f"{name}: image did not load in the browser: {src}")
             n_formulas += state["formulas"]
-            problems += [f"{name}: {problem}" for problem in reading_problems(state, wide)]
+            problems += [f"{name}: {problem}" for problem in reading_problems(state, wide) + figures(state, wide)]
             shoot = screenshots is not None and (not screenshot_pages or name in screenshot_pages)
             stem = name.replace("/", "__").removesuffix(".html")
             try:
@@ -126,7 +136,8 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
             except (asyncio.TimeoutError, RuntimeError) as error:
                 problems.append(f"{name}: {type(error).__name__} {error}")
                 continue
-            problems += [f"{name}: {problem}" for problem in narrow_problems(narrow_report)]
+            problems += [f"{name}: {problem}" for problem in narrow_problems(narrow_report)
+                         + figures(narrow_report, narrow_report["width"])]
         devtools.connection.close()
     finally:
         process.terminate()

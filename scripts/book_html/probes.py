@@ -1,9 +1,11 @@
 """What the book check runs inside each rendered page, and what their reports mean: ``PAGE_PROBE`` (images
-decoded, maths rendered, figures captioned and unshrunk, table cells and printed outputs that fit, no path of
-the build machine), ``HEIGHT_PROBE`` (the page's height once it has settled) and ``NARROW_PROBE`` (at a phone's
+decoded, maths rendered, figures captioned, unshrunk and measured (``FIGURES``, judged by :func:`figure_problems`),
+table cells and printed outputs that fit, no path of the build machine), ``HEIGHT_PROBE`` (the page's height once it has settled) and ``NARROW_PROBE`` (at a phone's
 width: nothing scrolls sideways or sticks out, verdicts and figures on the screen); :func:`reading_problems`
 and :func:`narrow_problems` turn the first and the last into one line per problem."""
 from __future__ import annotations
+
+from mope.book.figure_png import SMALLEST_TEXT_KEY
 
 
 # Shared by the page probe (at the wide width) and the narrow one: every display formula (MathJax's display
@@ -29,6 +31,39 @@ WIDE_FORMULAS = r"""
     closedForFormulas.forEach(details => { details.open = false; });
   }
 """
+
+
+# Shared by the page probe and the narrow one: every image of a figure of the article as it is shown now, its source
+# (the PNG, whose text chunks say what its text is, even where the browser took its WebP copy), its width on the
+# screen and its natural width (pixels), for :func:`figure_problems`.
+FIGURES = r"""
+  const figures = [];
+  for (const img of article.querySelectorAll("figure img")) {
+    const box = img.getBoundingClientRect();
+    if (box.width === 0 || !img.getAttribute("src")) continue;  // in a tab or a dropdown not shown
+    figures.push({src: decodeURIComponent(new URL(img.getAttribute("src"), location.href).pathname),
+                  name: img.getAttribute("src").split("/").pop(), shown: box.width, natural: img.naturalWidth});
+  }
+"""
+
+
+def figure_problems(figures: list[dict], chunks, at: str, smallest_pt: float, density: int) -> list[str]:
+    """For each figure a probe measured (``figures``: its source, width shown and natural width), whether it has
+    ``density`` times the pixels it is shown at, and whether its smallest text, as its PNG records it
+    (``chunks(source)``: the PNG's text chunks and its dots an inch), is shown at ``smallest_pt`` CSS points or
+    more: its points × its dpi / 96 px a CSS inch × the width shown / its pixels."""
+    problems = []
+    for figure in figures:
+        shown, natural, name = figure["shown"], figure["natural"], figure["name"]
+        if natural < density * shown - 1:
+            problems.append(f"figure not drawn at {density}x {at}: {name} ({natural} px shown at {shown:.0f} px)")
+        texts, dpi = chunks(figure["src"])
+        if SMALLEST_TEXT_KEY in texts and dpi and natural:
+            points = float(texts[SMALLEST_TEXT_KEY]) * dpi / 96 * shown / natural
+            if points < smallest_pt - 0.005:
+                problems.append(f"figure's smallest text shown at {points:.2f} pt {at}, below {smallest_pt:g} pt: "
+                                f"{name} ({natural} px shown at {shown:.0f} px)")
+    return problems
 
 
 # Run inside each page after its load event: make lazy images load now, decode them all, wait for
@@ -99,6 +134,7 @@ PAGE_PROBE = r"""
   }
 
 /*WIDE_FORMULAS*/
+/*FIGURES*/
 
   // Printed outputs: a line wider than the output block is cut off at the column's edge (or hidden
   // behind a horizontal scroll bar): outputs must wrap.
@@ -135,10 +171,11 @@ PAGE_PROBE = r"""
     machinePaths: machinePaths,
     cutOutputs: cutOutputs,
     wideFormulas: wideFormulas,
+    figures: figures,
     columnWidth: article.clientWidth,
   });
 })()
-""".replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS)
+""".replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS).replace("/*FIGURES*/", FIGURES)
 
 
 # The page's height, at the width the browser has now, as a reader sees it once everything has rendered:
@@ -257,13 +294,15 @@ NARROW_PROBE = r"""
     measureTables();
   }
   checked.forEach(tab => { tab.checked = true; });
+  // Figures, every dropdown open (a figure in one is shrunk with its box): each one shown is measured (FIGURES):
+  // figure_problems says whether it has twice the pixels it is shown at and its smallest text reads at 9 pt
+  // (mope.book.figure_style.SMALLEST_FONT_PT).
+/*FIGURES*/
   closed.forEach(details => { details.open = false; });
-  // Figures: every image of a figure is drawn for the column, never wider than the box it sits in (its
-  // <figure>) nor than the screen: a figure that scrolls sideways, or sticks out, hides part of itself. Nor is it
-  // shrunk below 96% of its natural size: drawn at 100 dpi with text of 9 pt, it shows that text at 9 CSS pt
-  // (9 × 100/96) only down to there (mope.book.figure_style.SMALLEST_FONT_PT).
+  // Every image of a figure is drawn for the column, never wider than the box it sits in (its <figure>) nor than
+  // the screen: a figure that scrolls sideways, or sticks out, hides part of itself.
 /*WIDE_FORMULAS*/
-  const wideFigures = [], shrunkFigures = [];
+  const wideFigures = [];
   for (const img of article.querySelectorAll("figure img")) {
     const box = img.getBoundingClientRect();
     if (box.width === 0) continue;  // in a tab or a dropdown not shown
@@ -271,15 +310,13 @@ NARROW_PROBE = r"""
     const name = (img.currentSrc || img.src).split("/").pop();
     if (box.width > container.clientWidth + 1 || box.right > width + 1) {
       wideFigures.push(`${name} (${Math.round(box.width)} px in a ${container.clientWidth} px column)`);
-    } else if (box.width < 0.96 * img.naturalWidth - 1) {
-      shrunkFigures.push(`${name} (${img.naturalWidth} px shown at ${Math.round(box.width)} px)`);
     }
   }
   return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue,
                          verdictsOff: verdictsOff.slice(0, 5), wideTables: wideTables, wideFigures: wideFigures,
-                         shrunkFigures: shrunkFigures, wideFormulas: wideFormulas});
+                         figures: figures, wideFormulas: wideFormulas});
 })()
-""".replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS)
+""".replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS).replace("/*FIGURES*/", FIGURES)
 
 
 def narrow_problems(state: dict) -> list[str]:
@@ -296,7 +333,6 @@ def narrow_problems(state: dict) -> list[str]:
     problems += [f"figure wider than its column {at}: {name}" for name in state.get("wideFigures", [])]
     problems += [f"formula wider than its column {at}, a part of it cut off: {text}"
                  for text in state.get("wideFormulas", [])]
-    problems += [f"figure shrunk {at}, its 9 pt text below 9 pt: {name}" for name in state.get("shrunkFigures", [])]
     return problems
 
 

@@ -1,15 +1,23 @@
-"""The static pass of the book check (standard library only): every internal link of the built HTML (its
-``#anchor`` against the ``id``s of the target page) resolves, every ``<img>`` is a file that decodes as PNG,
-JPEG, GIF or SVG of a non-zero size, every script and stylesheet is a file of the build (the book reads
-offline), and every Colab link opens a paired ``.ipynb`` of the repository."""
+"""The static pass of the book check (standard library only, and the names of :mod:`mope.book.figure_png`): every
+internal link of the built HTML (its ``#anchor`` against the ``id``s of the target page) resolves, every ``<img>``
+is a file that decodes as PNG, JPEG, GIF or SVG of a non-zero size, every script and stylesheet is a file of the
+build (the book reads offline), every Colab link opens a paired ``.ipynb`` of the repository, and every figure
+of the book (a PNG of ``_images/``) has twice the pixels of the width its page gives it and says what its text is
+(drawn by :func:`mope.book.figure_png.png`), no text of it colliding with another or cut off
+(:func:`figure_file_problems`). The bytes of each page's figures, as a browser
+fetches them (a WebP copy where the build made one), are counted (:func:`figure_bytes`)."""
 from __future__ import annotations
 
 import functools
+import json
 import struct
 import xml.etree.ElementTree as ElementTree
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from mope.book.figure_png import PROBLEMS_KEY, SMALLEST_TEXT_KEY
+from mope.book.figure_style import PIXEL_DENSITY
 
 SKIP_DIRS = {"_sources", "_static", "reports", "_images"}
 EXTERNAL_SCHEMES = ("http:", "https:", "mailto:", "javascript:", "data:", "tel:", "ftp:")
@@ -21,6 +29,7 @@ class PageParser(HTMLParser):
         self.ids: set[str] = set()
         self.links: list[str] = []
         self.images: list[str] = []
+        self.image_widths: dict[str, str] = {}  # the width an <img> is given, by its source
         self.assets: list[str] = []  # scripts and stylesheets the page loads
         self.redirect: str | None = None  # target of a <meta http-equiv="refresh"> page
 
@@ -38,6 +47,8 @@ class PageParser(HTMLParser):
             self.links.append(attrs["href"])
         if tag == "img" and attrs.get("src"):
             self.images.append(attrs["src"])
+            if attrs.get("width"):
+                self.image_widths[attrs["src"]] = attrs["width"]
         if tag == "script" and attrs.get("src"):
             self.assets.append(attrs["src"])
         if tag == "link" and "stylesheet" in (attrs.get("rel") or "").lower().split() and attrs.get("href"):
@@ -72,6 +83,55 @@ def image_problem(path: Path) -> str | None:
             return f"invalid SVG ({error})"
         return None if root.tag.endswith("svg") else "SVG without an <svg> root"
     return "not a PNG, JPEG, GIF or SVG"
+
+
+def png_chunks(path: Path) -> tuple[dict[str, str], float | None]:
+    """A PNG's text chunks (``tEXt``) and its resolution in dots an inch (``pHYs``; None where it gives none)."""
+    data = path.read_bytes()
+    texts, dpi, at = {}, None, 8
+    while at + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + length]
+        if kind == b"tEXt" and b"\0" in body:
+            key, value = body.split(b"\0", 1)
+            texts[key.decode("latin-1")] = value.decode("latin-1")
+        elif kind == b"pHYs" and length == 9 and body[8] == 1:
+            dpi = struct.unpack(">I", body[:4])[0] * 0.0254
+        elif kind == b"IEND":
+            break
+        at += 12 + length
+    return texts, dpi
+
+
+def figure_file_problems(path: Path, shown: str | None = None) -> list[str]:
+    """What is wrong with the figure at ``path`` (a PNG the book drew), given the width its page shows it at
+    (``shown``, its ``<img>``'s width, in a dropdown or a tab not open as well): fewer than twice as many pixels
+    (:data:`~mope.book.figure_style.PIXEL_DENSITY`); a figure that does not say what its text is (not drawn by
+    ``mope.book.figure_png``), or one line per text of it that collides with another or is cut off."""
+    texts, _ = png_chunks(path)
+    pixels = struct.unpack(">I", path.read_bytes()[16:20])[0]
+    problems = ([f"figure not drawn at {PIXEL_DENSITY}x: {pixels} px shown at {shown} px"]
+                if shown and shown.isdigit() and pixels < PIXEL_DENSITY * int(shown) - 1 else [])
+    if SMALLEST_TEXT_KEY not in texts:
+        return problems + [
+            "a figure that does not record its text (not saved by mope.book.figure_png.png): its text sizes and "
+            "layout cannot be checked"]
+    return problems + [f"text of a figure collides or is cut off: {problem}"
+                       for problem in json.loads(texts.get(PROBLEMS_KEY, "[]"))]
+
+
+def served_image(path: Path) -> Path:
+    """The file a browser fetches for the image at ``path``: its WebP copy where the build made one (the page offers
+    it through ``<picture>``), else ``path``."""
+    webp = path.with_suffix(".webp")
+    return webp if path.suffix.lower() == ".png" and webp.is_file() else path
+
+
+def figure_bytes(root: Path, page: Path) -> int:
+    """The bytes of the figures of ``page`` (each image of ``_images/`` once) as a browser fetches them."""
+    files = {(page.parent / unquote(urlsplit(src).path)).resolve() for src in parse_page(page).images
+             if "_images/" in src and not src.startswith(EXTERNAL_SCHEMES)}
+    return sum(served_image(path).stat().st_size for path in files if path.is_file())
 
 
 def html_pages(root: Path) -> list[Path]:
@@ -127,9 +187,13 @@ def static_check(root: Path, pages: list[Path], repository: Path | None = None) 
                 problems.append(f"{name}: image from another host {src!r} (the book must read offline)")
                 continue
             n_images += 1
-            problem = image_problem((page.parent / unquote(urlsplit(src).path)).resolve())
+            path = (page.parent / unquote(urlsplit(src).path)).resolve()
+            problem = image_problem(path)
             if problem:
                 problems.append(f"{name}: image {src!r}: {problem}")
+            elif "_images/" in src and path.suffix.lower() == ".png":
+                problems += [f"{name}: image {src!r}: {text}"
+                             for text in figure_file_problems(path, parsed.image_widths.get(src))]
         for src in parsed.assets:
             if src.startswith(EXTERNAL_SCHEMES) or src.startswith("//"):
                 problems.append(f"{name}: script or stylesheet from another host {src!r} (the book must read offline)")
