@@ -1,9 +1,10 @@
-"""Sphinx extension: each stylesheet of the built book keeps only the rules that can match something of it (issue 73).
+"""Sphinx extension: a page's stylesheets as one file of only the rules that can match something of the book (issue 73).
 
 The theme's stylesheet (``pydata-sphinx-theme.css``: Bootstrap, Font Awesome's 1,377 icon classes, the theme's own
 rules; 397 kB, 64 KiB gzipped) blocks the first paint of every page, and about nine tenths of it styles nothing the
 book has. Once every page is written (``build-finished``, after the other extensions have rewritten them), each
-stylesheet that a page links from ``_static/`` is rewritten in place without the rules that cannot match:
+stylesheet that a page links from ``_static/`` is read without the rules that cannot match (the files themselves stay
+as the theme and the extensions wrote them):
 
 * **What the book has** (:func:`book_words`): every word of every page (its tags, classes, ids, attributes and text)
   and of every script a page loads (a class a script adds is named in it: Bootstrap's ``show``, the search page's
@@ -15,7 +16,7 @@ stylesheet that a page links from ``_static/`` is rewritten in place without the
   names. License comments (``/*! ... */``) stay. A rule listing a vendor's pseudo-class (``::-moz-focus-inner``), which
   voids the whole rule in the other browsers, is kept or dropped whole, so that no rule comes to apply that did not.
 
-Then each page's stylesheets are **one file** (:func:`bundle_page`): the pruned sheets it links from ``_static/``, in
+Each page's stylesheets are then **one file** (:func:`bundle_page`): the pruned sheets it links from ``_static/``, in
 its order, joined into ``_static/book-<digest>.css`` (one such file for each list of sheets: the pages with formulas
 add MathJax's), linked where the first of them was. A phone on a slow link fetched thirteen stylesheets before its
 first paint, each a request of its own; the file's name changes with its content, so a cached copy is never stale.
@@ -30,6 +31,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
+from typing import Callable
 
 from sphinx.util import logging
 
@@ -265,20 +267,21 @@ def rebased(css: str, source: Path, target: Path) -> str:
     return URL.sub(rebase, css)
 
 
-def bundle_page(text: str, page: Path, outdir: Path, bundles: dict[tuple[Path, ...], str]) -> str:
+def bundle_page(text: str, page: Path, outdir: Path, bundles: dict[tuple[Path, ...], str],
+                content: Callable[[Path], str]) -> str:
     """``text`` with the stylesheets it links from ``_static/`` replaced by one link, where the first of them was, to
-    the bundle of them all (written into ``bundles``, by the sheets' paths, as ``_static/`` names it); a page with an
-    inline ``<style>`` among those links is left as it is (joining them would move it in the cascade)."""
+    the bundle of them all, each as ``content`` gives it (the bundle written once, into ``bundles`` by the sheets'
+    paths, as ``_static/`` names it); a page with an inline ``<style>`` among those links is left as it is (joining
+    them would move it in the cascade)."""
     static = (outdir / "_static").resolve()
     links = [m for m in LINK.finditer(text) if "://" not in m[1] and static in (page.parent / m[1]).resolve().parents]
-    if len(links) < 2 or "<style" in text[links[0].start():links[-1].end()]:
+    if not links or "<style" in text[links[0].start():links[-1].end()]:
         return text
     sheets = tuple((page.parent / m[1]).resolve() for m in links)
     if not all(sheet.is_file() for sheet in sheets):
         return text
     if sheets not in bundles:
-        css = "".join(CHARSET.sub("", rebased(sheet.read_text(encoding="utf-8"), sheet.parent, static)) + "\n"
-                      for sheet in sheets)
+        css = "".join(CHARSET.sub("", rebased(content(sheet), sheet.parent, static)) + "\n" for sheet in sheets)
         name = f"book-{hashlib.sha256(css.encode()).hexdigest()[:12]}.css"
         (static / name).write_text('@charset "UTF-8";\n' + css, encoding="utf-8")
         bundles[sheets] = name
@@ -297,18 +300,16 @@ def lean_stylesheets(app, exception) -> None:
     pages = {page: page.read_text(encoding="utf-8") for page in outdir.rglob("*.html")
              if "_static" not in page.relative_to(outdir).parts}
     words, prefixes = book_words(pages, outdir)
-    before = after = 0
-    for sheet in linked_stylesheets(pages, outdir):
-        css = sheet.read_text(encoding="utf-8")
-        leaner = lean(css, words, prefixes)
-        before, after = before + len(css), after + len(leaner)
-        sheet.write_text(leaner, encoding="utf-8")
+    leaner = {sheet: lean(sheet.read_text(encoding="utf-8"), words, prefixes)
+              for sheet in linked_stylesheets(pages, outdir)}
     bundles: dict[tuple[Path, ...], str] = {}
     for page, text in pages.items():
-        bundled = bundle_page(text, page, outdir, bundles)
+        bundled = bundle_page(text, page, outdir, bundles, leaner.__getitem__)
         if bundled != text:
             page.write_text(bundled, encoding="utf-8")
-    LOGGER.info(f"lean_css: the book's stylesheets from {before:,} to {after:,} characters, in {len(bundles)} files")
+    before = sum(sheet.stat().st_size for sheet in leaner)
+    LOGGER.info(f"lean_css: the book's stylesheets from {before:,} to {sum(map(len, leaner.values())):,} characters, "
+                f"in {len(bundles)} files")
 
 
 def setup(app):
