@@ -70,7 +70,7 @@ def test_a_stylesheet_whose_rules_all_match_comes_back_as_it_was():
 
 def test_the_words_of_the_book_come_from_its_pages_and_the_scripts_they_load(tmp_path):
     (tmp_path / "_static").mkdir()
-    (tmp_path / "_static" / "used.js").write_text('e.classList.add("shown");n.className=`tip-${side}`', encoding="utf-8")
+    (tmp_path / "_static" / "used.js").write_text('e.classList.add("shown");n.className=`tip-${side}`;m.className="arrow-" + side', encoding="utf-8")
     (tmp_path / "_static" / "unloaded.js").write_text('e.classList.add("never")', encoding="utf-8")
     (tmp_path / "_static" / "theme.css").write_text(".x{}", encoding="utf-8")
     page = tmp_path / "intro.html"
@@ -78,7 +78,7 @@ def test_the_words_of_the_book_come_from_its_pages_and_the_scripts_they_load(tmp
             '</script></head><body><p class="lead">Hello</p></body>')
     words, prefixes = lean_css.book_words({page: text}, tmp_path)
     assert {"lead", "body", "Hello", "shown"} <= words and "never" not in words
-    assert prefixes == ("tip-",)
+    assert prefixes == ("arrow-", "tip-")
     assert lean_css.linked_stylesheets({page: text}, tmp_path) == [(tmp_path / "_static" / "theme.css").resolve()]
 
 

@@ -38,8 +38,9 @@ from sphinx.util import logging
 #: At-rules whose block holds rules (pruned inside, dropped when left empty).
 GROUPS = {"media", "supports", "layer", "container", "document", "scope"}
 WORD = re.compile(r"[A-Za-z_][\w-]*")
-#: A prefix a script builds a class name from: a string or template literal ending in "-" before ``${``.
-TEMPLATE_PREFIX = re.compile(r"[`\"']([A-Za-z][\w-]*-)\$\{")
+#: A prefix a script builds a class name from: a template literal's text ending in "-" before ``${``, or a string
+#: ending in "-" that is added to (``"tip-" + side``).
+TEMPLATE_PREFIX = re.compile(r"[`\"']([A-Za-z][\w-]*-)(?:\$\{|[\"']\s*\+)")
 SCRIPT_SRC = re.compile(r'<script\b[^>]*\bsrc="([^"?#]+)')
 STYLESHEET = re.compile(r'<link\b(?=[^>]*\brel="stylesheet")[^>]*\bhref="([^"?#]+)')
 #: A functional pseudo-class's argument (``:not(.a)``, ``:nth-child(2n+1)``): kept as it is, not looked into.
