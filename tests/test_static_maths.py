@@ -2,6 +2,7 @@
 place of each formula's TeX, so that a page loads no MathJax JavaScript and shows its text at once."""
 from __future__ import annotations
 
+import importlib
 import re
 import shutil
 from pathlib import Path
@@ -76,6 +77,30 @@ def test_the_built_pages_load_no_mathjax_javascript():
         assert not re.search(r'math notranslate nohighlight"[^>]*>\s*(?:<span class="eqno">.*?</span>)?\s*\\[(\[]', text,
                              re.S), page
     encodings = (BUILT / "notebooks" / "02_encodings.html").read_text(encoding="utf-8")
-    assert "mathjax-chtml.css" in encodings and "<mjx-container" in encodings
+    assert "<mjx-container" in encodings
+    # the page's stylesheet, its sheets in one file (book/_ext/lean_css.py), carries MathJax's
+    sheets = re.findall(r'<link\b[^>]*rel="stylesheet"[^>]*href="([^"]+)"', encodings)
+    styles = "".join(((BUILT / "notebooks") / sheet).read_text(encoding="utf-8") for sheet in sheets)
+    assert 'mjx-container[jax="CHTML"]' in styles and "font-display: swap" in styles
     script = (ROOT / "_static" / "book.js").read_text()
     assert "book-typesetting" not in script  # no page hides its text while formulas typeset
+
+
+def test_each_maths_font_is_cut_to_the_characters_the_stylesheet_draws(tmp_path):
+    fonttools = pytest.importorskip("fontTools.ttLib")
+    offline = Path(importlib.import_module("sphinx-mathjax-offline").__file__).parent / "static" / "mathjax"
+    main = offline / "output" / "chtml" / "fonts" / "woff-v2" / "MathJax_Main-Regular.woff"
+    if not main.is_file():
+        pytest.skip("sphinx-mathjax-offline ships no MathJax_Main-Regular.woff")
+    static = tmp_path / "_static"
+    (static / static_maths.FONT_URL).mkdir(parents=True)
+    shutil.copy(main, static / static_maths.FONT_URL / main.name)
+    css = ('@font-face {\n  font-family: MJXTEX;\n  src: url("' + static_maths.FONT_URL + '/MathJax_Main-Regular.woff") '
+           'format("woff");\n}\nmjx-c.mjx-c3D::before {\n  content: "=";\n}\nmjx-c.mjx-c2211::before {\n  content: "\\2211";\n}')
+    assert static_maths.drawn_characters(css) == {"=", "\u2211"}
+    cut = static_maths.subset_fonts(css, static)
+    assert f'url("{static_maths.SUBSET}/MathJax_Main-Regular.woff")' in cut and static_maths.FONT_URL not in cut
+    subset = static / static_maths.SUBSET / main.name
+    assert subset.stat().st_size < main.stat().st_size / 3
+    kept = set(fonttools.TTFont(subset).getBestCmap())
+    assert kept == {ord("="), 0x2211} & set(fonttools.TTFont(main).getBestCmap())

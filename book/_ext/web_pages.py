@@ -16,7 +16,9 @@ Once the HTML builder has written every page (``build-finished``), each page of 
   height would squash a figure shrunk to a phone's column), ``decoding="async"`` and, all but the first of
   the page, ``loading="lazy"`` (a figure below the screen or in a tab not shown is fetched when it is needed). A
   PNG gets a lossless WebP copy beside it (:func:`write_webp`: the book's 1.6 MB of figures in 0.64 MB), which
-  the browser takes through ``<picture>``; the PNG stays the ``<img>``'s source (and the notebooks' for Colab).
+  the browser takes through ``<picture>``; the PNG stays the ``<img>``'s source (and the notebooks' for Colab). The
+  theme's own images (the Colab logo in the launch menu, hidden until it opens) load lazily: a phone fetched that logo
+  before its first paint.
 * **MathJax**, where the book is built without Node (with Node, ``static_maths.py`` typesets every formula at build
   time and takes MathJax's scripts out of the pages), comes in its parts (:data:`MATHJAX`): the loader, the core, TeX input, CommonHTML output and its font,
   and the MathML a screen reader reads (162 KiB gzipped), without the right-click menu that the combined
@@ -193,13 +195,15 @@ def png_density(path: Path, layout_dpi: float) -> int:
 def sized_images(text: str, page: Path) -> str:
     """``text`` with each figure's ``<img>`` (a file of ``_images/``) given its size (a PNG's), async decoding and,
     after the page's first, lazy loading, in a ``<picture>`` offering its WebP copy where there is one; the theme's
-    own images (logos in menus, sized by its CSS) are left alone."""
+    own images (logos in menus, sized by its CSS) only load lazily."""
     count = 0
 
     def attributes(match: re.Match) -> str:
         nonlocal count
         tag = match[0]
         src = re.search(r'\bsrc="([^"]+)"', tag)
+        if src is not None and "_static/images/" in src[1] and "loading=" not in tag:
+            return tag[:4] + ' loading="lazy"' + tag[4:]  # the theme's: a logo in a menu, fetched when it opens
         if src is None or "_images/" not in src[1] or "://" in src[1] or "decoding=" in tag:
             return tag
         count += 1
