@@ -15,7 +15,8 @@ The build is served on 127.0.0.1 with gzip compression (as GitHub Pages serves i
 2. **Lighthouse** (``tools/web``), mobile and desktop, on every page (``--lighthouse none`` or some pages for a
    quicker look): accessibility 100, best practices 100, SEO at least 95, layout shift at most 0.1 and the budgets
    above; the largest contentful paint of the introduction and the chapters (but the explorer) against its target
-   of :data:`MAX_LARGEST_PAINT` seconds, printed where it is over, failed with ``--gate-largest-paint`` (CI passes it: the
+   of :data:`MAX_LARGEST_PAINT` seconds, printed where it is over, failed with ``--gate-largest-paint`` where the median of :data:`PAINT_AUDITS` audits is over (a page over
+   in its first audit is audited again; CI passes it: the
    introduction and every chapter met it at median of 3 once the stylesheets were pruned into one file and MathJax's
    fonts cut to the book's characters, book/_ext/lean_css.py and static_maths.py); every figure printed, the machine's benchmark index with them, and the
    performance score printed, not gated (it depends on the machine's load). An audit that times out is tried once
@@ -37,6 +38,7 @@ import json
 import os
 import queue
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,6 +72,8 @@ MAX_LAYOUT_SHIFT = 0.1
 #: reader reads in order may not exceed (issue 73): the introduction and the numbered chapters but the explorer, whose
 #: plots BokehJS draws.
 MAX_LARGEST_PAINT = 2.5
+#: Audits of a page over its paint target, the first included, whose median is judged (as the target is stated).
+PAINT_AUDITS = 3
 LARGEST_PAINT_PAGES = ("book/intro.html", "notebooks/0")
 LARGEST_PAINT_EXEMPT = ("notebooks/03_explorer.html",)
 SKIP_DIRS = {"_sources", "_static", "_images", "_downloads", "reports"}
@@ -279,10 +283,40 @@ def relay(stream, lines: queue.Queue) -> None:
     lines.put(None)
 
 
+def paint_misses(base: str, misses: dict[tuple[str, str], list[float]], elements: dict[tuple[str, str], str],
+                 jobs: int, gate_paint: bool) -> list[str]:
+    """The pages whose largest paint was over its target in one audit, judged as the target is stated: with
+    ``gate_paint`` each such page is audited :data:`PAINT_AUDITS` times in all and fails if the median is over (one
+    audit on a busy machine can paint late by chance); without it each one over is printed."""
+    if gate_paint and misses:
+        again = sorted({page for page, _ in misses})
+        for _ in range(PAINT_AUDITS - 1):
+            for run in lighthouse_runs(base, again, jobs):
+                key = (run["page"], run["form"])
+                if key in misses and not run["errors"] and run["lcp"] is not None:
+                    misses[key].append(run["lcp"] / 1000)
+    problems = []
+    for (page, form), paints in sorted(misses.items()):
+        middle = statistics.median(paints)
+        miss = (f"{page} ({form}): Lighthouse largest contentful paint {middle:.1f} s (median of "
+                f"{', '.join(f'{p:.1f}' for p in paints)}), over its target of {largest_paint_target(page)} s "
+                f"({elements[(page, form)]})")
+        if not gate_paint:
+            print("OVER TARGET (printed, not gated)", miss)
+        elif middle > largest_paint_target(page):
+            problems.append(miss)
+        else:
+            print(f"lighthouse {page} {form}: largest paint within its target at the median of {len(paints)} audits "
+                  f"({', '.join(f'{p:.1f}' for p in paints)} s)")
+    return problems
+
+
 def lighthouse_check(base: str, pages: list[str], jobs: int = LIGHTHOUSE_JOBS, gate_paint: bool = False) -> list[str]:
     """What fails Lighthouse's gates on ``pages``, in both form factors; a largest paint over its target fails only
     with ``gate_paint`` (as CI runs it; without it each one over is printed)."""
     problems, started = [], time.monotonic()
+    misses: dict[tuple[str, str], list[float]] = {}  # (page, form) over its paint target: its largest paints, seconds
+    elements: dict[tuple[str, str], str] = {}
     for run in lighthouse_runs(base, pages, jobs):
         page, form = run["page"], run["form"]
         if run["errors"]:
@@ -298,12 +332,8 @@ def lighthouse_check(base: str, pages: list[str], jobs: int = LIGHTHOUSE_JOBS, g
               + (f", {run['tries']} tries" if run.get("tries", 1) > 1 else ""))
         target = largest_paint_target(page)
         if target is not None and run["lcp"] is not None and run["lcp"] / 1000 > target:
-            miss = (f"{page} ({form}): Lighthouse largest contentful paint {run['lcp'] / 1000:.1f} s, over its "
-                    f"target of {target} s ({run.get('lcpElement') or 'element not named'})")
-            if gate_paint:
-                problems.append(miss)
-            else:
-                print("OVER TARGET (printed, not gated)", miss)
+            misses[(page, form)] = [run["lcp"] / 1000]
+            elements[(page, form)] = run.get("lcpElement") or "element not named"
         for key, least in GATES.items():
             if scores[key] is None or scores[key] < least:
                 problems.append(f"{page} ({form}): Lighthouse {key} {scores[key]} below {least} "
@@ -312,6 +342,7 @@ def lighthouse_check(base: str, pages: list[str], jobs: int = LIGHTHOUSE_JOBS, g
         if shift > MAX_LAYOUT_SHIFT:
             problems += [f"{page} (Lighthouse {form}): shifted {s['score']:.3f}: {s['node']} {s['snippet']}"
                          for s in run["shifts"]]
+    problems += paint_misses(base, misses, elements, jobs, gate_paint)
     if pages:
         print(f"lighthouse: {len(pages)} pages, mobile and desktop, in {time.monotonic() - started:.0f} s "
               f"({jobs} at a time)")

@@ -248,3 +248,27 @@ def test_lighthouse_reports_every_form_and_fails_a_page_without_a_description(tm
         assert re.search(rf"^FAILED notebooks/01_plain\.html \({form}\): Lighthouse seo 0\.\d+ below 0\.95 "
                          r"\(failing: [^)]*meta-description", out, re.M), out
     assert "lighthouse search.html" not in out  # only the page asked for
+
+
+def test_a_page_over_its_paint_target_once_is_judged_by_the_median_of_three_audits(monkeypatch, capsys):
+    """One late paint on a busy machine does not fail CI; a page late in two audits of three does."""
+    paints = {"book/intro.html": iter([3.1, 2.0, 2.2]), "notebooks/04_reproduction.html": iter([3.1, 2.9, 1.0])}
+
+    def audits(base, pages, jobs):
+        for page in pages:
+            yield {"page": page, "form": "mobile", "errors": [], "lcp": next(paints[page]) * 1000}
+
+    monkeypatch.setattr(check_web, "lighthouse_runs", audits)
+    misses = {(page, "mobile"): [next(paints[page])] for page in sorted(paints)}
+    elements = dict.fromkeys(misses, "p")
+    problems = check_web.paint_misses("", misses, elements, 1, gate_paint=True)
+    assert [problem.split(" ")[0] for problem in problems] == ["notebooks/04_reproduction.html"]
+    assert "median of 3.1, 2.9, 1.0" in problems[0]
+    assert "book/intro.html mobile: largest paint within its target at the median of 3 audits" in capsys.readouterr().out
+
+
+def test_without_the_gate_a_late_paint_is_printed_once_and_audited_no_more(monkeypatch, capsys):
+    monkeypatch.setattr(check_web, "lighthouse_runs", lambda *_: pytest.fail("audited again without the gate"))
+    misses = {("book/intro.html", "mobile"): [3.1]}
+    assert check_web.paint_misses("", misses, dict.fromkeys(misses, "p"), 1, gate_paint=False) == []
+    assert "OVER TARGET (printed, not gated) book/intro.html (mobile)" in capsys.readouterr().out
