@@ -7,17 +7,20 @@ chromedriver is not installed.
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import re
 import tomllib
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 
+import bokeh
 import numpy as np
 import pytest
-from bokeh.models import HoverTool
+from bokeh.models import HoverTool, LayoutDOM, Row
 
-from mope.book import explorer, explorer_js
+from mope.book import bokeh_page, explorer, explorer_js
 from mope.evidence.paper import REPORTED_PAIRS
 from mope.model.positional.morlet import initial_morlet_parameters
 
@@ -82,8 +85,8 @@ def test_an_empty_store_gives_no_runs_and_both_figures_still_build(store):
     runs = explorer.stored_runs()
     assert runs == {}
     assert explorer.all_points(runs) == explorer.initial_points() + explorer.paper_points()
-    assert "No stored run" in explorer.embed(explorer.loss_curves(runs, "cpu"))
-    assert 'data-root-id' in explorer.embed(explorer.explorer(explorer.all_points(runs)))
+    assert "No stored run" in bokeh_page.embed(explorer.loss_curves(runs, "cpu"))
+    assert 'data-root-id' in bokeh_page.embed(explorer.explorer(explorer.all_points(runs)))
 
 
 def test_the_sliders_span_what_the_model_draws_whatever_values_are_stored():
@@ -108,7 +111,7 @@ def test_every_admissibility_mode_the_model_accepts_is_drawn_by_its_forward(mode
     """A stored straight_through run stopped explorer() with ValueError (only two modes were known)."""
     (point, *_) = explorer.learned_points(stored_run("PE-MORLET", admissibility=mode))
     assert point.admissibility == ("none" if mode == "none" else "published")
-    assert 'data-root-id' in explorer.embed(explorer.explorer([point]))
+    assert 'data-root-id' in bokeh_page.embed(explorer.explorer([point]))
 
 
 def test_the_jump_menu_offers_initial_paper_and_learned_pairs_by_group():
@@ -173,9 +176,10 @@ def callbacks(layout) -> list:
 
 def test_the_explorers_javascript_is_one_static_file_shipped_with_the_package():
     assert JS_FILE.is_file()
-    assert set(explorer_js.JS) == {"morlet", "redraw", "menu", "tap", "jump", "log_tick", "loss", "sliders"}
+    assert set(explorer_js.JS) == {"morlet", "redraw", "menu", "tap", "jump", "log_tick", "loss", "sliders", "fit"}
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert re.search(r'^\[tool\.setuptools\.package-data\]\n"mope\.book" = \["explorer\.js"\]', pyproject, re.M)
+    assert re.search(r'^\[tool\.setuptools\.package-data\]\n"mope\.book" = \["explorer\.js", "figure_loader\.js"\]',
+                     pyproject, re.M)
     # the only MoPE forward in JavaScript: one effective() and one channels() in the whole file
     text = JS_FILE.read_text(encoding="utf-8")
     assert text.count("function effective(") == 1 and text.count("function channels(") == 1
@@ -262,20 +266,51 @@ class ExternalResources(HTMLParser):
             self.found.append((tag, attrs))
 
 
-def test_bokehjs_and_both_figures_are_carried_inline():
-    code = explorer.bokehjs()
-    assert "BEGIN bokeh.min.js" in code and "BEGIN bokeh-widgets.min.js" in code
+def test_bokehjs_is_two_versioned_files_of_the_book_and_no_figure_loads_anything_else(tmp_path):
+    files = bokeh_page.bokehjs_files()
+    assert list(files) == [f"bokeh-{bokeh.__version__}.min.js", f"bokeh-widgets-{bokeh.__version__}.min.js"]
+    written = bokeh_page.copy_bokehjs(tmp_path / "_static")
+    assert [p.read_bytes() for p in written] == [p.read_bytes() for p in files.values()]
+    assert bokeh_page.bokehjs_urls() == [f"../_static/bokehjs/{name}" for name in files]
     parser = ExternalResources()
-    parser.feed(code + explorer.embed(explorer.explorer(explorer.all_points(RUNS)))
-                + explorer.embed(explorer.loss_curves(RUNS, "cpu")))
-    assert parser.found == []
+    parser.feed(bokeh_page.embed(explorer.explorer(explorer.all_points(RUNS)))
+                + bokeh_page.embed(explorer.loss_curves(RUNS, "cpu")))
+    assert parser.found == []  # no <script src>, <link>, <img>: BokehJS is fetched by the loader, from the book
+    html = bokeh_page.embed(explorer.loss_curves(RUNS, "cpu"))
+    assert "BEGIN bokeh.min.js" not in html and "BEGIN bokeh.min.js" in bokeh_page.inline_bokehjs()  # inline: Colab
+    assert f'data-bokehjs="{escape(json.dumps(bokeh_page.bokehjs_urls()))}"' in html
 
 
-def test_the_weight_statement_counts_the_bytes_of_each_part():
-    statement = explorer.weight_statement({"library": "é" * 600_000, "figure": "x" * 50_000})
+def test_a_figure_keeps_its_height_wide_and_stacked_and_its_stored_text_cannot_close_its_element():
+    html = bokeh_page.embed(explorer.explorer(explorer.all_points(RUNS)))
+    heights = bokeh_page.RESERVED_HEIGHTS["explorer"]
+    assert f".mope-figure-explorer{{min-height:{heights['wide']}px}}" in html
+    assert f"@container (max-width:{bokeh_page.STACKED_BELOW - 1}px)" in html and f"{heights['narrow']}px" in html
+    data = re.search(r'<script type="application/json" class="mope-figure-data">(.*?)</script>', html, re.S)[1]
+    assert "<" not in data and json.loads(data)["render_items"][0]["roots"]
+    assert "min-height" not in bokeh_page.embed(explorer.loss_curves({}, "cpu"))  # a line of text, nothing drawn
+
+
+def test_every_panel_follows_the_column_and_the_rows_wrap_on_a_phone():
+    """Issue 73: the fixed 640 px layout was cut at the right of a phone's 368 px column."""
+    for layout in (explorer.explorer(explorer.all_points(RUNS)), explorer.loss_curves(RUNS, "cpu")):
+        fixed = [m for m in layout.select({"type": LayoutDOM}) if m.sizing_mode != "stretch_width"
+                 and m.name not in ("bound", "loss_preset")]
+        assert fixed == [], [type(m).__name__ for m in fixed]
+        rows = [m for m in layout.select({"type": Row})]
+        assert rows and all(explorer.WRAP_ROW in m.stylesheets for m in rows)
+
+
+def test_the_weight_statement_counts_the_bytes_of_each_part_and_of_bokehjs_files():
+    statement = bokeh_page.weight_statement({"library": "é" * 600_000, "figure": "x" * 50_000})
     assert "add 1.25 MB to this page" in statement  # UTF-8 bytes: é takes two
     assert "library 1,200 kB" in statement and "figure 50 kB" in statement
     assert re.search(r"\(0\.00 MB gzip-compressed", statement)
+    files = bokeh_page.bokehjs_files()
+    core = f"bokeh-{bokeh.__version__}.min.js"
+    assert f"{core} {files[core].stat().st_size / 1e3:,.0f} kB" in statement
+    size = sum(p.stat().st_size for p in files.values())
+    assert f"BokehJS, {size / 1e6:.2f} MB" in bokeh_page.weight_line({"figure": "x"})
 
 
 # --- the chapter, the build and CI ----------------------------------------------------------------
@@ -307,10 +342,14 @@ needs_chromium = pytest.mark.skipif(
 
 
 def write_page(path: Path, runs, statement: bool = True) -> Path:
-    figures = {"BokehJS": explorer.bokehjs(), "the explorer": explorer.embed(explorer.explorer(explorer.all_points(runs))),
-               "the loss curves": explorer.embed(explorer.loss_curves(runs, "cpu"))}
-    text = f"<p>{explorer.weight_statement(figures)}</p>" if statement else ""
-    path.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>explorer</title></head>"
+    """A page of both figures in a column as wide as the book's (690 px), BokehJS's files in its _static."""
+    bokeh_page.copy_bokehjs(path.parent / "_static")
+    figures = {"the explorer": bokeh_page.embed(explorer.explorer(explorer.all_points(runs)), static="_static"),
+               "the loss curves": bokeh_page.embed(explorer.loss_curves(runs, "cpu"), static="_static")}
+    text = f"<p>{bokeh_page.weight_statement(figures)}</p>" if statement else ""
+    path.write_text(f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>explorer</title>"
+                    "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+                    "<style>body{margin:0} main{max-width:690px;margin:0 auto;padding:0 16px}</style></head>"
                     f"<body><main>{''.join(figures.values())}{text}</main></body></html>", encoding="utf-8")
     return path
 

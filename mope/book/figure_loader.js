@@ -1,0 +1,55 @@
+// Draws the book's Bokeh figures as they near the screen (mope/book/bokeh_page.py writes one copy after each figure).
+//
+// A figure is a box (class mope-figure) followed by its Bokeh document as <script type="application/json"
+// class="mope-figure-data">. Once a box comes within half a screen of the window (an IntersectionObserver; at once
+// in a browser without one), BokehJS is fetched, if the page has not got it yet, from the files named in this
+// script's data-bokehjs (the book's own _static: no other host), and the figure is drawn. Every copy of this script
+// shares one state (window.mopeFigures): BokehJS is fetched once, each figure drawn once.
+(function () {
+  const urls = JSON.parse((document.currentScript && document.currentScript.dataset.bokehjs) || "[]");
+  const state = window.mopeFigures = window.mopeFigures || {urls: [], library: null, seen: new WeakSet(), observer: null};
+  if (!state.urls.length) state.urls = urls;
+
+  function library() {  // BokehJS: already on the page (inline, as in Colab), else its files in their order
+    if (!state.library) {
+      state.library = window.Bokeh && window.Bokeh.embed ? Promise.resolve() : Promise.all(state.urls.map(url =>
+        new Promise((resolve, reject) => {
+          const tag = document.createElement("script");
+          tag.src = url;
+          tag.async = false;  // fetched side by side, run in the order given: the core before its widgets
+          tag.onload = resolve;
+          tag.onerror = () => reject(new Error(`BokehJS could not be loaded from ${url}`));
+          document.head.appendChild(tag);
+        })));
+    }
+    return state.library;
+  }
+
+  function draw(box) {
+    const data = box.parentElement.nextElementSibling;
+    const figure = JSON.parse(data.textContent);
+    library().then(() => window.Bokeh.embed.embed_items(figure.docs_json, figure.render_items))
+      .catch(error => console.error(error));
+  }
+
+  function scan() {
+    if (!state.observer && "IntersectionObserver" in window) {
+      state.observer = new IntersectionObserver(entries => {
+        for (const entry of entries) {
+          if (!entry.isIntersecting) continue;
+          state.observer.unobserve(entry.target);
+          draw(entry.target);
+        }
+      }, {rootMargin: "50% 0px"});
+    }
+    for (const box of document.querySelectorAll(".mope-figure")) {
+      if (state.seen.has(box)) continue;
+      state.seen.add(box);
+      if (state.observer) state.observer.observe(box);
+      else draw(box);
+    }
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", scan);
+  else scan();
+})();
