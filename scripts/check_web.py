@@ -292,6 +292,7 @@ def lighthouse_check(base: str, pages: list[str], jobs: int = LIGHTHOUSE_JOBS, g
         print(f"lighthouse {page} {form}: performance {percent(scores['performance'])}, accessibility "
               f"{percent(scores['accessibility'])}, best practices {percent(scores['best-practices'])}, "
               f"SEO {percent(scores['seo'])}; layout shift {shift:.3f}; largest paint {run['lcp'] / 1000:.1f} s; "
+              + (f"total blocking time {run['tbt']:,.0f} ms; " if run.get("tbt") is not None else "") +
               f"{weight / KIB:,.0f} KiB gzipped" + (f" (budget {limit / KIB:,.0f} KiB)" if limit else "")
               + f"; benchmark index {run.get('benchmark') or 0:,.0f}; {run['seconds']:.0f} s"
               + (f", {run['tries']} tries" if run.get("tries", 1) > 1 else ""))

@@ -365,16 +365,21 @@ def test_the_page_passes_the_browser_check(tmp_path, capsys, runs):
 
 
 @needs_chromium
-def test_the_browser_check_fails_a_page_whose_formula_departs_from_morlet_positions(tmp_path, capsys, monkeypatch):
+def test_the_browser_check_fails_a_page_whose_formula_departs_from_morlet_positions_or_whose_plots_a_phone_cuts(
+        tmp_path, capsys, monkeypatch):
     # one float32 rounding dropped (the phase omega * b kept in float64): at omega ~ 2, sigma ~ 1e4 the
     # channels move by ~1e-5
     broken = explorer.REDRAW_JS.replace("const phase = f(omega * b);", "const phase = omega * b;")
     assert broken != explorer.REDRAW_JS
     monkeypatch.setattr(explorer, "REDRAW_JS", broken)
+    # and the panels of a fixed width (Bokeh's default plot: 600 px), as before issue 73, in a phone's 368 px column
+    monkeypatch.setattr(explorer, "STRETCH", "fixed")
     assert CHECKER.main([str(write_page(tmp_path / "page.html", RUNS, statement=False))]) == 1
     out = capsys.readouterr().out
     assert "omega dragged to 90% of its track: the drawn numbers differ from MorletPositions" in out
     assert "does not state its weight" in out
+    assert re.search(r"FAILED at 400 px: Figure channel pair over positions b = 0…T−1 spans 16 to 6\d\d px, "
+                     r"outside the column's 16 to 36\d px", out), out
 
 
 def test_the_loss_plot_names_the_unit_of_every_preset_it_can_show_and_its_axis_label_fits():

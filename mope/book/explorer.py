@@ -18,11 +18,12 @@ $$\omega \leftarrow \min(\tilde\omega, 0.95\pi),\quad \sigma \leftarrow \max(\ti
 $$G(b) = e^{-(b-b_0)^2/(2\sigma^2+10^{-8})},\\ \text{channel } 2i = \cos(\omega b)\,G(b),
 \\ \text{channel } 2i+1 = \sin(\omega b)\,G(b),\\ b = 0..T-1,$$
 
-and draws four linked views: the two channels over $b$ (with where $G$ falls below $10^{-3}$), the
-spiral $z(b)$ of the paper's Figure 1, the kernel of its Figure 2 at the chosen $b$,
+and draws four linked views, each as wide as the book's column (side by side on a wide screen, stacked on a
+phone): the two channels over $b$ (with where $G$ falls below $10^{-3}$), the spiral $z(b)$ of the paper's
+Figure 1, the kernel of its Figure 2 at the chosen $b$,
 $C(b,\tau) = \mathrm{pair}(b)\cdot\mathrm{pair}(b+\tau) = G(b)G(b+\tau)\cos\omega\tau$ for
-$0 \le b+\tau < T$, next to RoPE's $\cos\omega\tau$ and the envelope $e^{-\tau^2/4\sigma^2}$ that
-averaging over $b$ gives (:mod:`mope.evidence.kernels`), and the $(\sigma, \omega)$ plane with the
+$0 \le b+\tau < T$, next to RoPE's $\cos\omega\tau$ and the envelope $e^{-\tau^2/4\sigma^2}$ that averaging over $b$
+gives (:mod:`mope.evidence.kernels`), and the $(\sigma, \omega)$ plane with the
 admissible region $\omega\sigma \ge 5$, the slider's raw point (green inside the region, red
 outside) and the point the forward uses. Points to jump to: the released initialisation
 (:func:`~mope.model.positional.morlet.initial_morlet_parameters` at the paper's 128 pairs), the pairs the
@@ -243,7 +244,8 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     channels_plot.scatter("b", "cos", source=marker_source, size=8, color=cos_colour)
     channels_plot.scatter("b", "sin", source=marker_source, size=8, color=sin_colour)
 
-    spiral = figure(sizing_mode=STRETCH, min_width=PANEL_MIN, height=320, title="spiral z(b) (Figure 1)", x_range=(-1.1, 1.1), y_range=(-1.1, 1.1),
+    spiral = figure(sizing_mode=STRETCH, min_width=PANEL_MIN, height=320, title="spiral z(b) (Figure 1)",
+                    x_range=(-1.1, 1.1), y_range=(-1.1, 1.1),
                     x_axis_label="channel 2i (cos)", y_axis_label="channel 2i+1 (sin)", tools="pan,wheel_zoom,reset",
                     match_aspect=True)
     turn = np.linspace(0, 2 * np.pi, 361)
@@ -312,9 +314,8 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     controls = column(omega_slider, sigma_slider, position, centre, menu, admissibility, sizing_mode=STRETCH,
                       min_width=PANEL_MIN)
     layout = column(
-        row(controls, tips, sizing_mode=STRETCH, stylesheets=[WRAP_ROW]), row(bound, status, sizing_mode=STRETCH, stylesheets=[WRAP_ROW]),
-        channels_plot, row(spiral, plane, sizing_mode=STRETCH, stylesheets=[WRAP_ROW]), kernel, sizing_mode=STRETCH,
-        name="explorer")
+        wrapping_row(controls, tips), wrapping_row(bound, status), channels_plot, wrapping_row(spiral, plane), kernel,
+        sizing_mode=STRETCH, name="explorer")
     sliders = CustomJS(args=dict(sliders=[omega_slider, sigma_slider, position, centre], steps=KEY_STEPS,
                                  units=LOG_UNITS), code=SLIDERS_JS)
     fit = fit_plots([(channels_plot, LEGEND_ROW["channels"], None, LEGEND_LINES),
@@ -322,11 +323,17 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     return _in_own_document(layout, redraw, sliders, fit)
 
 
+def wrapping_row(*children: LayoutDOM) -> LayoutDOM:
+    """Panels side by side as wide as the column, the next one on a line of its own where they do not fit."""
+    return row(*children, sizing_mode=STRETCH, stylesheets=[WRAP_ROW])
+
+
 def fit_plots(plots: Sequence[tuple]) -> CustomJS:
     """The callback fitting each plot to its column's width (``explorer.js``'s section ``fit``), called whenever a
     plot's frame changes width; ``plots``: (plot, the frame width below which it is narrow, its title then or None,
     the px it grows by then). Returned to be run once the document is drawn, too."""
-    fit = CustomJS(args=dict(plots=[p for p, *_ in plots], legends=[p.legend[0] if p.legend else None for p, *_ in plots],
+    fit = CustomJS(args=dict(plots=[p for p, *_ in plots],
+                             legends=[p.legend[0] if p.legend else None for p, *_ in plots],
                              widths=[w for _, w, _, _ in plots], titles=[p.title.text for p, *_ in plots],
                              narrow_titles=[t for _, _, t, _ in plots], heights=[p.height for p, *_ in plots],
                              extras=[e for *_, e in plots]), code=FIT_JS)
@@ -468,8 +475,7 @@ def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
     preset_menu.js_on_change("value", update)
     for group in (variants, seeds, curves):
         group.js_on_change("active", update)
-    layout = column(row(preset_menu, curves, sizing_mode=STRETCH, stylesheets=[WRAP_ROW]), variants, seeds, plot,
-                    sizing_mode=STRETCH, name="loss_curves")
+    layout = column(wrapping_row(preset_menu, curves), variants, seeds, plot, sizing_mode=STRETCH, name="loss_curves")
     title = plot.title.text.split(", ", 1)
     fit = fit_plots([(plot, LOSS_TITLE_ROW, ",\n".join(title), TITLE_LINE * (len(title) - 1))])
     return _in_own_document(layout, update, fit)
