@@ -303,7 +303,7 @@ def test_every_panel_follows_the_column_and_the_rows_wrap_on_a_phone():
 
 def test_the_weight_statement_counts_the_bytes_of_each_part_and_of_bokehjs_files():
     statement = bokeh_page.weight_statement({"library": "é" * 600_000, "figure": "x" * 50_000})
-    assert "add 1.25 MB to this page" in statement  # UTF-8 bytes: é takes two
+    assert "figures weigh 1.25 MB" in statement  # UTF-8 bytes: é takes two
     assert "library 1,200 kB" in statement and "figure 50 kB" in statement
     assert re.search(r"\(0\.00 MB gzip-compressed", statement)
     files = bokeh_page.bokehjs_files()
