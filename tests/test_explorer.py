@@ -291,6 +291,33 @@ def test_a_figure_keeps_its_height_wide_and_stacked_and_its_stored_text_cannot_c
     assert "min-height" not in bokeh_page.embed(explorer.loss_curves({}, "cpu"))  # a line of text, nothing drawn
 
 
+def test_the_book_moves_each_figures_document_into_a_content_named_file_beside_bokehjs(tmp_path):
+    """book/_ext/bokehjs_files.py, once the pages are written: BokehJS's files and each figure's document in _static,
+    the page keeping only the element that names the document's file (relative to the page)."""
+    spec = importlib.util.spec_from_file_location("bokehjs_files", ROOT / "book" / "_ext" / "bokehjs_files.py")
+    extension = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(extension)
+    html = bokeh_page.embed(explorer.loss_curves(RUNS, "cpu"))
+    (document,) = bokeh_page.INLINE_DOCUMENT.findall(html)
+    (tmp_path / "notebooks").mkdir()
+    page = tmp_path / "notebooks" / "03_explorer.html"
+    page.write_text(f"<p>text</p>{html}", encoding="utf-8")
+    (tmp_path / "other.html").write_text("<p>no figure</p>", encoding="utf-8")
+
+    class Builder:
+        format = "html"
+
+    app = type("App", (), {"outdir": str(tmp_path), "builder": Builder()})()
+    extension.write_files(app, None)
+    assert sorted(p.name for p in (tmp_path / "_static" / "bokehjs").iterdir()) == sorted(bokeh_page.bokehjs_files())
+    written = page.read_text(encoding="utf-8")
+    assert document not in written and bokeh_page.INLINE_DOCUMENT.search(written) is None
+    key = re.search(r'data-key="([0-9a-f]{16})" data-src="\.\./_static/figures/figure-\1\.js"', written)[1]
+    stored = (tmp_path / "_static" / "figures" / f"figure-{key}.js").read_text(encoding="utf-8")
+    assert stored == f'(window.mopeFigureData = window.mopeFigureData || {{}})["{key}"] = {document};\n'
+    assert (tmp_path / "other.html").read_text(encoding="utf-8") == "<p>no figure</p>"
+
+
 def test_every_panel_follows_the_column_and_the_rows_wrap_on_a_phone():
     """Issue 73: the fixed 640 px layout was cut at the right of a phone's 368 px column."""
     for layout in (explorer.explorer(explorer.all_points(RUNS)), explorer.loss_curves(RUNS, "cpu")):
@@ -310,7 +337,7 @@ def test_the_weight_statement_counts_the_bytes_of_each_part_and_of_bokehjs_files
     core = f"bokeh-{bokeh.__version__}.min.js"
     assert f"{core} {files[core].stat().st_size / 1e3:,.0f} kB" in statement
     size = sum(p.stat().st_size for p in files.values())
-    assert f"BokehJS, {size / 1e6:.2f} MB" in bokeh_page.weight_line({"figure": "x"})
+    assert f"BokehJS {size / 1e6:.2f} MB" in bokeh_page.weight_line({"figure": "x"})
 
 
 # --- the chapter, the build and CI ----------------------------------------------------------------
@@ -341,23 +368,26 @@ needs_chromium = pytest.mark.skipif(
     reason="no Chromium and chromedriver on this machine")
 
 
-def write_page(path: Path, runs, statement: bool = True) -> Path:
-    """A page of both figures in a column as wide as the book's (690 px), BokehJS's files in its _static."""
+def write_page(path: Path, runs, statement: bool = True, files: bool = False) -> Path:
+    """A page of both figures in a column as wide as the book's (690 px), BokehJS's files in its _static; with
+    ``files``, their documents there too, as the book keeps them (else inline, as in Colab)."""
     bokeh_page.copy_bokehjs(path.parent / "_static")
     figures = {"the explorer": bokeh_page.embed(explorer.explorer(explorer.all_points(runs)), static="_static"),
                "the loss curves": bokeh_page.embed(explorer.loss_curves(runs, "cpu"), static="_static")}
     text = f"<p>{bokeh_page.weight_statement(figures)}</p>" if statement else ""
-    path.write_text(f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>explorer</title>"
-                    "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-                    "<style>body{margin:0} main{max-width:690px;margin:0 auto;padding:0 16px}</style></head>"
-                    f"<body><main>{''.join(figures.values())}{text}</main></body></html>", encoding="utf-8")
+    page = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>explorer</title>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            "<style>body{margin:0} main{max-width:690px;margin:0 auto;padding:0 16px}</style></head>"
+            f"<body><main>{''.join(figures.values())}{text}</main></body></html>")
+    path.write_text(bokeh_page.figure_files(page, path.parent / "_static", "_static") if files else page, encoding="utf-8")
     return path
 
 
 @needs_chromium
-@pytest.mark.parametrize("runs", [RUNS, {}], ids=["with runs", "empty store"])
-def test_the_page_passes_the_browser_check(tmp_path, capsys, runs):
-    assert CHECKER.main([str(write_page(tmp_path / "page.html", runs))]) == 0
+@pytest.mark.parametrize("runs, files", [(RUNS, True), ({}, False)],
+                         ids=["with runs, documents in files", "empty store, documents inline"])
+def test_the_page_passes_the_browser_check(tmp_path, capsys, runs, files):
+    assert CHECKER.main([str(write_page(tmp_path / "page.html", runs, files=files))]) == 0
     out = capsys.readouterr().out
     assert "sigma dragged to the left end" in out
     assert re.search(r"passed in [0-9.]+ s$", out.rstrip())
