@@ -1,11 +1,12 @@
 // Draws the book's Bokeh figures as they near the screen (mope/book/bokeh_page.py writes one copy after each figure).
 //
 // A figure is a box (class mope-figure) followed by its Bokeh document as <script type="application/json"
-// class="mope-figure-data">. Once a box comes within half a screen of the window (an IntersectionObserver; at once
-// in a browser without one), BokehJS is fetched, if the page has not got it yet, from the files named in this
-// script's data-bokehjs (the book's own _static: no other host), with the figure's document where the book keeps it
-// in a file of its own (the JSON element's data-src: book/_ext/bokehjs_files.py), and the figure is drawn. Every copy
-// of this script shares one state (window.mopeFigures): BokehJS is fetched once, each figure drawn once.
+// class="mope-figure-data">. Once the page has loaded and been drawn, and a box comes within half a screen of the
+// window (an IntersectionObserver; at once in a browser without one), BokehJS is fetched, if the page has not got it
+// yet, from the files named in this script's data-bokehjs (the book's own _static: no other host), with the figure's
+// document where the book keeps it in a file of its own (the JSON element's data-src: book/_ext/bokehjs_files.py),
+// and the figure is drawn. Every copy of this script shares one state (window.mopeFigures): BokehJS is fetched once,
+// each figure drawn once.
 (function () {
   const urls = JSON.parse((document.currentScript && document.currentScript.dataset.bokehjs) || "[]");
   const state = window.mopeFigures = window.mopeFigures || {urls: [], library: null, seen: new WeakSet(), observer: null};
@@ -60,6 +61,9 @@
     }
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", scan);
-  else scan();
+  // Once the page has loaded and a frame of it is on the screen: the reader's text is drawn before BokehJS (1.65 MB)
+  // is fetched and run, however slow the machine (on a busy one its run began before the text's first paint).
+  const afterPaint = () => requestAnimationFrame(() => setTimeout(scan, 0));
+  if (document.readyState === "complete") afterPaint();
+  else window.addEventListener("load", afterPaint);
 })();
