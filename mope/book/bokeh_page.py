@@ -73,8 +73,9 @@ def inline_bokehjs() -> str:
 
 
 #: The heights (px) BokehJS draws each figure at, kept free before it draws it so that the text below does not jump:
-#: the explorer's panels side by side (wide) and stacked (narrow, a phone), by the width the figure's box then has.
-RESERVED_HEIGHTS = {"explorer": {"wide": 1150, "narrow": 1920}, "loss_curves": {"wide": 550, "narrow": 680}}
+#: the explorer's panels side by side (wide: measured in the book's 660 px column at 1280 px) and stacked (narrow:
+#: 1,881 px in a 400 px window's 353 px column, 1,936 px at 360 px), by the width the figure's box then has.
+RESERVED_HEIGHTS = {"explorer": {"wide": 1180, "narrow": 1920}, "loss_curves": {"wide": 570, "narrow": 680}}
 #: Below this width of the figure's box (px) its panels are stacked: two panels of at least 300 px each do not fit.
 STACKED_BELOW = 620
 
