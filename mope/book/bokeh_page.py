@@ -1,7 +1,7 @@
 """The book's Bokeh figures on a page: BokehJS as files of the book, each figure drawn as it nears the screen.
 
 BokehJS (its core and widgets, 1.65 MB) used to travel inline in the explorer's page: 612 KiB gzipped that no
-browser could cache, parsed before the page's text was drawn (issue 73). Now:
+browser could cache, parsed before the page's text was drawn. Now:
 
 * **BokehJS is two static files of the book**, copied from the installed ``bokeh`` package into the build's
   ``_static/bokehjs/`` (:func:`copy_bokehjs`, run by the book's extension ``book/_ext/bokehjs_files.py``), their
@@ -109,6 +109,8 @@ def embed(layout: LayoutDOM, static: str = CHAPTER_STATIC) -> str:
 
 
 FIGURES_DIR = "figures"  # under the build's _static: each figure's document, a file named by its content
+#: The loader as :func:`embed` writes it after each figure.
+LOADER_SCRIPT = re.compile(r'<script data-bokehjs="[^"]*">' + re.escape(LOADER) + "</script>")
 #: A figure's document inline in a page, as :func:`embed` writes it.
 INLINE_DOCUMENT = re.compile(r'<script type="application/json" class="mope-figure-data">(.*?)</script>', re.S)
 
@@ -118,7 +120,8 @@ def figure_files(page: str, static: Path, static_url: str) -> str:
     ``static/figures/figure-<hash>.js``, which stores it in ``window.mopeFigureData`` under its hash for the loader
     (a <script>, which a page opened from disk may load where it may not fetch JSON); ``static_url``: ``static`` seen
     from the page. The page's HTML keeps only the element that names the file: its text is drawn without waiting for
-    the figures' data (164 KiB gzipped on the explorer's page), and the data is cached between visits."""
+    the figures' data (164 KiB gzipped on the explorer's page), and the data is cached between visits. Of the copies
+    of the loader that follow the figures (each output frame of Colab needs its own) the page keeps the first."""
     def moved(match: re.Match) -> str:
         data = match[1]
         key = hashlib.sha256(data.encode()).hexdigest()[:16]
@@ -129,7 +132,13 @@ def figure_files(page: str, static: Path, static_url: str) -> str:
         return (f'<script type="application/json" class="mope-figure-data" data-key="{key}" '
                 f'data-src="{html.escape(static_url)}/{FIGURES_DIR}/{name}"></script>')
 
-    return INLINE_DOCUMENT.sub(moved, page)
+    first = []
+
+    def once(match: re.Match) -> str:  # the loader draws every figure of its page: the first copy is enough
+        first.append(match)
+        return match[0] if len(first) == 1 else ""
+
+    return LOADER_SCRIPT.sub(once, INLINE_DOCUMENT.sub(moved, page))
 
 
 def _size(text: str | bytes) -> tuple[int, int]:
