@@ -308,7 +308,10 @@ def test_the_book_moves_each_figures_document_into_a_content_named_file_beside_b
         format = "html"
 
     app = type("App", (), {"outdir": str(tmp_path), "builder": Builder()})()
+    (tmp_path / "_static" / "figures").mkdir(parents=True)
+    (tmp_path / "_static" / "figures" / "figure-0123456789abcdef.js").write_text("an earlier build's", encoding="utf-8")
     extension.write_files(app, None)
+    assert len(list((tmp_path / "_static" / "figures").iterdir())) == 2  # this build's two documents only
     assert sorted(p.name for p in (tmp_path / "_static" / "bokehjs").iterdir()) == sorted(bokeh_page.bokehjs_files())
     written = page.read_text(encoding="utf-8")
     assert document not in written and bokeh_page.INLINE_DOCUMENT.search(written) is None

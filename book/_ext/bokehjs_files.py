@@ -11,9 +11,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
-from mope.book.bokeh_page import INLINE_DOCUMENT, copy_bokehjs, figure_files
+from mope.book.bokeh_page import FIGURES_DIR, INLINE_DOCUMENT, copy_bokehjs, figure_files
 
 
 def write_files(app, exception) -> None:
@@ -22,6 +23,7 @@ def write_files(app, exception) -> None:
     outdir = Path(app.outdir)
     static = outdir / "_static"
     copy_bokehjs(static)
+    shutil.rmtree(static / FIGURES_DIR, ignore_errors=True)  # no document of an earlier build left behind
     for page in outdir.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         if INLINE_DOCUMENT.search(text) is None or "_static" in page.relative_to(outdir).parts:
