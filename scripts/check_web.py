@@ -8,7 +8,7 @@ The build is served on 127.0.0.1 with gzip compression (as GitHub Pages serves i
 
 1. **Every page, in headless Chromium** (Selenium, the browser's cache off), at 1280 px and at 400 px wide: what it
    loads until it has settled (every request, gzipped as sent: Resource Timing's transfer sizes) within its budget,
-   600 KiB for the introduction and the chapters, 1.2 MiB for the explorer (BokehJS is inline in it); its
+   600 KiB for the introduction and the chapters, 1.2 MiB for the explorer (it fetches BokehJS's files); its
    cumulative layout shift (the largest session window of layout-shift entries) at most 0.1; then axe-core
    (``tools/web``, pinned, installed with ``npm ci``), injected into the page, finds no critical and no serious
    violation.
@@ -62,7 +62,7 @@ LIGHTHOUSE_JOBS = 2
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 WIDTHS = {"desktop": (1280, 900), "400 px": (400, 900)}
 KIB = 1024
-#: What a page may load, gzipped, in bytes: the explorer carries BokehJS; the introduction and chapters the rest.
+#: What a page may load, gzipped, in bytes: the explorer fetches BokehJS; the introduction and chapters the rest.
 BUDGETS = {"notebooks/03_explorer.html": 1200 * KIB}
 READING_BUDGET = 600 * KIB
 READING_PAGES = ("book/intro.html", "notebooks/")
@@ -327,6 +327,7 @@ def lighthouse_check(base: str, pages: list[str], jobs: int = LIGHTHOUSE_JOBS, g
         print(f"lighthouse {page} {form}: performance {percent(scores['performance'])}, accessibility "
               f"{percent(scores['accessibility'])}, best practices {percent(scores['best-practices'])}, "
               f"SEO {percent(scores['seo'])}; layout shift {shift:.3f}; largest paint {run['lcp'] / 1000:.1f} s; "
+              + (f"total blocking time {run['tbt']:,.0f} ms; " if run.get("tbt") is not None else "") +
               f"{weight / KIB:,.0f} KiB gzipped" + (f" (budget {limit / KIB:,.0f} KiB)" if limit else "")
               + f"; benchmark index {run.get('benchmark') or 0:,.0f}; {run['seconds']:.0f} s"
               + (f", {run['tries']} tries" if run.get("tries", 1) > 1 else ""))

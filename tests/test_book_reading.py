@@ -439,7 +439,7 @@ INJECTED = ['=HYPERLINK("http://x","y")', "<img src=x onerror=alert(1)>", "first
 def test_no_stored_string_becomes_a_formula_a_second_row_or_markup(store):
     """A stored device or folder name that reads as a formula, a tag or two lines stays text in the runs
     CSV, the explorer and the list of files not shown."""
-    from mope.book import explorer, run_records
+    from mope.book import bokeh_page, explorer, run_records
     from mope.store import results
     from mope.store.presets import get_preset
 
@@ -472,7 +472,8 @@ def test_no_stored_string_becomes_a_formula_a_second_row_or_markup(store):
     assert len([row for row in not_shown.splitlines() if row.startswith("| `smoke` |")]) == 3 + 3
     assert not re.search(r"(?<!\\)<img", not_shown) and "\\<img src=x onerror=alert(1)\\>" in not_shown  # Markdown text
     runs = {"smoke": found.current}
-    for html in (explorer.embed(explorer.explorer(explorer.all_points(runs))), explorer.embed(explorer.loss_curves(runs, "smoke"))):
+    for html in (bokeh_page.embed(explorer.explorer(explorer.all_points(runs))),
+                 bokeh_page.embed(explorer.loss_curves(runs, "smoke"))):
         assert "<img" not in html and "HYPERLINK" not in html
 
 

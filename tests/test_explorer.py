@@ -7,17 +7,20 @@ chromedriver is not installed.
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import re
 import tomllib
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 
+import bokeh
 import numpy as np
 import pytest
-from bokeh.models import HoverTool
+from bokeh.models import HoverTool, LayoutDOM, Row
 
-from mope.book import explorer, explorer_js
+from mope.book import bokeh_page, explorer, explorer_js
 from mope.evidence.paper import REPORTED_PAIRS
 from mope.model.positional.morlet import initial_morlet_parameters
 
@@ -82,8 +85,8 @@ def test_an_empty_store_gives_no_runs_and_both_figures_still_build(store):
     runs = explorer.stored_runs()
     assert runs == {}
     assert explorer.all_points(runs) == explorer.initial_points() + explorer.paper_points()
-    assert "No stored run" in explorer.embed(explorer.loss_curves(runs, "cpu"))
-    assert 'data-root-id' in explorer.embed(explorer.explorer(explorer.all_points(runs)))
+    assert "No stored run" in bokeh_page.embed(explorer.loss_curves(runs, "cpu"))
+    assert 'data-root-id' in bokeh_page.embed(explorer.explorer(explorer.all_points(runs)))
 
 
 def test_the_sliders_span_what_the_model_draws_whatever_values_are_stored():
@@ -108,7 +111,7 @@ def test_every_admissibility_mode_the_model_accepts_is_drawn_by_its_forward(mode
     """A stored straight_through run stopped explorer() with ValueError (only two modes were known)."""
     (point, *_) = explorer.learned_points(stored_run("PE-MORLET", admissibility=mode))
     assert point.admissibility == ("none" if mode == "none" else "published")
-    assert 'data-root-id' in explorer.embed(explorer.explorer([point]))
+    assert 'data-root-id' in bokeh_page.embed(explorer.explorer([point]))
 
 
 def test_the_jump_menu_offers_initial_paper_and_learned_pairs_by_group():
@@ -173,9 +176,10 @@ def callbacks(layout) -> list:
 
 def test_the_explorers_javascript_is_one_static_file_shipped_with_the_package():
     assert JS_FILE.is_file()
-    assert set(explorer_js.JS) == {"morlet", "redraw", "menu", "tap", "jump", "log_tick", "loss", "sliders"}
+    assert set(explorer_js.JS) == {"morlet", "redraw", "menu", "tap", "jump", "log_tick", "loss", "sliders", "fit"}
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert re.search(r'^\[tool\.setuptools\.package-data\]\n"mope\.book" = \["explorer\.js"\]', pyproject, re.M)
+    assert re.search(r'^\[tool\.setuptools\.package-data\]\n"mope\.book" = \["explorer\.js", "figure_loader\.js"\]',
+                     pyproject, re.M)
     # the only MoPE forward in JavaScript: one effective() and one channels() in the whole file
     text = JS_FILE.read_text(encoding="utf-8")
     assert text.count("function effective(") == 1 and text.count("function channels(") == 1
@@ -262,20 +266,82 @@ class ExternalResources(HTMLParser):
             self.found.append((tag, attrs))
 
 
-def test_bokehjs_and_both_figures_are_carried_inline():
-    code = explorer.bokehjs()
-    assert "BEGIN bokeh.min.js" in code and "BEGIN bokeh-widgets.min.js" in code
+def test_bokehjs_is_two_versioned_files_of_the_book_and_no_figure_loads_anything_else(tmp_path):
+    files = bokeh_page.bokehjs_files()
+    assert list(files) == [f"bokeh-{bokeh.__version__}.min.js", f"bokeh-widgets-{bokeh.__version__}.min.js"]
+    written = bokeh_page.copy_bokehjs(tmp_path / "_static")
+    assert [p.read_bytes() for p in written] == [p.read_bytes() for p in files.values()]
+    assert bokeh_page.bokehjs_urls() == [f"../_static/bokehjs/{name}" for name in files]
     parser = ExternalResources()
-    parser.feed(code + explorer.embed(explorer.explorer(explorer.all_points(RUNS)))
-                + explorer.embed(explorer.loss_curves(RUNS, "cpu")))
-    assert parser.found == []
+    parser.feed(bokeh_page.embed(explorer.explorer(explorer.all_points(RUNS)))
+                + bokeh_page.embed(explorer.loss_curves(RUNS, "cpu")))
+    assert parser.found == []  # no <script src>, <link>, <img>: BokehJS is fetched by the loader, from the book
+    html = bokeh_page.embed(explorer.loss_curves(RUNS, "cpu"))
+    assert "BEGIN bokeh.min.js" not in html and "BEGIN bokeh.min.js" in bokeh_page.inline_bokehjs()  # inline: Colab
+    assert f'data-bokehjs="{escape(json.dumps(bokeh_page.bokehjs_urls()))}"' in html
 
 
-def test_the_weight_statement_counts_the_bytes_of_each_part():
-    statement = explorer.weight_statement({"library": "é" * 600_000, "figure": "x" * 50_000})
-    assert "add 1.25 MB to this page" in statement  # UTF-8 bytes: é takes two
+def test_a_figure_keeps_its_height_wide_and_stacked_and_its_stored_text_cannot_close_its_element():
+    html = bokeh_page.embed(explorer.explorer(explorer.all_points(RUNS)))
+    heights = bokeh_page.RESERVED_HEIGHTS["explorer"]
+    assert f".mope-figure-explorer{{min-height:{heights['wide']}px}}" in html
+    assert f"@container (max-width:{bokeh_page.STACKED_BELOW - 1}px)" in html and f"{heights['narrow']}px" in html
+    data = re.search(r'<script type="application/json" class="mope-figure-data">(.*?)</script>', html, re.S)[1]
+    assert "<" not in data and json.loads(data)["render_items"][0]["roots"]
+    assert "min-height" not in bokeh_page.embed(explorer.loss_curves({}, "cpu"))  # a line of text, nothing drawn
+
+
+def test_the_book_moves_each_figures_document_into_a_content_named_file_beside_bokehjs(tmp_path):
+    """book/_ext/bokehjs_files.py, once the pages are written: BokehJS's files and each figure's document in _static,
+    the page keeping only the element that names the document's file (relative to the page)."""
+    spec = importlib.util.spec_from_file_location("bokehjs_files", ROOT / "book" / "_ext" / "bokehjs_files.py")
+    extension = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(extension)
+    html = bokeh_page.embed(explorer.loss_curves(RUNS, "cpu"))
+    (document,) = bokeh_page.INLINE_DOCUMENT.findall(html)
+    (tmp_path / "notebooks").mkdir()
+    page = tmp_path / "notebooks" / "03_explorer.html"
+    page.write_text(f"<p>text</p>{html}{bokeh_page.embed(explorer.loss_curves({}, 'cpu'))}", encoding="utf-8")
+    (tmp_path / "other.html").write_text("<p>no figure</p>", encoding="utf-8")
+
+    class Builder:
+        format = "html"
+
+    app = type("App", (), {"outdir": str(tmp_path), "builder": Builder()})()
+    (tmp_path / "_static" / "figures").mkdir(parents=True)
+    (tmp_path / "_static" / "figures" / "figure-0123456789abcdef.js").write_text("an earlier build's", encoding="utf-8")
+    extension.write_files(app, None)
+    assert len(list((tmp_path / "_static" / "figures").iterdir())) == 2  # this build's two documents only
+    assert sorted(p.name for p in (tmp_path / "_static" / "bokehjs").iterdir()) == sorted(bokeh_page.bokehjs_files())
+    written = page.read_text(encoding="utf-8")
+    assert document not in written and bokeh_page.INLINE_DOCUMENT.search(written) is None
+    key = re.search(r'data-key="([0-9a-f]{16})" data-src="\.\./_static/figures/figure-\1\.js"', written)[1]
+    stored = (tmp_path / "_static" / "figures" / f"figure-{key}.js").read_text(encoding="utf-8")
+    assert stored == f'(window.mopeFigureData = window.mopeFigureData || {{}})["{key}"] = {document};\n'
+    assert (tmp_path / "other.html").read_text(encoding="utf-8") == "<p>no figure</p>"
+    assert written.count(bokeh_page.LOADER) == 1 and written.count(' data-src="') == 2  # one loader
+
+
+def test_every_panel_follows_the_column_and_the_rows_wrap_on_a_phone():
+    """Issue 73: the fixed 640 px layout was cut at the right of a phone's 368 px column."""
+    for layout in (explorer.explorer(explorer.all_points(RUNS)), explorer.loss_curves(RUNS, "cpu")):
+        fixed = [m for m in layout.select({"type": LayoutDOM}) if m.sizing_mode != "stretch_width"
+                 and m.name not in ("bound", "loss_preset")]
+        assert fixed == [], [type(m).__name__ for m in fixed]
+        rows = [m for m in layout.select({"type": Row})]
+        assert rows and all(explorer.WRAP_ROW in m.stylesheets for m in rows)
+
+
+def test_the_weight_statement_counts_the_bytes_of_each_part_and_of_bokehjs_files():
+    statement = bokeh_page.weight_statement({"library": "é" * 600_000, "figure": "x" * 50_000})
+    assert "figures weigh 1.25 MB" in statement  # UTF-8 bytes: é takes two
     assert "library 1,200 kB" in statement and "figure 50 kB" in statement
     assert re.search(r"\(0\.00 MB gzip-compressed", statement)
+    files = bokeh_page.bokehjs_files()
+    core = f"bokeh-{bokeh.__version__}.min.js"
+    assert f"{core} {files[core].stat().st_size / 1e3:,.0f} kB" in statement
+    size = sum(p.stat().st_size for p in files.values())
+    assert f"BokehJS {size / 1e6:.2f} MB" in bokeh_page.weight_line({"figure": "x"})
 
 
 # --- the chapter, the build and CI ----------------------------------------------------------------
@@ -306,19 +372,26 @@ needs_chromium = pytest.mark.skipif(
     reason="no Chromium and chromedriver on this machine")
 
 
-def write_page(path: Path, runs, statement: bool = True) -> Path:
-    figures = {"BokehJS": explorer.bokehjs(), "the explorer": explorer.embed(explorer.explorer(explorer.all_points(runs))),
-               "the loss curves": explorer.embed(explorer.loss_curves(runs, "cpu"))}
-    text = f"<p>{explorer.weight_statement(figures)}</p>" if statement else ""
-    path.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>explorer</title></head>"
-                    f"<body><main>{''.join(figures.values())}{text}</main></body></html>", encoding="utf-8")
+def write_page(path: Path, runs, statement: bool = True, files: bool = False) -> Path:
+    """A page of both figures in a column as wide as the book's (690 px), BokehJS's files in its _static; with
+    ``files``, their documents there too, as the book keeps them (else inline, as in Colab)."""
+    bokeh_page.copy_bokehjs(path.parent / "_static")
+    figures = {"the explorer": bokeh_page.embed(explorer.explorer(explorer.all_points(runs)), static="_static"),
+               "the loss curves": bokeh_page.embed(explorer.loss_curves(runs, "cpu"), static="_static")}
+    text = f"<p>{bokeh_page.weight_statement(figures)}</p>" if statement else ""
+    page = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>explorer</title>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            "<style>body{margin:0} main{max-width:690px;margin:0 auto;padding:0 16px}</style></head>"
+            f"<body><main>{''.join(figures.values())}{text}</main></body></html>")
+    path.write_text(bokeh_page.figure_files(page, path.parent / "_static", "_static") if files else page, encoding="utf-8")
     return path
 
 
 @needs_chromium
-@pytest.mark.parametrize("runs", [RUNS, {}], ids=["with runs", "empty store"])
-def test_the_page_passes_the_browser_check(tmp_path, capsys, runs):
-    assert CHECKER.main([str(write_page(tmp_path / "page.html", runs))]) == 0
+@pytest.mark.parametrize("runs, files", [(RUNS, True), ({}, False)],
+                         ids=["with runs, documents in files", "empty store, documents inline"])
+def test_the_page_passes_the_browser_check(tmp_path, capsys, runs, files):
+    assert CHECKER.main([str(write_page(tmp_path / "page.html", runs, files=files))]) == 0
     out = capsys.readouterr().out
     assert "sigma dragged to the left end" in out
     assert re.search(r"passed in [0-9.]+ s$", out.rstrip())
@@ -326,16 +399,21 @@ def test_the_page_passes_the_browser_check(tmp_path, capsys, runs):
 
 
 @needs_chromium
-def test_the_browser_check_fails_a_page_whose_formula_departs_from_morlet_positions(tmp_path, capsys, monkeypatch):
+def test_the_browser_check_fails_a_page_whose_formula_departs_from_morlet_positions_or_whose_plots_a_phone_cuts(
+        tmp_path, capsys, monkeypatch):
     # one float32 rounding dropped (the phase omega * b kept in float64): at omega ~ 2, sigma ~ 1e4 the
     # channels move by ~1e-5
     broken = explorer.REDRAW_JS.replace("const phase = f(omega * b);", "const phase = omega * b;")
     assert broken != explorer.REDRAW_JS
     monkeypatch.setattr(explorer, "REDRAW_JS", broken)
+    # and the panels of a fixed width (Bokeh's default plot: 600 px), as before issue 73, in a phone's 368 px column
+    monkeypatch.setattr(explorer, "STRETCH", "fixed")
     assert CHECKER.main([str(write_page(tmp_path / "page.html", RUNS, statement=False))]) == 1
     out = capsys.readouterr().out
     assert "omega dragged to 90% of its track: the drawn numbers differ from MorletPositions" in out
     assert "does not state its weight" in out
+    assert re.search(r"FAILED at 400 px: Figure channel pair over positions b = 0…T−1 spans 16 to 6\d\d px, "
+                     r"outside the column's 16 to 36\d px", out), out
 
 
 def test_the_loss_plot_names_the_unit_of_every_preset_it_can_show_and_its_axis_label_fits():

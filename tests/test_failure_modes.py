@@ -959,7 +959,7 @@ def test_a_stored_field_no_page_can_take_is_named_and_left_out_by_the_cli_and_th
         (line,) = [line for line in err.splitlines() if f" cpu-bpe/{name}: " in line]
         assert line.startswith("notice: invalid (not shown): ") and reason in line, line
 
-    from mope.book import downloads, explorer, run_records, run_times
+    from mope.book import bokeh_page, downloads, explorer, run_records, run_times
     from mope.book.chapter_runs import BOOK_PRESETS
 
     table = run_records.not_shown_table(["cpu-bpe"])
@@ -973,7 +973,7 @@ def test_a_stored_field_no_page_can_take_is_named_and_left_out_by_the_cli_and_th
     assert len(runs["cpu-bpe"]) == stored - len(PAGE_BREAKING_EDITS)
     run_records.preset_summary(runs)
     run_times.time_table([], runs, 2)
-    explorer.embed(explorer.explorer(explorer.all_points(runs)))
+    bokeh_page.embed(explorer.explorer(explorer.all_points(runs)))
     table = list(csv.reader(io.StringIO(downloads.runs_csv(runs))))
     assert len(table) == 1 + sum(map(len, runs.values()))
 

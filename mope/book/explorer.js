@@ -201,3 +201,23 @@ function attach(slider, attempt) {
   if (attempt < 100) setTimeout(() => attach(slider, attempt + 1), 50);  // drawn after the document is ready
 }
 for (const slider of sliders) attach(slider, 0);
+
+// @section fit
+// args: plots, legends, widths, titles, narrow_titles, heights, extras
+//
+// Each plot as its column lets it be (issue 73: a phone's column is 368 px), the lists read in parallel: where the
+// plot's frame is narrower than its entry of `widths` (what its legend's one row of items takes), its legend above
+// the frame (or null) goes one item a line, its title takes its narrow form (broken over lines; null: kept) and it
+// grows by its entry of `extras` px, so that its frame keeps its height; where it is wider, all as built (`titles`,
+// `heights`). Run when the document is drawn and whenever a plot's frame changes width.
+for (let i = 0; i < plots.length; i++) {
+  const plot = plots[i];
+  if (!plot.inner_width) continue;  // not laid out yet: the change of inner_width calls again
+  const narrow = plot.inner_width < widths[i];
+  const ncols = narrow ? 1 : "auto";
+  if (legends[i] !== null && legends[i].ncols !== ncols) legends[i].ncols = ncols;
+  const title = narrow && narrow_titles[i] !== null ? narrow_titles[i] : titles[i];
+  if (plot.title.text !== title) plot.title.text = title;
+  const height = heights[i] + (narrow ? extras[i] : 0);
+  if (plot.height !== height) plot.height = height;
+}

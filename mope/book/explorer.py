@@ -18,11 +18,12 @@ $$\omega \leftarrow \min(\tilde\omega, 0.95\pi),\quad \sigma \leftarrow \max(\ti
 $$G(b) = e^{-(b-b_0)^2/(2\sigma^2+10^{-8})},\\ \text{channel } 2i = \cos(\omega b)\,G(b),
 \\ \text{channel } 2i+1 = \sin(\omega b)\,G(b),\\ b = 0..T-1,$$
 
-and draws four linked views: the two channels over $b$ (with where $G$ falls below $10^{-3}$), the
-spiral $z(b)$ of the paper's Figure 1, the kernel of its Figure 2 at the chosen $b$,
+and draws four linked views, each as wide as the book's column (side by side on a wide screen, stacked on a
+phone): the two channels over $b$ (with where $G$ falls below $10^{-3}$), the spiral $z(b)$ of the paper's
+Figure 1, the kernel of its Figure 2 at the chosen $b$,
 $C(b,\tau) = \mathrm{pair}(b)\cdot\mathrm{pair}(b+\tau) = G(b)G(b+\tau)\cos\omega\tau$ for
-$0 \le b+\tau < T$, next to RoPE's $\cos\omega\tau$ and the envelope $e^{-\tau^2/4\sigma^2}$ that
-averaging over $b$ gives (:mod:`mope.evidence.kernels`), and the $(\sigma, \omega)$ plane with the
+$0 \le b+\tau < T$, next to RoPE's $\cos\omega\tau$ and the envelope $e^{-\tau^2/4\sigma^2}$ that averaging over $b$
+gives (:mod:`mope.evidence.kernels`), and the $(\sigma, \omega)$ plane with the
 admissible region $\omega\sigma \ge 5$, the slider's raw point (green inside the region, red
 outside) and the point the forward uses. Points to jump to: the released initialisation
 (:func:`~mope.model.positional.morlet.initial_morlet_parameters` at the paper's 128 pairs), the pairs the
@@ -35,7 +36,6 @@ before any update, is left off it), with the values under the mouse.
 """
 from __future__ import annotations
 
-import gzip
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,10 +49,9 @@ from bokeh.models import (BoxAnnotation, CheckboxGroup, ColumnDataSource, Custom
                           Div, FixedTicker, HoverTool, LayoutDOM, RadioButtonGroup, Range1d, Select, Slider, Span,
                           TapTool)
 from bokeh.plotting import figure
-from bokeh.resources import Resources
 
 from mope.book import palette
-from mope.book.explorer_js import LOG_TICK_JS, LOSS_JS, MENU_JS, REDRAW_JS, SLIDERS_JS, TAP_JS
+from mope.book.explorer_js import FIT_JS, LOG_TICK_JS, LOSS_JS, MENU_JS, REDRAW_JS, SLIDERS_JS, TAP_JS
 from mope.evidence.paper import REPORTED_PAIRS
 from mope.model.config import check_admissibility, forward_modes
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND, ENVELOPE_EPS, OMEGA_MAX, SIGMA_MIN, initial_morlet_parameters
@@ -81,9 +80,16 @@ LOG_UNITS = {"omega": "rad/token", "sigma": "tokens"}  # how a screen reader hea
 DEAD_ENVELOPE = 1e-3  # "the envelope has died": G(b) below this
 LAG_VIEW = 40  # the kernel's initial lag window, +-tokens (pan and zoom reach +-(T-1))
 RAW_COLOURS = {"inside": "#1e7b1e", "outside": "#d62728"}  # white text on either: contrast at least 4.5:1
-FIGURE_WIDTH = 640  # fits the book's ~690 px column with its output margins
-WIDGET_WIDTH = FIGURE_WIDTH // 2 - 10  # two widgets side by side
-BOKEHJS_COMPONENTS = ("bokeh", "bokeh-widgets")  # the core library and its widgets: no WebGL, tables, MathJax
+# Every panel as wide as the book's column (690 px at 1280 px, 368 px on a 400 px phone): two panels side by side
+# where both get PANEL_MIN, stacked on a phone (issue 73: a fixed 640 px layout was cut at the right).
+STRETCH = "stretch_width"
+PANEL_MIN = 300
+#: A row of panels that wraps onto the next line where two do not fit side by side.
+WRAP_ROW = ":host { flex-wrap: wrap; }"
+#: The frame width (px) below which a plot's legend above it goes one item a line (its one row of items is about as
+#: wide: 380 px the channels', 430 px the kernel's) and the height (px) the plot then grows by to keep its frame.
+LEGEND_ROW = {"channels": 400, "kernel": 450}
+LEGEND_LINES = 40
 
 
 @dataclass(frozen=True)
@@ -170,7 +176,7 @@ def js_constants() -> dict[str, float]:
 
 def _log_slider(name: str, title: str, span: tuple[float, float], value: float) -> Slider:
     return Slider(name=name, title=title, start=span[0], end=span[1], value=within(math.log10(value), span), step=LOG_STEP,
-                  format=CustomJSTickFormatter(code=LOG_TICK_JS), width=WIDGET_WIDTH)
+                  format=CustomJSTickFormatter(code=LOG_TICK_JS), sizing_mode=STRETCH)
 
 
 def _in_own_document(layout: LayoutDOM, *on_ready: CustomJS) -> LayoutDOM:
@@ -189,19 +195,19 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     omega_slider = _log_slider("omega", "ω̃: raw frequency (rad/token), log scale", omega_span, first.omega)
     sigma_slider = _log_slider("sigma", "σ̃: raw width (tokens), log scale", sigma_span, first.sigma)
     position = Slider(name="position", title="position b (kernel, markers)", start=0, end=CONTEXT - 1, value=0,
-                      step=1, width=WIDGET_WIDTH)
+                      step=1, sizing_mode=STRETCH)
     centre = Slider(name="centre", title="centre b₀ (Section 7; 0 as published)", start=CENTRE_SPAN[0],
-                    end=CENTRE_SPAN[1], value=within(first.centre, CENTRE_SPAN), step=0.1, width=WIDGET_WIDTH)
+                    end=CENTRE_SPAN[1], value=within(first.centre, CENTRE_SPAN), step=0.1, sizing_mode=STRETCH)
     admissibility = RadioButtonGroup(name="admissibility", labels=["ωσ ≥ 5 projected (published)", "bound off (FREE)"],
-                                     active=ADMISSIBILITY_MODES.index(first.admissibility), width=WIDGET_WIDTH)
+                                     active=ADMISSIBILITY_MODES.index(first.admissibility), sizing_mode=STRETCH)
     menu_options: dict[str, list[tuple[str, str]]] = {}
     for index, point in enumerate(points):
         if point.in_menu:
             menu_options.setdefault(point.group, []).append((str(index), point.label))
-    menu = Select(name="jump", title="jump to", options=menu_options, value=str(start), width=WIDGET_WIDTH)
+    menu = Select(name="jump", title="jump to", options=menu_options, value=str(start), sizing_mode=STRETCH)
     bound = Div(name="bound", width=130, styles={"color": "white", "padding": "4px 8px", "border-radius": "4px",
                                                  "font-size": "13px", "text-align": "center"})
-    status = Div(name="status", width=FIGURE_WIDTH - 150, styles={"font-size": "12px", "text-align": "left"})
+    status = Div(name="status", sizing_mode=STRETCH, min_width=200, styles={"font-size": "12px", "text-align": "left"})
 
     empty = {"b": [], "cos": [], "sin": []}
     pair_source = ColumnDataSource(dict(empty, envelope=[], minus_envelope=[]), name="pair")
@@ -221,7 +227,7 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
         "label": [p.label for p in points], "colour": [p.colour for p in points],
     }, name="points")
 
-    channels_plot = figure(width=FIGURE_WIDTH, height=250, title="channel pair over positions b = 0…T−1",
+    channels_plot = figure(sizing_mode=STRETCH, height=250, title="channel pair over positions b = 0…T−1",
                            x_axis_label="position b", y_axis_label="encoding value", y_range=(-1.05, 1.05),
                            x_range=(0, CONTEXT - 1), tools="xpan,xwheel_zoom,reset")
     dead_left = BoxAnnotation(name="dead_left", left=0, right=0, fill_color="grey", fill_alpha=0.12)
@@ -238,7 +244,8 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     channels_plot.scatter("b", "cos", source=marker_source, size=8, color=cos_colour)
     channels_plot.scatter("b", "sin", source=marker_source, size=8, color=sin_colour)
 
-    spiral = figure(width=FIGURE_WIDTH // 2, height=320, title="spiral z(b) (Figure 1)", x_range=(-1.1, 1.1), y_range=(-1.1, 1.1),
+    spiral = figure(sizing_mode=STRETCH, min_width=PANEL_MIN, height=320, title="spiral z(b) (Figure 1)",
+                    x_range=(-1.1, 1.1), y_range=(-1.1, 1.1),
                     x_axis_label="channel 2i (cos)", y_axis_label="channel 2i+1 (sin)", tools="pan,wheel_zoom,reset",
                     match_aspect=True)
     turn = np.linspace(0, 2 * np.pi, 361)
@@ -248,7 +255,7 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     spiral.scatter("cos", "sin", source=pair_source, size=3, color=palette.colour("MoPE"))
     spiral.scatter("cos", "sin", source=marker_source, size=10, fill_color=None, line_color="black", line_width=2)
 
-    plane = figure(width=FIGURE_WIDTH - FIGURE_WIDTH // 2, height=320, title="(σ, ω) plane: admissible ωσ ≥ 5 shaded",
+    plane = figure(sizing_mode=STRETCH, min_width=PANEL_MIN, height=320, title="(σ, ω) plane: admissible ωσ ≥ 5 shaded",
                    x_axis_type="log", y_axis_type="log", x_axis_label="σ (tokens)", y_axis_label="ω (rad/token)",
                    x_range=DataRange1d(range_padding=0.2), y_range=DataRange1d(range_padding=0.2),
                    tools="pan,wheel_zoom,reset,tap")
@@ -269,7 +276,7 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     for axis_range in (plane.x_range, plane.y_range):  # the view follows the points and the slider state
         axis_range.renderers = [dots, raw, drawn]
 
-    kernel = figure(width=FIGURE_WIDTH, height=250, title="kernel at position b (Figure 2)", x_axis_label="lag τ (tokens)",
+    kernel = figure(sizing_mode=STRETCH, height=250, title="kernel at position b (Figure 2)", x_axis_label="lag τ (tokens)",
                     y_axis_label="correlation", x_range=(-LAG_VIEW, LAG_VIEW), y_range=(-1.05, 1.05),
                     tools="xpan,xwheel_zoom,reset")
     kernel.varea("tau", "minus_envelope", "envelope", source=rope_source, fill_color=palette.NEUTRAL, fill_alpha=0.15,
@@ -301,15 +308,38 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
     menu.js_on_change("value", CustomJS(args=dict(jump_args, menu=menu), code=MENU_JS))
     points_source.selected.js_on_change("indices", CustomJS(args=jump_args, code=TAP_JS))
 
-    tips = Div(name="tips", text=things_to_try(), width=FIGURE_WIDTH - WIDGET_WIDTH - 20,
+    tips = Div(name="tips", text=things_to_try(), sizing_mode=STRETCH, min_width=PANEL_MIN,
                styles={"font-size": "13px", "line-height": "1.35", "padding-left": "6px", "text-align": "left",
                        "border-left": "3px solid #cccccc"})
+    controls = column(omega_slider, sigma_slider, position, centre, menu, admissibility, sizing_mode=STRETCH,
+                      min_width=PANEL_MIN)
     layout = column(
-        row(column(omega_slider, sigma_slider, position, centre, menu, admissibility), tips), row(bound, status),
-        channels_plot, row(spiral, plane), kernel, name="explorer")
+        wrapping_row(controls, tips), wrapping_row(bound, status), channels_plot, wrapping_row(spiral, plane), kernel,
+        sizing_mode=STRETCH, name="explorer")
     sliders = CustomJS(args=dict(sliders=[omega_slider, sigma_slider, position, centre], steps=KEY_STEPS,
                                  units=LOG_UNITS), code=SLIDERS_JS)
-    return _in_own_document(layout, redraw, sliders)
+    fit = fit_plots([(channels_plot, LEGEND_ROW["channels"], None, LEGEND_LINES),
+                     (kernel, LEGEND_ROW["kernel"], None, LEGEND_LINES)])
+    return _in_own_document(layout, redraw, sliders, fit)
+
+
+def wrapping_row(*children: LayoutDOM) -> LayoutDOM:
+    """Panels side by side as wide as the column, the next one on a line of its own where they do not fit."""
+    return row(*children, sizing_mode=STRETCH, stylesheets=[WRAP_ROW])
+
+
+def fit_plots(plots: Sequence[tuple]) -> CustomJS:
+    """The callback fitting each plot to its column's width (``explorer.js``'s section ``fit``), called whenever a
+    plot's frame changes width; ``plots``: (plot, the frame width below which it is narrow, its title then or None,
+    the px it grows by then). Returned to be run once the document is drawn, too."""
+    fit = CustomJS(args=dict(plots=[p for p, *_ in plots],
+                             legends=[p.legend[0] if p.legend else None for p, *_ in plots],
+                             widths=[w for _, w, _, _ in plots], titles=[p.title.text for p, *_ in plots],
+                             narrow_titles=[t for _, _, t, _ in plots], heights=[p.height for p, *_ in plots],
+                             extras=[e for *_, e in plots]), code=FIT_JS)
+    for plot, *_ in plots:
+        plot.js_on_change("inner_width", fit)
+    return fit
 
 
 def things_to_try() -> str:
@@ -386,6 +416,10 @@ def loss_unit(runs: Mapping[str, Sequence[dict]]) -> str:
 
 
 LOSS_AXIS = "loss (nats)"
+#: The frame width (px) below which the loss plot's title (about 560 px at its longest) takes two lines, each
+#: TITLE_LINE px more.
+LOSS_TITLE_ROW = 600
+TITLE_LINE = 18
 
 
 DEFAULT_COMPARISON = ("BASE-DOT", "PE-MORLET")
@@ -396,7 +430,7 @@ LOG_TICKS = [m * 10**e for e in range(6) for m in (1, 2, 5)]  # labelled steps 1
 def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
     """Loss against step (log axis) for a chosen preset, models, seeds and curves; ``preset`` is shown first."""
     if not runs:
-        return Div(name="loss_curves", width=FIGURE_WIDTH, text=(
+        return Div(name="loss_curves", sizing_mode=STRETCH, text=(
             "<i>No stored run of any preset yet: train some with <code>python -m mope suite --preset cpu</code>, "
             "then rebuild the book.</i>"))
     names = list(runs)
@@ -408,16 +442,18 @@ def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
     shown = [v for v in DEFAULT_COMPARISON if v in in_first] or [v for v in variant_names if v in in_first][:2]
 
     preset_menu = Select(name="loss_preset", title="preset", options=names, value=first, width=200)
-    curves = CheckboxGroup(name="curves", labels=["training loss", "validation loss"], active=[0, 1], inline=True)
-    variants = CheckboxGroup(name="variants", labels=variant_names, inline=True, width=FIGURE_WIDTH, stylesheets=[WRAP],
+    curves = CheckboxGroup(name="curves", labels=["training loss", "validation loss"], active=[0, 1], inline=True,
+                           sizing_mode=STRETCH, stylesheets=[WRAP])
+    variants = CheckboxGroup(name="variants", labels=variant_names, inline=True, sizing_mode=STRETCH, stylesheets=[WRAP],
                              active=[variant_names.index(v) for v in shown])
-    seeds = CheckboxGroup(name="seeds", labels=[f"seed {s}" for s in seed_values], inline=True,
+    seeds = CheckboxGroup(name="seeds", labels=[f"seed {s}" for s in seed_values], inline=True, sizing_mode=STRETCH,
+                          stylesheets=[WRAP],
                           active=list(range(len(seed_values))))
     runs_source = ColumnDataSource(loss_rows(runs), name="runs")
     train_shown = ColumnDataSource({"xs": [], "ys": [], "variant": [], "seed": [], "colour": []}, name="train_shown")
     val_shown = ColumnDataSource({"step": [], "loss": [], "variant": [], "seed": [], "colour": []}, name="val_shown")
 
-    plot = figure(width=FIGURE_WIDTH, height=380, x_axis_type="log", x_axis_label="step (log scale)",
+    plot = figure(sizing_mode=STRETCH, height=380, x_axis_type="log", x_axis_label="step (log scale)",
                   x_range=Range1d(1, 10, name="loss_steps"), y_range=Range1d(0, 1, name="loss_values"),
                   y_axis_label=LOSS_AXIS, tools="pan,wheel_zoom,box_zoom,reset",
                   title=f"training loss (lines) and validation loss (dots), {loss_unit(runs)}")
@@ -439,48 +475,7 @@ def loss_curves(runs: Mapping[str, Sequence[dict]], preset: str) -> LayoutDOM:
     preset_menu.js_on_change("value", update)
     for group in (variants, seeds, curves):
         group.js_on_change("active", update)
-    layout = column(row(preset_menu, curves), variants, seeds, plot, name="loss_curves")
-    return _in_own_document(layout, update)
-
-
-# --- embedding and page weight --------------------------------------------------------------------
-
-def bokehjs() -> str:
-    """BokehJS (core and widgets) as inline <script> elements: the page needs no CDN and no network."""
-    return Resources(mode="inline", components=list(BOKEHJS_COMPONENTS)).render_js()
-
-
-#: The heights (px) BokehJS draws the figures at (at 1280 and at 400 px: their widths are fixed), kept free before it
-#: draws them, so that the text below does not jump (a layout shift of 0.27-0.36 on the chapter before).
-RESERVED_HEIGHTS = {"explorer": 1190, "loss_curves": 480}
-
-
-def embed(layout: LayoutDOM) -> str:
-    """The HTML that draws ``layout`` once BokehJS is on the page: its element, in a box of the height it will take,
-    and its document's script."""
-    script, element = components(layout)
-    height = 0 if isinstance(layout, Div) else RESERVED_HEIGHTS.get(layout.name, 0)
-    return f'<div style="min-height: {height}px">{element}</div>' + script
-
-
-def weight_line(parts: Mapping[str, str]) -> str:
-    """One sentence: what the interactive figures add to their page, raw and gzip-compressed."""
-    data = "".join(parts.values()).encode()
-    return (f"The interactive figures add {len(data) / 1e6:.2f} MB to this page's HTML "
-            f"({len(gzip.compress(data, compresslevel=6)) / 1e6:.2f} MB gzip-compressed), BokehJS included; "
-            "nothing is fetched from another host.")
-
-
-def weight_statement(parts: Mapping[str, str]) -> str:
-    """Sentences with the bytes each part adds to the page, raw and gzip-compressed."""
-    def size(text: str) -> tuple[int, int]:
-        data = text.encode()
-        return len(data), len(gzip.compress(data, compresslevel=6))
-
-    sizes = {name: size(text) for name, text in parts.items()}
-    total = size("".join(parts.values()))
-    listed = "; ".join(f"{name} {raw / 1e3:,.0f} kB ({packed / 1e3:,.0f} kB gzip)"
-                       for name, (raw, packed) in sizes.items())
-    return (f"The interactive figures add {total[0] / 1e6:.2f} MB to this page's HTML "
-            f"({total[1] / 1e6:.2f} MB gzip-compressed, as a web server sends it): {listed}. "
-            "Nothing is fetched from another host; the rest of the page is the book's theme, as on every chapter.")
+    layout = column(wrapping_row(preset_menu, curves), variants, seeds, plot, sizing_mode=STRETCH, name="loss_curves")
+    title = plot.title.text.split(", ", 1)
+    fit = fit_plots([(plot, LOSS_TITLE_ROW, ",\n".join(title), TITLE_LINE * (len(title) - 1))])
+    return _in_own_document(layout, update, fit)

@@ -39,4 +39,5 @@ MENU_JS = JS["menu"].code + JS["jump"].code  # set the sliders to the chosen poi
 TAP_JS = JS["tap"].code + JS["jump"].code
 LOG_TICK_JS = JS["log_tick"].code
 LOSS_JS = JS["loss"].code
+FIT_JS = JS["fit"].code  # legends, titles and heights of the plots as narrow as their column
 SLIDERS_JS = JS["sliders"].code  # names, values in the units shown and visible keyboard steps for the sliders

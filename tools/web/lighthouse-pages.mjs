@@ -50,6 +50,7 @@ function summary(page, form, lhr) {
     scores: Object.fromEntries(CATEGORIES.map(key => [key, lhr.categories[key]?.score ?? null])),
     cls: audits["cumulative-layout-shift"]?.numericValue ?? null,
     lcp: audits["largest-contentful-paint"]?.numericValue ?? null,
+    tbt: audits["total-blocking-time"]?.numericValue ?? null,
     bytes: audits["total-byte-weight"]?.numericValue ?? null,
     failing, shifts,
     benchmark: lhr.environment?.benchmarkIndex ?? null,

@@ -1,0 +1,37 @@
+"""Sphinx extension: the explorer's page as files of the book (issue 73), once every page is written.
+
+* **BokehJS** in ``_static/bokehjs/``, named with Bokeh's version (``bokeh-3.9.2.min.js``): the page fetches it when
+  its figures near the screen, a file a browser keeps between visits, instead of carrying it inline
+  (:mod:`mope.book.bokeh_page`); copied from the installed ``bokeh`` package, the one that wrote the figures' JSON,
+  so that the two always agree.
+* **Each figure's document** (its JSON, 0.4 and 0.3 MB on the explorer's page) moved out of the page's HTML into
+  ``_static/figures/figure-<hash>.js`` (:func:`mope.book.bokeh_page.figure_files`): the page's text arrives and is
+  drawn without it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from mope.book.bokeh_page import FIGURES_DIR, INLINE_DOCUMENT, copy_bokehjs, figure_files
+
+
+def write_files(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    static = outdir / "_static"
+    copy_bokehjs(static)
+    shutil.rmtree(static / FIGURES_DIR, ignore_errors=True)  # no document of an earlier build left behind
+    for page in outdir.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        if INLINE_DOCUMENT.search(text) is None or "_static" in page.relative_to(outdir).parts:
+            continue
+        static_url = Path(os.path.relpath(static, page.parent)).as_posix()
+        page.write_text(figure_files(text, static, static_url), encoding="utf-8")
+
+
+def setup(app):
+    app.connect("build-finished", write_files)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
