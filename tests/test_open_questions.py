@@ -184,7 +184,7 @@ def test_the_chapter_shows_the_subword_runs_once_they_are_stored(store, monkeypa
     shown = "\n".join(output["data"].get("text/markdown", "") for cell in notebook.cells
                       for output in cell.get("outputs", []) if "data" in output)
     planned = sum(len(seeds) for seeds in plan.planned_seeds("cpu-bpe").values())
-    assert f"`cpu-bpe` 4 of {planned}" in shown  # the runs it reads: 2 of the 4 models the plan trains, seeds 0 and 1
+    assert f"`cpu-bpe` 4 stored of {planned} planned" in shown  # the runs it reads: 2 of the 4 models the plan trains, seeds 0 and 1
     assert "Each model's loss per character at both tokenizations" in shown
     assert "| PE-MORLET | 1.791 ± 0.001 (n=2) | 3.701 ± 0.001 (n=2) | 1.585 ± 0.001 (n=2) |" in shown
     assert "a stored subword run's last validation loss lies at most 0.010 nats above its lowest" in shown
