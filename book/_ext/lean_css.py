@@ -42,7 +42,8 @@ WORD = re.compile(r"[A-Za-z_][\w-]*")
 #: ending in "-" that is added to (``"tip-" + side``).
 TEMPLATE_PREFIX = re.compile(r"[`\"']([A-Za-z][\w-]*-)(?:\$\{|[\"']\s*\+)")
 SCRIPT_SRC = re.compile(r'<script\b[^>]*\bsrc="([^"?#]+)')
-STYLESHEET = re.compile(r'<link\b(?=[^>]*\brel="stylesheet")[^>]*\bhref="([^"?#]+)')
+#: A page's link to a stylesheet, the whole tag with the line's indent (its address, less any query, captured).
+LINK = re.compile(r'[ \t]*<link\b(?=[^>]*\brel="stylesheet")[^>]*\bhref="([^"?#]+)[^"]*"[^>]*>\n?')
 #: A functional pseudo-class's argument (``:not(.a)``, ``:nth-child(2n+1)``): kept as it is, not looked into.
 PSEUDO_ARGUMENT = re.compile(r"(::?[\w-]+)\((?:[^()]|\([^()]*\))*\)")
 PSEUDO = re.compile(r"::?[\w-]+")
@@ -248,14 +249,13 @@ def book_words(pages: dict[Path, str], outdir: Path) -> tuple[set[str], tuple[st
 def linked_stylesheets(pages: dict[Path, str], outdir: Path) -> list[Path]:
     """The stylesheets of ``_static/`` that the pages link."""
     static = (outdir / "_static").resolve()
-    found = {(page.parent / href).resolve() for page, text in pages.items() for href in STYLESHEET.findall(text)
+    found = {(page.parent / href).resolve() for page, text in pages.items() for href in LINK.findall(text)
              if "://" not in href}
     return sorted(path for path in found if static in path.parents and path.is_file())
 
 
 URL = re.compile(r"""url\(\s*(["']?)([^"')]+)\1\s*\)""")
 CHARSET = re.compile(r'@charset\s+"[^"]*";\s*')
-LINK = re.compile(r'[ \t]*<link\b(?=[^>]*\brel="stylesheet")[^>]*\bhref="([^"?#]+)[^"]*"[^>]*>\n?')
 
 
 def rebased(css: str, source: Path, target: Path) -> str:
