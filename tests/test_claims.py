@@ -91,6 +91,9 @@ def test_one_seed_is_indicative_whatever_the_kind():
         assert verdict.outcome == "indicative" and verdict.detail.startswith("one seed")
         assert verdict.seeds_needed is None
     assert verdicts.verdict_size(one, 0.119).text == "indicative: one seed, 7.4× smaller"
+    # a threshold's side in words a reader knows (issue 71: "on the other side of 0.5" said neither which nor whose)
+    assert verdicts.verdict_mechanism(estimate({0: 0.48}), 0.5, +1).text == "indicative: one seed, below 0.5, against the claim"
+    assert verdicts.verdict_mechanism(estimate({0: 0.48}), 0.5, -1).text == "indicative: one seed, below 0.5, the claim's way"
 
 
 def test_no_seed_is_not_run():

@@ -22,8 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PAPER = get_preset("paper")
 
 
-def paper_run(variant, seed, val, history=None):
-    return run(variant, seed, val, preset="paper", history=history)
+def paper_run(variant, seed, val, history=None, device="cuda: NVIDIA H200"):
+    stored = run(variant, seed, val, preset="paper", history=history)
+    stored["provenance"]["device"] = device
+    return stored
 
 
 def evaluations(values, every=500):
@@ -91,6 +93,24 @@ def test_the_opening_says_how_far_the_run_in_training_has_come(headline_runs):
     hours = (PAPER.steps - 1250) * 4.8 / 3600
     assert (f"In training now: EGA-MORLET-CAUSAL seed 0, step 1,250 of {PAPER.steps:,} (about {hours:.0f} hours of "
             "steps left; below, in progress, no verdict).") in text
+
+
+def test_once_a_seed_of_the_causal_gates_is_stored_the_opening_says_what_it_finds_and_that_one_seed_cannot_test(
+        headline_runs):
+    """Issue 71: seed 0 of each causal gate trained on the CPU: the opening gives what they find (the share EGA-1's
+    causal gate keeps, MoPE with it against the learned table), that one seed is too few to test, the seeds missing,
+    and the GPU stages that would train them (a stage the CPU trained is not counted as GPU time)."""
+    runs = headline_runs + [paper_run("EGA-1-CAUSAL", 0, 1.42, device="cpu: AMD EPYC, 2 threads"),
+                            paper_run("EGA-MORLET-CAUSAL", 0, 1.40, device="cpu: AMD EPYC, 2 threads")]
+    text = unknowns.answer(records_of(runs), runs, [])
+    share = (1.47 - 1.42) / (1.47 - 1.45)
+    assert text.startswith("**Where the paper ran it, the book knows the gate that cannot see the future from one seed "
+                           "only, too few to test.** At the paper's scale (`paper`: ")
+    assert (f"retrained with a gate that sees only the past (whole validation split), EGA-1 keeps {share:.0%} of its gain "
+            "over BASE-DOT (+0.050 against +0.020, one seed only: above 0.5, the claim's way); MoPE with that gate "
+            "(EGA-MORLET-CAUSAL) has a loss 0.070 below BASE-DOT's (one seed only).") in text
+    assert "Missing: EGA-MORLET-CAUSAL, seeds 1 and 2: " in text and "EGA-1-CAUSAL, seeds 1 and 2: " in text
+    assert "trained the stages `table2-seed0`, `headline-seeds12` of `scripts/gpu_suite.sh`, not `causal-seeds12`" in text
 
 
 def test_once_the_causal_gates_are_stored_the_opening_says_so(headline_runs):

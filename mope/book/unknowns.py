@@ -18,7 +18,7 @@ import numpy as np
 
 from mope.book.figure_style import book_style, colour, legend_below, panels
 from mope.book.run_records import stored_code, stored_text
-from mope.evidence import bottom_line
+from mope.evidence import bottom_line, paper_gate
 from mope.evidence.estimates import history
 from mope.store import plan
 from mope.store.presets import get_preset
@@ -76,15 +76,14 @@ def would_decide(records: Records, variant: str) -> str:
     return ", and ".join(parts) if parts else "no claim of the paper's as stated (a control's seeds)"
 
 
-def gpu_stages(stored: Sequence[dict]) -> tuple[list[str], str | None]:
-    """(the GPU suite's stages whose runs are all stored, the first stage that is not), in the suite's order."""
+def gpu_stages(stored: Sequence[dict], variants: Sequence[str] = CAUSAL) -> tuple[list[str], str | None]:
+    """(the GPU suite's stages whose runs are all stored from a GPU, the first stage that trains a missing run of
+    ``variants``), in the suite's order: a stage whose runs the CPU trained is not GPU time."""
+    on_gpu = {(run["variant"], run["seed"]) for run in stored if "cuda" in run["provenance"].get("device", "")}
     have = {(run["variant"], run["seed"]) for run in stored}
-    done, first = [], None
-    for stage in plan.GPU_STAGES:
-        if all((v, s) in have for v in stage.variants for s in stage.seeds):
-            done.append(stage.name)
-        elif first is None:
-            first = stage.name
+    done = [stage.name for stage in plan.GPU_STAGES if all((v, s) in on_gpu for v in stage.variants for s in stage.seeds)]
+    first = next((stage.name for stage in plan.GPU_STAGES
+                  if any(v in variants and (v, s) not in have for v in stage.variants for s in stage.seeds)), None)
     return done, first
 
 
@@ -107,11 +106,18 @@ def answer(records: Records, stored: Sequence[dict], progress: Sequence[dict]) -
                  f"{bottom_line.below_or_above(gain)} the learned table's there ({bottom_line.where(PUBLISHED, headline['n'])}, "
                  "random-batch validation loss)." if gain is not None else "")
     runs = "; ".join(f"{variant}, {seeds_words(gaps[variant])}: {would_decide(records, variant)}" for variant in causal)
-    text = (f"**The book does not know yet whether the paper's headline survives a gate that cannot see the future "
-            f"where the paper ran it.** At the paper's scale (`{PUBLISHED}`: {bottom_line.scale_in_words(PUBLISHED)}) "
-            f"the runs that would say it are not stored.{published} Missing: {runs}.")
+    found = paper_gate.trained(stored, records.get(paper_gate.SHARE), name_seeds=False)  # the missing runs follow
+    scale = f"At the paper's scale (`{PUBLISHED}`: {bottom_line.scale_in_words(PUBLISHED)})"
+    if found:  # some seeds stored: what they find, then the seeds that would test it
+        seeds = max(sum(run["variant"] == v for run in stored) for v in CAUSAL)
+        text = (f"**Where the paper ran it, the book knows the gate that cannot see the future from "
+                f"{'one seed' if seeds == 1 else f'{seeds} seeds'} only, too few to test.** {scale}, {found}.{published}"
+                f" Missing: {runs}.")
+    else:
+        text = (f"**The book does not know yet whether the paper's headline survives a gate that cannot see the future "
+                f"where the paper ran it.** {scale} the runs that would say it are not stored.{published} Missing: {runs}.")
     hours = bottom_line.cpu_hours()
-    done, first = gpu_stages(stored)
+    done, first = gpu_stages(stored, causal)
     trained = f"trained the stages {', '.join(f'`{name}`' for name in done)} of `scripts/gpu_suite.sh`" if done else \
         "trained none of the stages of `scripts/gpu_suite.sh`"
     text += (f" Why: they are planned for a GPU, and the GPU time lent so far {trained}, not `{first}`, which trains "

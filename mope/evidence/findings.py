@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from mope.evidence import claims, learned_parameters, measures, open_questions, paper, standings as across
+from mope.evidence import claims, learned_parameters, measures, open_questions, paper, paper_gate, standings as across
 from mope.evidence.claims import Findings
 from mope.evidence.verdicts import DECIDED, Verdict
 from mope.evidence.estimates import LEVEL, common_seeds, distance_to_paper, fieller_interval, final_values, paired
@@ -165,9 +165,9 @@ def decay_sigma(findings: Mapping[str, Findings]) -> str:
     return text + " ({ref}`learned-table-3`)."
 
 
-def causal_statistics(runs: Mapping[str, list[dict]]) -> str | None:
-    """The published EGA models at the paper's protocol, evaluated with their gate's statistics taken
-    over the past only, and what that cannot separate."""
+def causal_statistics(runs: Mapping[str, list[dict]], findings: Mapping[str, Findings] | None = None) -> str | None:
+    """The published EGA models at the paper's protocol, evaluated with their gate's statistics taken over the past
+    only, what that cannot separate, and what the causal gates trained there find (:func:`paper_gate.trained`)."""
     published = runs.get(PUBLISHED, [])
     base = final_values(published, "BASE-DOT", "val_loss_full")
     gates = [(gate, final_values(published, gate, "val_loss_full"),
@@ -180,8 +180,8 @@ def causal_statistics(runs: Mapping[str, list[dict]]) -> str | None:
     # differences only: a loss level on the whole split would restate Table 2's random-batch one with another number
     moves = "; ".join(f"{gate}'s loss rises by {mean(causal) - mean(whole):.3f} ({_seeds(len(whole))}), to "
                       f"{mean(causal) - mean(base):+.3f} against BASE-DOT's" for gate, whole, causal in gates)
-    trained = {"EGA-1-CAUSAL", "EGA-MORLET-CAUSAL"} & {r["variant"] for r in published}
-    separate = ("the causal gates trained at the paper's scale separate the two" if trained else
+    trained = paper_gate.trained(published, paper_gate.share_record(findings or {}))
+    separate = (f"the causal gates trained at the paper's scale separate the two: {trained}" if trained else
                 "only a causal gate trained at the paper's scale would separate the two")
     return (f"**At the paper's protocol, the published EGA models lean on statistics of future positions.** "
             f"The EGA gate standardises attention energies with their mean and spread over every position of the "
@@ -487,7 +487,7 @@ def tally(findings: Mapping[str, Findings]) -> str:
 def findings_sentences(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]) -> list[str]:
     """The findings of the book, closest to the paper's protocol first; a sentence whose runs are missing
     is left out."""
-    sentences = [reproduction(findings, runs), headline(findings), decay_sigma(findings), causal_statistics(runs),
+    sentences = [reproduction(findings, runs), headline(findings), decay_sigma(findings), causal_statistics(runs, findings),
                  context(findings), causal_gate(findings, runs), sincos_scale(findings, runs),
                  learned_parameters_sentence(findings), mope_alone(findings), open_questions_sentence(findings),
                  tally(findings)]

@@ -454,8 +454,8 @@ def verdict_mechanism(estimate: Estimate, threshold: float, side: int) -> Verdic
     if not estimate.n:
         return Verdict(estimate, "not_run")
     if estimate.n == 1:
-        paper_side = side * (estimate.mean - threshold) > 0
-        return _indicative(estimate, f"on {'the paper' + chr(39) + 's' if paper_side else 'the other'} side of {threshold:g}")
+        where = f"{'above' if estimate.mean > threshold else 'below'} {threshold:g}"
+        return _indicative(estimate, f"{where}, {'the claim' + chr(39) + 's way' if side * (estimate.mean - threshold) > 0 else 'against the claim'}")
     low, high = sorted(side * (bound - threshold) for bound in estimate.interval)
     if low > 0:
         return Verdict(estimate, "confirmed", **tested(estimate, threshold))
