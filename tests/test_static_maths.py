@@ -66,6 +66,15 @@ def test_node_typesets_a_formula_with_the_mathml_a_screen_reader_reads():
     assert served.endswith('mjx-container[jax="CHTML"] {\n  font-size: 120%;\n}\n')
 
 
+@pytest.mark.skipif(not shutil.which("node"), reason="no Node")
+def test_a_typesetting_that_fails_is_one_line_naming_what_failed(tmp_path):
+    missing = tmp_path / "no-mathjax"
+    with pytest.raises(RuntimeError) as failed:
+        static_maths.typeset([("x", False)], shutil.which("node"), missing)
+    message = str(failed.value)
+    assert message == f"typesetting the book's formulas failed: Cannot find module '{missing}/node-main.js'", message
+
+
 @pytest.mark.skipif(not (BUILT / "notebooks" / "02_encodings.html").is_file() or not shutil.which("node"),
                     reason="the book is not built, or built without Node")
 def test_the_built_pages_load_no_mathjax_javascript():

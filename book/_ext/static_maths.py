@@ -7,8 +7,8 @@ jumped): the introduction's largest paint took 11.8 s on a throttled phone. Once
 page (``build-finished``), this extension instead
 
 * typesets every formula of the book in Node (``typeset_maths.js`` beside this file, with the book's own copy of
-  MathJax 3 that sphinx-mathjax-offline copies into ``_static/mathjax``: TeX in, CommonHTML out with the MathML a screen reader reads, as the
-  browser drew it), each distinct formula once;
+  MathJax 3 that sphinx-mathjax-offline copies into ``_static/mathjax``: TeX in, CommonHTML out with the MathML a
+  screen reader reads, as the browser drew it), each distinct formula once;
 * puts each typeset formula in place of its TeX, writes the stylesheet of them all to ``_static/mathjax-chtml.css``
   (its fonts, the same copy's, load only where a page shows their glyphs; every glyph's box is sized by the
   stylesheet, so nothing moves when they arrive; each font cut to the characters the stylesheet draws, written to
@@ -59,7 +59,8 @@ def formulas_of(text: str) -> list[tuple[str, bool]]:
 
 
 def typeset(formulas: list[tuple[str, bool]], node: str, mathjax: Path) -> tuple[dict[tuple[str, bool], str], str]:
-    """({(TeX, display): its <mjx-container>}, the stylesheet of them all), typeset by ``typeset_maths.js``."""
+    """({(TeX, display): its <mjx-container>}, the stylesheet of them all), typeset by ``typeset_maths.js``; a
+    RuntimeError with the script's last line of error output (what failed, in one line) where it fails."""
     distinct = list(dict.fromkeys(formulas))
     request = json.dumps({"mathjax": str(mathjax), "fontURL": FONT_URL, "formulas": distinct})
     result = subprocess.run([node, str(SCRIPT)], input=request, capture_output=True, text=True, encoding="utf-8",
