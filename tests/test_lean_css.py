@@ -83,8 +83,10 @@ def test_the_words_of_the_book_come_from_its_pages_and_the_scripts_they_load(tmp
 
 
 def test_an_unclosed_block_is_named():
-    with pytest.raises(ValueError, match="never closed"):
+    with pytest.raises(ValueError, match="a block opened at character 2 is never closed"):
         lean_css.lean(".a{color:red", {"a"})
+    with pytest.raises(ValueError, match="a block opened at character 12 is never closed"):  # a group's too
+        lean_css.lean("@media print{.a{color:red}", {"a"})
 
 
 INTRO = BUILT / "book" / "intro.html"

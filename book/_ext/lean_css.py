@@ -55,6 +55,8 @@ NAMED = re.compile(r"([.#])([\w-]+)")
 ELEMENT = re.compile(r"(?:^|[\s>+~(])([A-Za-z][\w-]*)")
 FONT_FAMILY = re.compile(r"font-family\s*:\s*([^;}]+)")
 KEYFRAMES = re.compile(r"@(?:-webkit-)?keyframes\s+([\w-]+)")
+URL = re.compile(r"""url\(\s*(["']?)([^"')]+)\1\s*\)""")
+CHARSET = re.compile(r'@charset\s+"[^"]*";\s*')
 LOGGER = logging.getLogger(__name__)
 
 
@@ -96,6 +98,8 @@ def parse(css: str, start: int = 0, nested: bool = False) -> tuple[list, int]:
             prelude = i
         else:
             i += 1
+    if nested:
+        raise ValueError(f"a block opened at character {start - 1} is never closed")
     return items, i
 
 
@@ -246,16 +250,22 @@ def book_words(pages: dict[Path, str], outdir: Path) -> tuple[set[str], tuple[st
     return words, tuple(sorted(prefixes))
 
 
+def static_links(text: str, page: Path, static: Path) -> list[tuple[re.Match, Path]]:
+    """Each link of ``text`` (the page at ``page``) to a stylesheet under ``static`` (resolved), with its path, in
+    order."""
+    links = []
+    for match in LINK.finditer(text):
+        path = None if "://" in match[1] else (page.parent / match[1]).resolve()
+        if path is not None and static in path.parents:
+            links.append((match, path))
+    return links
+
+
 def linked_stylesheets(pages: dict[Path, str], outdir: Path) -> list[Path]:
     """The stylesheets of ``_static/`` that the pages link."""
     static = (outdir / "_static").resolve()
-    found = {(page.parent / href).resolve() for page, text in pages.items() for href in LINK.findall(text)
-             if "://" not in href}
-    return sorted(path for path in found if static in path.parents and path.is_file())
-
-
-URL = re.compile(r"""url\(\s*(["']?)([^"')]+)\1\s*\)""")
-CHARSET = re.compile(r'@charset\s+"[^"]*";\s*')
+    found = {path for page, text in pages.items() for _, path in static_links(text, page, static)}
+    return sorted(path for path in found if path.is_file())
 
 
 def rebased(css: str, source: Path, target: Path) -> str:
@@ -275,10 +285,10 @@ def bundle_page(text: str, page: Path, outdir: Path, bundles: dict[tuple[Path, .
     paths, as ``_static/`` names it); a page with an inline ``<style>`` among those links is left as it is (joining
     them would move it in the cascade)."""
     static = (outdir / "_static").resolve()
-    links = [m for m in LINK.finditer(text) if "://" not in m[1] and static in (page.parent / m[1]).resolve().parents]
+    found = static_links(text, page, static)
+    links, sheets = [m for m, _ in found], tuple(path for _, path in found)
     if not links or "<style" in text[links[0].start():links[-1].end()]:
         return text
-    sheets = tuple((page.parent / m[1]).resolve() for m in links)
     if not all(sheet.is_file() for sheet in sheets):
         return text
     if sheets not in bundles:
@@ -301,19 +311,19 @@ def lean_stylesheets(app, exception) -> None:
     pages = {page: page.read_text(encoding="utf-8") for page in outdir.rglob("*.html")
              if "_static" not in page.relative_to(outdir).parts}
     words, prefixes = book_words(pages, outdir)
-    leaner = {sheet: lean(sheet.read_text(encoding="utf-8"), words, prefixes)
-              for sheet in linked_stylesheets(pages, outdir)}
+    original = {sheet: sheet.read_text(encoding="utf-8") for sheet in linked_stylesheets(pages, outdir)}
+    leaner = {sheet: lean(css, words, prefixes) for sheet, css in original.items()}
     bundles: dict[tuple[Path, ...], str] = {}
     for page, text in pages.items():
         bundled = bundle_page(text, page, outdir, bundles, leaner.__getitem__)
         if bundled != text:
             page.write_text(bundled, encoding="utf-8")
-    before = sum(sheet.stat().st_size for sheet in leaner)
-    LOGGER.info(f"lean_css: the book's stylesheets from {before:,} to {sum(map(len, leaner.values())):,} characters, "
-                f"in {len(bundles)} files")
+    before, after = sum(map(len, original.values())), sum(map(len, leaner.values()))
+    LOGGER.info(f"lean_css: the book's stylesheets from {before:,} to {after:,} characters, in {len(bundles)} files")
 
 
 def setup(app):
-    # after every extension that rewrites the pages (web_pages, static_maths, phone_tables: priority 500)
+    # after every extension that rewrites the pages (api_reference, web_pages, static_maths, phone_tables,
+    # bokehjs_files: the default priority, 500)
     app.connect("build-finished", lean_stylesheets, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
