@@ -160,6 +160,16 @@ def test_a_pages_stylesheets_become_one_file_in_their_order_where_the_first_was_
     assert "maths" not in plain and plain.count('rel="stylesheet"') == 1
     assert (static / with_maths).read_text(encoding="utf-8") == (
         '@charset "UTF-8";\n.a{background:url("vendor/x.png")}\n.b{mask:url("data:image/svg+xml,<svg/>")}\n.m{}\n')
-    # an inline style among the links would move in the cascade: such a page is left as it is
-    mixed = head.replace('<script defer src="../_static/a.js"></script>', "<style>.y{}</style>")
-    assert lean_css.bundle_page(mixed, tmp_path / "book" / "x.html", tmp_path, bundles, read) == mixed
+    # where joining the sheets would change what applies, the page is left as it is: an inline style or another
+    # host's sheet among the links (it would move in the cascade), a sheet for one medium, a sheet with an @import
+    script = '<script defer src="../_static/a.js"></script>'
+    for between in ("<style>.y{}</style>", '<link rel="stylesheet" href="https://example.org/x.css" />'):
+        mixed = head.replace(script, between)
+        assert lean_css.bundle_page(mixed, tmp_path / "book" / "x.html", tmp_path, bundles, read) == mixed
+    printed = head.replace('type="text/css"', 'media="print"')
+    assert lean_css.bundle_page(printed, tmp_path / "book" / "x.html", tmp_path, bundles, read) == printed
+    everywhere = head.replace('type="text/css"', 'media="all"')
+    assert lean_css.bundle_page(everywhere, tmp_path / "book" / "x.html", tmp_path, bundles, read) != everywhere
+    (static / "imports.css").write_text('@import "book.css";', encoding="utf-8")
+    imports = head.replace("book.css", "imports.css")
+    assert lean_css.bundle_page(imports, tmp_path / "book" / "x.html", tmp_path, bundles, read) == imports

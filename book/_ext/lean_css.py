@@ -57,6 +57,10 @@ FONT_FAMILY = re.compile(r"font-family\s*:\s*([^;}]+)")
 KEYFRAMES = re.compile(r"@(?:-webkit-)?keyframes\s+([\w-]+)")
 URL = re.compile(r"""url\(\s*(["']?)([^"')]+)\1\s*\)""")
 CHARSET = re.compile(r'@charset\s+"[^"]*";\s*')
+#: A sheet's ``@import``, void below the first rule of the file it is in: a sheet with one is never joined to another.
+IMPORT = re.compile(r"@import\b")
+#: A link's ``media`` other than ``all``: the sheet applies only there, which it would not once joined to the others.
+MEDIA = re.compile(r'\bmedia="(?!all")')
 LOGGER = logging.getLogger(__name__)
 
 
@@ -282,17 +286,23 @@ def bundle_page(text: str, page: Path, outdir: Path, bundles: dict[tuple[Path, .
                 content: Callable[[Path], str]) -> str:
     """``text`` with the stylesheets it links from ``_static/`` replaced by one link, where the first of them was, to
     the bundle of them all, each as ``content`` gives it (the bundle written once, into ``bundles`` by the sheets'
-    paths, as ``_static/`` names it); a page with an inline ``<style>`` among those links is left as it is (joining
-    them would move it in the cascade)."""
+    paths, as ``_static/`` names it). A page is left as it is where joining its sheets would change what applies: an
+    inline ``<style>`` or another stylesheet among those links (it would move in the cascade), a link with a ``media``
+    of its own, a sheet with an ``@import``."""
     static = (outdir / "_static").resolve()
     found = static_links(text, page, static)
     links, sheets = [m for m, _ in found], tuple(path for _, path in found)
-    if not links or "<style" in text[links[0].start():links[-1].end()]:
+    if not links or not all(sheet.is_file() for sheet in sheets) or any(MEDIA.search(link[0]) for link in links):
         return text
-    if not all(sheet.is_file() for sheet in sheets):
+    between = text[links[0].start():links[-1].end()]
+    if "<style" in between or len(LINK.findall(between)) != len(links):
         return text
     if sheets not in bundles:
-        css = "".join(CHARSET.sub("", rebased(content(sheet), sheet.parent, static)) + "\n" for sheet in sheets)
+        sheet_texts = [content(sheet) for sheet in sheets]
+        if any(IMPORT.search(css) for css in sheet_texts):
+            return text
+        css = "".join(CHARSET.sub("", rebased(css, sheet.parent, static)) + "\n"
+                      for css, sheet in zip(sheet_texts, sheets))
         name = f"book-{hashlib.sha256(css.encode()).hexdigest()[:12]}.css"
         (static / name).write_text('@charset "UTF-8";\n' + css, encoding="utf-8")
         bundles[sheets] = name
