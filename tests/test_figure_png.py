@@ -137,6 +137,16 @@ def test_few_colours_keeps_an_image_that_has_few_and_maps_the_others_to_the_near
     assert [few.getpixel((x, 0)) for x in range(4)] == [(255, 255, 255), (0, 0, 0), (200, 0, 0), (200, 0, 0)]
 
 
+def test_a_figure_with_more_colours_of_its_own_than_the_palette_or_with_an_image_keeps_every_colour():
+    image = Image.new("RGB", (4, 1))
+    image.putdata([(255, 255, 255), (0, 0, 0), (200, 0, 0), (198, 2, 0)])
+    assert figure_png.few_colours(image, kept={colour for _, colour in image.getcolors()}, size=3) is image
+    fig, ax = column_figure()
+    ax.imshow(np.linspace(0, 1, 400).reshape(20, 20))  # a colour map's 256 shades
+    shown, _, _ = saved(fig)
+    assert shown.mode == "RGB" and len(shown.getcolors(maxcolors=100_000)) > figure_png.PALETTE_SIZE
+
+
 def test_ipython_shows_a_figure_through_png_with_the_size_it_is_shown_at():
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -154,7 +164,7 @@ def test_ipython_shows_a_figure_through_png_with_the_size_it_is_shown_at():
     assert figure_png.SMALLEST_TEXT_KEY in image.text
 
 
-def test_in_a_jupyter_kernel_a_figure_drawn_after_the_first_cell_is_shown_at_twice_its_pixels(tmp_path):
+def test_in_a_jupyter_kernel_a_figure_drawn_after_the_first_cell_is_shown_at_twice_its_pixels(tmp_path, monkeypatch):
     """The book's first build with this module showed every figure at 1 pixel a CSS pixel: the kernel's inline
     backend, loaded by matplotlib at the first figure, registered its own way of showing one over :func:`png`. A
     real kernel runs a page's first cell, then draws and shows a figure as the book's {eval:figure} does."""
@@ -169,13 +179,10 @@ def test_in_a_jupyter_kernel_a_figure_drawn_after_the_first_cell_is_shown_at_twi
         nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(3.45, 2.0))\nax.plot([0, 1], [0, 1])\n"
                                   "plt.close(fig)\nfig")])
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
-    os.environ, saved = env, os.environ.copy()  # the kernel inherits this process's environment
-    try:
-        NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    # the kernel inherits this process's environment: this worktree's mope first
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()
     (output,) = [o for o in notebook.cells[1].outputs if "image/png" in o.get("data", {})]
     image = Image.open(io.BytesIO(base64.b64decode(output["data"]["image/png"])))
     assert output["metadata"]["image/png"]["width"] == image.size[0] // 2

@@ -17,9 +17,10 @@ than that, keeps all of them.
 Each PNG carries what a check needs to know of its text, measured in the very drawing that made it
 (:func:`drawn_texts`): ``mope:smallest-text-pt``, the size of its smallest text in points, and
 ``mope:layout-problems``, one line per text that overlaps or touches another (less than a CSS pixel apart) or is
-cut at the image's edge or by the box it is clipped to (:func:`layout_problems`), empty when there is none. ``scripts/check_book_html.py`` fails a figure
-whose PNG reports a problem, or whose smallest text is shown below :data:`~mope.book.figure_style.SMALLEST_FONT_PT`
-on a 400 px screen, or that is not drawn at twice the pixels it is shown at.
+cut at the image's edge or by the box it is clipped to (:func:`layout_problems`), empty when there is none.
+``scripts/check_book_html.py`` fails a figure whose PNG reports a problem, or whose smallest text is shown below
+:data:`~mope.book.figure_style.SMALLEST_FONT_PT` on a 400 px screen, or that is not drawn at twice the pixels it is
+shown at.
 
 :func:`show_figures_sharp`, called by every page that shows a figure, makes :func:`png` the running IPython's
 way of showing a matplotlib figure.
