@@ -113,6 +113,8 @@ FIGURES_DIR = "figures"  # under the build's _static: each figure's document, a 
 LOADER_SCRIPT = re.compile(r'<script data-bokehjs="[^"]*">' + re.escape(LOADER) + "</script>")
 #: A figure's document inline in a page, as :func:`embed` writes it.
 INLINE_DOCUMENT = re.compile(r'<script type="application/json" class="mope-figure-data">(.*?)</script>', re.S)
+#: The name of a figure's document file, as :func:`figure_files` links it from a page.
+DOCUMENT_FILE = re.compile(r'data-src="[^"]*/' + FIGURES_DIR + r'/(figure-[0-9a-f]{16}\.js)"')
 
 
 def figure_files(page: str, static: Path, static_url: str) -> str:
