@@ -452,3 +452,22 @@ def test_the_browser_check_fails_sliders_a_keyboard_moves_invisibly_or_a_screen_
     out = capsys.readouterr().out
     assert "3 right arrows move omega~ by x1.0069 only, under 4% a press: not a visible step" in out
     assert "the position slider's handle is named None, not 'position b (kernel, markers)'" in out
+
+
+@needs_chromium
+def test_a_figure_whose_document_is_missing_says_so_in_its_box(tmp_path):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = write_page(tmp_path / "page.html", RUNS, statement=False, files=True)
+    for document in (tmp_path / "_static" / bokeh_page.FIGURES_DIR).iterdir():
+        document.unlink()
+    driver = CHECKER.start_browser()
+    try:
+        driver.get(page.as_uri())
+        driver.execute_script("for (const box of document.querySelectorAll('.mope-figure')) box.scrollIntoView();")
+        said = WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+            "const texts = [...document.querySelectorAll('.mope-figure')].map(box => box.textContent);"
+            "return texts.every(text => text.startsWith('This figure could not be drawn: ')) && texts;"))
+    finally:
+        driver.quit()
+    assert len(said) == 2 and all("could not load" in text and "/figures/figure-" in text for text in said), said
