@@ -141,10 +141,11 @@ def test_a_figure_with_more_colours_of_its_own_than_the_palette_or_with_an_image
     image = Image.new("RGB", (4, 1))
     image.putdata([(255, 255, 255), (0, 0, 0), (200, 0, 0), (198, 2, 0)])
     assert figure_png.few_colours(image, kept={colour for _, colour in image.getcolors()}, size=3) is image
-    fig, ax = column_figure()
-    ax.imshow(np.linspace(0, 1, 400).reshape(20, 20))  # a colour map's 256 shades
-    shown, _, _ = saved(fig)
-    assert shown.mode == "RGB" and len(shown.getcolors(maxcolors=100_000)) > figure_png.PALETTE_SIZE
+    for draw in ("imshow", "figimage"):  # an image in axes, an image on the figure itself
+        fig, ax = column_figure()
+        getattr(ax if draw == "imshow" else fig, draw)(np.linspace(0, 1, 400).reshape(20, 20))  # 256 shades
+        shown, _, _ = saved(fig)
+        assert shown.mode == "RGB" and len(shown.getcolors(maxcolors=100_000)) > figure_png.PALETTE_SIZE, draw
 
 
 def test_ipython_shows_a_figure_through_png_with_the_size_it_is_shown_at():

@@ -2,17 +2,17 @@ r"""How a figure of the book becomes its page's image: sharp on a phone's screen
 
 A phone shows 2 to 3 device pixels a CSS pixel; a figure saved at 1 pixel a CSS pixel was soft there. :func:`png`
 saves a figure as the notebook's inline backend does (its tight box with a :data:`MARGIN` inch margin) but at
-:data:`mope.book.figure_style.PIXEL_DENSITY` pixels a CSS pixel of its size on the page (its
-:data:`~mope.book.figure_style.DPI` layout, 200 dpi), and returns with it the size it is shown at: half its
-pixels, as IPython's "retina" format does (``{"width": ..., "height": ...}``, the metadata Jupyter and myst-nb
-read). The PNG records its density (its ``pHYs`` chunk says 200 dpi), from which the book's pages size its
-``<img>`` (``book/_ext/web_pages.py``).
+:data:`mope.book.figure_style.PIXEL_DENSITY` pixels a CSS pixel of its size on the page (laid out at
+:data:`~mope.book.figure_style.DPI` CSS pixels an inch, it is saved at that times the density: 200 dpi), and returns
+with it the size it is shown at: half its pixels, as IPython's "retina" format does (``{"width": ...,
+"height": ...}``, the metadata Jupyter and myst-nb read). The PNG records its density (its ``pHYs`` chunk says 200
+dpi), from which the book's pages size its ``<img>`` (``book/_ext/web_pages.py``).
 
 Twice the pixels would weigh about twice as much. The image is stored with few colours (:func:`few_colours`):
 every colour the figure's artists draw is kept exactly (a model's, a verdict's, the greys), and the other shades
 (the blends at the edges of lines and letters, of translucent bands) are each given the nearest of the
-:data:`PALETTE_SIZE` colours; a figure with a raster image of its own (``imshow``), or with more colours of its own
-than that, keeps all of them.
+:data:`PALETTE_SIZE` colours; a figure with a raster image of its own (``imshow``, ``figimage``), or with more
+colours of its own than that, keeps all of them.
 
 Each PNG carries what a check needs to know of its text, measured in the very drawing that made it
 (:func:`drawn_texts`): ``mope:smallest-text-pt``, the size of its smallest text in points, and
@@ -231,14 +231,14 @@ def png(fig) -> tuple[bytes, dict[str, int]]:
     """``fig`` as the book shows it: a PNG at :data:`~mope.book.figure_style.PIXEL_DENSITY` pixels a CSS pixel, in
     few colours, carrying its smallest text and its layout problems (the module's docstring), and the size it is
     shown at, ``{"width": ..., "height": ...}`` in CSS pixels."""
-    from matplotlib.image import AxesImage
+    from matplotlib.image import AxesImage, BboxImage, FigureImage
     from PIL import Image, PngImagePlugin
 
     dpi = DPI * PIXEL_DENSITY
     data, texts, size = _save(fig, dpi)
     with Image.open(io.BytesIO(data)) as saved:
         image = saved.convert("RGB")
-    if not fig.findobj(AxesImage):
+    if not fig.findobj(lambda artist: isinstance(artist, (AxesImage, BboxImage, FigureImage))):
         image = few_colours(image, drawn_colours(fig))
     info = PngImagePlugin.PngInfo()
     info.add_text(SMALLEST_TEXT_KEY, f"{min((text.size for text in texts), default=0):g}")
