@@ -142,7 +142,8 @@ def typeset_pages(app, exception) -> None:
     outdir = Path(app.outdir)
     pages = {page: page.read_text(encoding="utf-8") for page in outdir.rglob("*.html")
              if "_static" not in page.relative_to(outdir).parts}
-    formulas = [formula for text in pages.values() for formula in formulas_of(text)]
+    found = {page: formulas_of(text) for page, text in pages.items()}
+    formulas = [formula for page_formulas in found.values() for formula in page_formulas]
     typeset_html, css = typeset(formulas, node, outdir / MATHJAX)
     (outdir / CSS).write_text(subset_fonts(stylesheet_of(css), outdir / "_static"), encoding="utf-8")
     for page, text in pages.items():
@@ -150,7 +151,8 @@ def typeset_pages(app, exception) -> None:
         new = typeset_page(text, typeset_html, stylesheet)
         if new != text:
             page.write_text(new, encoding="utf-8")
-    LOGGER.info(f"static_maths: {len(set(formulas))} formulas typeset in {len(pages)} pages")
+    LOGGER.info(f"static_maths: {len(set(formulas))} formulas typeset, in {sum(map(bool, found.values()))} of "
+                f"{len(pages)} pages")
 
 
 def setup(app):
