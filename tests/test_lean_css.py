@@ -173,3 +173,23 @@ def test_a_pages_stylesheets_become_one_file_in_their_order_where_the_first_was_
     (static / "imports.css").write_text('@import "book.css";', encoding="utf-8")
     imports = head.replace("book.css", "imports.css")
     assert lean_css.bundle_page(imports, tmp_path / "book" / "x.html", tmp_path, bundles, read) == imports
+
+
+def test_once_the_pages_are_written_each_links_one_pruned_file_and_the_sheets_stay_as_they_were(tmp_path):
+    (tmp_path / "_static").mkdir()
+    theme = ".used{color:red}.unused{color:blue}@media print{.unused{margin:0}}"
+    (tmp_path / "_static" / "theme.css").write_text(theme, encoding="utf-8")
+    (tmp_path / "_static" / "maths.css").write_text("mjx-container{font-size:120%}", encoding="utf-8")
+    head = '<head><link rel="stylesheet" href="_static/theme.css" />\n{}</head>'
+    (tmp_path / "intro.html").write_text(head.format("") + '<p class="used">text</p>', encoding="utf-8")
+    (tmp_path / "maths.html").write_text(head.format('<link rel="stylesheet" href="_static/maths.css" />\n')
+                                         + '<p class="used"><mjx-container>x</mjx-container></p>', encoding="utf-8")
+    app = type("App", (), {"outdir": str(tmp_path), "builder": type("Builder", (), {"format": "html"})()})()
+    lean_css.lean_stylesheets(app, None)
+    bundles = {}
+    for name in ("intro.html", "maths.html"):
+        (href,) = re.findall(r'rel="stylesheet" href="([^"]+)"', (tmp_path / name).read_text(encoding="utf-8"))
+        bundles[name] = (tmp_path / href).read_text(encoding="utf-8")
+    assert bundles["intro.html"] == '@charset "UTF-8";\n.used{color:red}\n'
+    assert bundles["maths.html"] == '@charset "UTF-8";\n.used{color:red}\nmjx-container{font-size:120%}\n'
+    assert (tmp_path / "_static" / "theme.css").read_text(encoding="utf-8") == theme
