@@ -52,10 +52,17 @@ FONT_FACE = re.compile(r"@font-face\b[^{]*\{")
 LOGGER = logging.getLogger(__name__)
 
 
+def formula(match: re.Match, display: bool) -> tuple[str, bool]:
+    """The formula that ``match`` (of :data:`INLINE` or :data:`DISPLAY`) found: (its TeX, unescaped, a displayed one's
+    without the blank around it; ``display``)."""
+    tex = html.unescape(match[2])
+    return (tex.strip() if display else tex), display
+
+
 def formulas_of(text: str) -> list[tuple[str, bool]]:
-    """Every formula of a page as (its TeX, whether it is displayed), in order."""
-    return ([(html.unescape(m[2]), False) for m in INLINE.finditer(text)]
-            + [(html.unescape(m[2]).strip(), True) for m in DISPLAY.finditer(text)])
+    """Every formula of a page as (its TeX, whether it is displayed), inline ones first, each in order."""
+    return ([formula(m, False) for m in INLINE.finditer(text)]
+            + [formula(m, True) for m in DISPLAY.finditer(text)])
 
 
 def typeset(formulas: list[tuple[str, bool]], node: str, mathjax: Path) -> tuple[dict[tuple[str, bool], str], str]:
@@ -124,8 +131,8 @@ def typeset_page(text: str, typeset_html: dict[tuple[str, bool], str], styleshee
     """A page with each formula's TeX replaced by its typesetting, MathJax's scripts taken out and, where it has
     formulas, ``stylesheet`` (its address from the page) linked."""
     had_maths = bool(INLINE.search(text) or DISPLAY.search(text))
-    text = INLINE.sub(lambda m: m[1] + typeset_html[(html.unescape(m[2]), False)] + m[3], text)
-    text = DISPLAY.sub(lambda m: m[1] + typeset_html[(html.unescape(m[2]).strip(), True)] + m[3], text)
+    text = INLINE.sub(lambda m: m[1] + typeset_html[formula(m, False)] + m[3], text)
+    text = DISPLAY.sub(lambda m: m[1] + typeset_html[formula(m, True)] + m[3], text)
     text = MATHJAX_SCRIPTS.sub("", text)
     if had_maths:
         text = text.replace("</head>", f'<link rel="stylesheet" href="{stylesheet}" />\n</head>', 1)
@@ -143,7 +150,7 @@ def typeset_pages(app, exception) -> None:
     pages = {page: page.read_text(encoding="utf-8") for page in outdir.rglob("*.html")
              if "_static" not in page.relative_to(outdir).parts}
     found = {page: formulas_of(text) for page, text in pages.items()}
-    formulas = [formula for page_formulas in found.values() for formula in page_formulas]
+    formulas = [item for page_formulas in found.values() for item in page_formulas]
     typeset_html, css = typeset(formulas, node, outdir / MATHJAX)
     (outdir / CSS).write_text(subset_fonts(stylesheet_of(css), outdir / "_static"), encoding="utf-8")
     for page, text in pages.items():
