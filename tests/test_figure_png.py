@@ -65,6 +65,15 @@ def test_texts_closer_than_a_css_pixel_touch():
     assert figure_png.layout_problems([first, apart], (100, 100)) == []
 
 
+def test_the_drawn_size_is_the_images_even_without_a_text():
+    fig, ax = column_figure()
+    ax.set_axis_off()
+    ax.plot([0, 1], [0, 1])
+    texts, size = figure_png.drawn_texts(fig)
+    image, _, _ = saved(fig)
+    assert texts == [] and size == image.size
+
+
 def test_texts_that_touch_no_other_are_not_said_to_collide():
     fig, ax = column_figure()
     ax.text(0.05, 0.5, "left", transform=ax.transAxes)

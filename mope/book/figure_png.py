@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import struct
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -139,7 +140,7 @@ def _recording():
 
 def _save(fig, dpi: float) -> tuple[bytes, list[DrawnText], tuple[int, int]]:
     """``fig`` saved as a PNG at ``dpi`` (its tight box, :data:`MARGIN`), the texts of the drawing that made it and
-    the size of that drawing in pixels."""
+    the PNG's size in pixels (as its header says: the texts' corners are in that drawing's pixels)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     if not isinstance(fig.canvas, FigureCanvasAgg):  # a figure its function closed has lost its own canvas
@@ -148,10 +149,11 @@ def _save(fig, dpi: float) -> tuple[bytes, list[DrawnText], tuple[int, int]]:
     with _recording() as drawn:
         fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight", pad_inches=MARGIN,
                     facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor())
-    last = drawn[-1][0] if drawn else None
+    last = drawn[-1][0] if drawn else None  # a tight box is drawn twice: the texts of the second drawing
     texts = [text for renderer, text in drawn if renderer is last]
-    size = (int(last.width), int(last.height)) if last is not None else (0, 0)
-    return buffer.getvalue(), texts, size
+    data = buffer.getvalue()
+    width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk, first after the 8-byte signature
+    return data, texts, (width, height)
 
 
 def drawn_texts(fig, dpi: float = DPI * PIXEL_DENSITY) -> tuple[list[DrawnText], tuple[int, int]]:
