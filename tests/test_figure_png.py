@@ -191,8 +191,8 @@ def test_in_a_jupyter_kernel_a_figure_drawn_after_the_first_cell_is_shown_at_twi
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     # the kernel inherits this process's environment: this worktree's mope first
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()
+    NotebookClient(notebook, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
     (output,) = [o for o in notebook.cells[1].outputs if "image/png" in o.get("data", {})]
     image = Image.open(io.BytesIO(base64.b64decode(output["data"]["image/png"])))
     assert output["metadata"]["image/png"]["width"] == image.size[0] // 2
