@@ -310,8 +310,15 @@ def test_the_book_moves_each_figures_document_into_a_content_named_file_beside_b
     app = type("App", (), {"outdir": str(tmp_path), "builder": Builder()})()
     (tmp_path / "_static" / "figures").mkdir(parents=True)
     (tmp_path / "_static" / "figures" / "figure-0123456789abcdef.js").write_text("an earlier build's", encoding="utf-8")
+    # a page an earlier build moved, which this (incremental) build did not rewrite, keeps its document
+    (tmp_path / "_static" / "figures" / "figure-fedcba9876543210.js").write_text("still linked", encoding="utf-8")
+    (tmp_path / "unchanged.html").write_text('<script type="application/json" class="mope-figure-data" '
+                                             'data-key="fedcba9876543210" data-src="_static/figures/'
+                                             'figure-fedcba9876543210.js"></script>', encoding="utf-8")
     extension.write_files(app, None)
-    assert len(list((tmp_path / "_static" / "figures").iterdir())) == 2  # this build's two documents only
+    assert sorted(p.name for p in (tmp_path / "_static" / "figures").iterdir() if "fedcba" not in p.name) == sorted(
+        f"figure-{key}.js" for key in re.findall(r'data-key="([0-9a-f]{16})"', page.read_text(encoding="utf-8")))
+    assert len(list((tmp_path / "_static" / "figures").iterdir())) == 3  # this build's two, the unchanged page's
     assert sorted(p.name for p in (tmp_path / "_static" / "bokehjs").iterdir()) == sorted(bokeh_page.bokehjs_files())
     written = page.read_text(encoding="utf-8")
     assert document not in written and bokeh_page.INLINE_DOCUMENT.search(written) is None
@@ -445,3 +452,22 @@ def test_the_browser_check_fails_sliders_a_keyboard_moves_invisibly_or_a_screen_
     out = capsys.readouterr().out
     assert "3 right arrows move omega~ by x1.0069 only, under 4% a press: not a visible step" in out
     assert "the position slider's handle is named None, not 'position b (kernel, markers)'" in out
+
+
+@needs_chromium
+def test_a_figure_whose_document_is_missing_says_so_in_its_box(tmp_path):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = write_page(tmp_path / "page.html", RUNS, statement=False, files=True)
+    for document in (tmp_path / "_static" / bokeh_page.FIGURES_DIR).iterdir():
+        document.unlink()
+    driver = CHECKER.start_browser()
+    try:
+        driver.get(page.as_uri())
+        driver.execute_script("for (const box of document.querySelectorAll('.mope-figure')) box.scrollIntoView();")
+        said = WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+            "const texts = [...document.querySelectorAll('.mope-figure')].map(box => box.textContent);"
+            "return texts.every(text => text.startsWith('This figure could not be drawn: ')) && texts;"))
+    finally:
+        driver.quit()
+    assert len(said) == 2 and all("could not load" in text and "/figures/figure-" in text for text in said), said

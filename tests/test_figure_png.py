@@ -65,6 +65,15 @@ def test_texts_closer_than_a_css_pixel_touch():
     assert figure_png.layout_problems([first, apart], (100, 100)) == []
 
 
+def test_the_drawn_size_is_the_images_even_without_a_text():
+    fig, ax = column_figure()
+    ax.set_axis_off()
+    ax.plot([0, 1], [0, 1])
+    texts, size = figure_png.drawn_texts(fig)
+    image, _, _ = saved(fig)
+    assert texts == [] and size == image.size
+
+
 def test_texts_that_touch_no_other_are_not_said_to_collide():
     fig, ax = column_figure()
     ax.text(0.05, 0.5, "left", transform=ax.transAxes)
@@ -137,6 +146,17 @@ def test_few_colours_keeps_an_image_that_has_few_and_maps_the_others_to_the_near
     assert [few.getpixel((x, 0)) for x in range(4)] == [(255, 255, 255), (0, 0, 0), (200, 0, 0), (200, 0, 0)]
 
 
+def test_a_figure_with_more_colours_of_its_own_than_the_palette_or_with_an_image_keeps_every_colour():
+    image = Image.new("RGB", (4, 1))
+    image.putdata([(255, 255, 255), (0, 0, 0), (200, 0, 0), (198, 2, 0)])
+    assert figure_png.few_colours(image, kept={colour for _, colour in image.getcolors()}, size=3) is image
+    for draw in ("imshow", "figimage"):  # an image in axes, an image on the figure itself
+        fig, ax = column_figure()
+        getattr(ax if draw == "imshow" else fig, draw)(np.linspace(0, 1, 400).reshape(20, 20))  # 256 shades
+        shown, _, _ = saved(fig)
+        assert shown.mode == "RGB" and len(shown.getcolors(maxcolors=100_000)) > figure_png.PALETTE_SIZE, draw
+
+
 def test_ipython_shows_a_figure_through_png_with_the_size_it_is_shown_at():
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -154,7 +174,7 @@ def test_ipython_shows_a_figure_through_png_with_the_size_it_is_shown_at():
     assert figure_png.SMALLEST_TEXT_KEY in image.text
 
 
-def test_in_a_jupyter_kernel_a_figure_drawn_after_the_first_cell_is_shown_at_twice_its_pixels(tmp_path):
+def test_in_a_jupyter_kernel_a_figure_drawn_after_the_first_cell_is_shown_at_twice_its_pixels(tmp_path, monkeypatch):
     """The book's first build with this module showed every figure at 1 pixel a CSS pixel: the kernel's inline
     backend, loaded by matplotlib at the first figure, registered its own way of showing one over :func:`png`. A
     real kernel runs a page's first cell, then draws and shows a figure as the book's {eval:figure} does."""
@@ -169,13 +189,10 @@ def test_in_a_jupyter_kernel_a_figure_drawn_after_the_first_cell_is_shown_at_twi
         nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(3.45, 2.0))\nax.plot([0, 1], [0, 1])\n"
                                   "plt.close(fig)\nfig")])
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
-    os.environ, saved = env, os.environ.copy()  # the kernel inherits this process's environment
-    try:
-        NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    # the kernel inherits this process's environment: this worktree's mope first
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    NotebookClient(notebook, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
     (output,) = [o for o in notebook.cells[1].outputs if "image/png" in o.get("data", {})]
     image = Image.open(io.BytesIO(base64.b64decode(output["data"]["image/png"])))
     assert output["metadata"]["image/png"]["width"] == image.size[0] // 2

@@ -83,8 +83,10 @@ def test_the_words_of_the_book_come_from_its_pages_and_the_scripts_they_load(tmp
 
 
 def test_an_unclosed_block_is_named():
-    with pytest.raises(ValueError, match="never closed"):
+    with pytest.raises(ValueError, match="a block opened at character 2 is never closed"):
         lean_css.lean(".a{color:red", {"a"})
+    with pytest.raises(ValueError, match="a block opened at character 12 is never closed"):  # a group's too
+        lean_css.lean("@media print{.a{color:red}", {"a"})
 
 
 INTRO = BUILT / "book" / "intro.html"
@@ -158,6 +160,36 @@ def test_a_pages_stylesheets_become_one_file_in_their_order_where_the_first_was_
     assert "maths" not in plain and plain.count('rel="stylesheet"') == 1
     assert (static / with_maths).read_text(encoding="utf-8") == (
         '@charset "UTF-8";\n.a{background:url("vendor/x.png")}\n.b{mask:url("data:image/svg+xml,<svg/>")}\n.m{}\n')
-    # an inline style among the links would move in the cascade: such a page is left as it is
-    mixed = head.replace('<script defer src="../_static/a.js"></script>', "<style>.y{}</style>")
-    assert lean_css.bundle_page(mixed, tmp_path / "book" / "x.html", tmp_path, bundles, read) == mixed
+    # where joining the sheets would change what applies, the page is left as it is: an inline style or another
+    # host's sheet among the links (it would move in the cascade), a sheet for one medium, a sheet with an @import
+    script = '<script defer src="../_static/a.js"></script>'
+    for between in ("<style>.y{}</style>", '<link rel="stylesheet" href="https://example.org/x.css" />'):
+        mixed = head.replace(script, between)
+        assert lean_css.bundle_page(mixed, tmp_path / "book" / "x.html", tmp_path, bundles, read) == mixed
+    printed = head.replace('type="text/css"', 'media="print"')
+    assert lean_css.bundle_page(printed, tmp_path / "book" / "x.html", tmp_path, bundles, read) == printed
+    everywhere = head.replace('type="text/css"', 'media="all"')
+    assert lean_css.bundle_page(everywhere, tmp_path / "book" / "x.html", tmp_path, bundles, read) != everywhere
+    (static / "imports.css").write_text('@import "book.css";', encoding="utf-8")
+    imports = head.replace("book.css", "imports.css")
+    assert lean_css.bundle_page(imports, tmp_path / "book" / "x.html", tmp_path, bundles, read) == imports
+
+
+def test_once_the_pages_are_written_each_links_one_pruned_file_and_the_sheets_stay_as_they_were(tmp_path):
+    (tmp_path / "_static").mkdir()
+    theme = ".used{color:red}.unused{color:blue}@media print{.unused{margin:0}}"
+    (tmp_path / "_static" / "theme.css").write_text(theme, encoding="utf-8")
+    (tmp_path / "_static" / "maths.css").write_text("mjx-container{font-size:120%}", encoding="utf-8")
+    head = '<head><link rel="stylesheet" href="_static/theme.css" />\n{}</head>'
+    (tmp_path / "intro.html").write_text(head.format("") + '<p class="used">text</p>', encoding="utf-8")
+    (tmp_path / "maths.html").write_text(head.format('<link rel="stylesheet" href="_static/maths.css" />\n')
+                                         + '<p class="used"><mjx-container>x</mjx-container></p>', encoding="utf-8")
+    app = type("App", (), {"outdir": str(tmp_path), "builder": type("Builder", (), {"format": "html"})()})()
+    lean_css.lean_stylesheets(app, None)
+    bundles = {}
+    for name in ("intro.html", "maths.html"):
+        (href,) = re.findall(r'rel="stylesheet" href="([^"]+)"', (tmp_path / name).read_text(encoding="utf-8"))
+        bundles[name] = (tmp_path / href).read_text(encoding="utf-8")
+    assert bundles["intro.html"] == '@charset "UTF-8";\n.used{color:red}\n'
+    assert bundles["maths.html"] == '@charset "UTF-8";\n.used{color:red}\nmjx-container{font-size:120%}\n'
+    assert (tmp_path / "_static" / "theme.css").read_text(encoding="utf-8") == theme

@@ -2,7 +2,7 @@
 place of each formula's TeX, so that a page loads no MathJax JavaScript and shows its text at once."""
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import re
 import shutil
 from pathlib import Path
@@ -16,6 +16,10 @@ BUILT = ROOT / "_build" / "html"
 
 
 static_maths = load("static_maths", ROOT / "book" / "_ext" / "static_maths.py")
+#: The copy of MathJax that sphinx-mathjax-offline ships and a build copies into ``_static/mathjax``.
+OFFLINE = Path(importlib.import_module("sphinx-mathjax-offline").__file__).parent / "static" / "mathjax"
+needs_node_and_mathjax = pytest.mark.skipif(not shutil.which("node") or not (OFFLINE / "node-main.js").is_file(),
+                                            reason="no Node, or sphinx-mathjax-offline ships no node-main.js")
 
 PAGE = r"""<head>
     <script>window.MathJax = {"loader": {"load": ["input/tex", "output/chtml", "a11y/assistive-mml"]}}</script>
@@ -51,11 +55,10 @@ def test_a_page_gets_its_typeset_formulas_the_stylesheet_and_no_mathjax_script()
     assert static_maths.typeset_page(plain, {}, "x.css") == plain  # no formula: no stylesheet
 
 
-@pytest.mark.skipif(not shutil.which("node") or not (BUILT / static_maths.MATHJAX / "node-main.js").is_file(),
-                    reason="no Node, or the book (and its copy of MathJax) is not built")
+@needs_node_and_mathjax
 def test_node_typesets_a_formula_with_the_mathml_a_screen_reader_reads():
     formulas = [(r"\frac{1}{T}\sum_{k<T} e_k", True), (r"\boldsymbol{x}", False)]  # \boldsymbol: loaded on demand
-    typeset, css = static_maths.typeset(formulas, shutil.which("node"), BUILT / static_maths.MATHJAX)
+    typeset, css = static_maths.typeset(formulas, shutil.which("node"), OFFLINE)
     display = typeset[formulas[0]]
     assert display.startswith('<mjx-container class="MathJax" jax="CHTML" display="true"')
     assert "<mjx-assistive-mml" in display and "<mfrac>" in display
@@ -64,6 +67,15 @@ def test_node_typesets_a_formula_with_the_mathml_a_screen_reader_reads():
     served = static_maths.stylesheet_of(css)
     assert served.count("font-display: swap;") == css.count("@font-face") > 0
     assert served.endswith('mjx-container[jax="CHTML"] {\n  font-size: 120%;\n}\n')
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="no Node")
+def test_a_typesetting_that_fails_is_one_line_naming_what_failed(tmp_path):
+    missing = tmp_path / "no-mathjax"
+    with pytest.raises(RuntimeError) as failed:
+        static_maths.typeset([("x", False)], shutil.which("node"), missing)
+    message = str(failed.value)
+    assert message == f"typesetting the book's formulas failed: Cannot find module '{missing}/node-main.js'", message
 
 
 @pytest.mark.skipif(not (BUILT / "notebooks" / "02_encodings.html").is_file() or not shutil.which("node"),
@@ -88,8 +100,7 @@ def test_the_built_pages_load_no_mathjax_javascript():
 
 def test_each_maths_font_is_cut_to_the_characters_the_stylesheet_draws(tmp_path):
     fonttools = pytest.importorskip("fontTools.ttLib")
-    offline = Path(importlib.import_module("sphinx-mathjax-offline").__file__).parent / "static" / "mathjax"
-    main = offline / "output" / "chtml" / "fonts" / "woff-v2" / "MathJax_Main-Regular.woff"
+    main = OFFLINE / "output" / "chtml" / "fonts" / "woff-v2" / "MathJax_Main-Regular.woff"
     if not main.is_file():
         pytest.skip("sphinx-mathjax-offline ships no MathJax_Main-Regular.woff")
     static = tmp_path / "_static"
@@ -104,3 +115,25 @@ def test_each_maths_font_is_cut_to_the_characters_the_stylesheet_draws(tmp_path)
     assert subset.stat().st_size < main.stat().st_size / 3
     kept = set(fonttools.TTFont(subset).getBestCmap())
     assert kept == {ord("="), 0x2211} & set(fonttools.TTFont(main).getBestCmap())
+
+
+@needs_node_and_mathjax
+def test_once_the_pages_are_written_each_formula_is_typeset_and_its_page_links_the_stylesheet(tmp_path):
+    (tmp_path / "_static").mkdir()
+    (tmp_path / static_maths.MATHJAX).symlink_to(OFFLINE, target_is_directory=True)
+    (tmp_path / "notebooks").mkdir()
+    maths, plain = tmp_path / "notebooks" / "01.html", tmp_path / "intro.html"
+    maths.write_text(PAGE, encoding="utf-8")
+    plain.write_text("<head></head><p>No maths.</p>", encoding="utf-8")
+    app = type("App", (), {"outdir": str(tmp_path), "builder": type("Builder", (), {"format": "html"})()})()
+    static_maths.typeset_pages(app, None)
+    page = maths.read_text(encoding="utf-8")
+    assert page.count("<mjx-container") == 4 and "\\(" not in page and "mathjax/startup.js" not in page
+    assert '<link rel="stylesheet" href="../_static/mathjax-chtml.css" />' in page
+    assert plain.read_text(encoding="utf-8") == "<head></head><p>No maths.</p>"
+    css = (tmp_path / static_maths.CSS).read_text(encoding="utf-8")
+    assert "font-display: swap;" in css and 'mjx-container[jax="CHTML"]' in css
+    if importlib.util.find_spec("fontTools"):  # each font the stylesheet names, cut, beside it
+        fonts = re.findall(r'url\("([^"]+\.woff)"\)', css)
+        assert fonts and all(font.startswith(f"{static_maths.SUBSET}/") for font in fonts)
+        assert all((tmp_path / "_static" / font).is_file() for font in fonts)

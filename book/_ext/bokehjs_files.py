@@ -6,15 +6,15 @@
   so that the two always agree.
 * **Each figure's document** (its JSON, 0.4 and 0.3 MB on the explorer's page) moved out of the page's HTML into
   ``_static/figures/figure-<hash>.js`` (:func:`mope.book.bokeh_page.figure_files`): the page's text arrives and is
-  drawn without it.
+  drawn without it. A document no page links any more (an earlier build's) is deleted; one that a page this build did
+  not rewrite still links is kept.
 """
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
-from mope.book.bokeh_page import FIGURES_DIR, INLINE_DOCUMENT, copy_bokehjs, figure_files
+from mope.book.bokeh_page import DOCUMENT_FILE, FIGURES_DIR, INLINE_DOCUMENT, copy_bokehjs, figure_files
 
 
 def write_files(app, exception) -> None:
@@ -23,13 +23,19 @@ def write_files(app, exception) -> None:
     outdir = Path(app.outdir)
     static = outdir / "_static"
     copy_bokehjs(static)
-    shutil.rmtree(static / FIGURES_DIR, ignore_errors=True)  # no document of an earlier build left behind
+    linked = set()
     for page in outdir.rglob("*.html"):
-        text = page.read_text(encoding="utf-8")
-        if INLINE_DOCUMENT.search(text) is None or "_static" in page.relative_to(outdir).parts:
+        if "_static" in page.relative_to(outdir).parts:
             continue
-        static_url = Path(os.path.relpath(static, page.parent)).as_posix()
-        page.write_text(figure_files(text, static, static_url), encoding="utf-8")
+        text = page.read_text(encoding="utf-8")
+        if INLINE_DOCUMENT.search(text) is not None:
+            static_url = Path(os.path.relpath(static, page.parent)).as_posix()
+            text = figure_files(text, static, static_url)
+            page.write_text(text, encoding="utf-8")
+        linked.update(DOCUMENT_FILE.findall(text))
+    for document in sorted((static / FIGURES_DIR).glob("figure-*.js")):
+        if document.name not in linked:
+            document.unlink()
 
 
 def setup(app):

@@ -55,6 +55,12 @@ NAMED = re.compile(r"([.#])([\w-]+)")
 ELEMENT = re.compile(r"(?:^|[\s>+~(])([A-Za-z][\w-]*)")
 FONT_FAMILY = re.compile(r"font-family\s*:\s*([^;}]+)")
 KEYFRAMES = re.compile(r"@(?:-webkit-)?keyframes\s+([\w-]+)")
+URL = re.compile(r"""url\(\s*(["']?)([^"')]+)\1\s*\)""")
+CHARSET = re.compile(r'@charset\s+"[^"]*";\s*')
+#: A sheet's ``@import``, void below the first rule of the file it is in: a sheet with one is never joined to another.
+IMPORT = re.compile(r"@import\b")
+#: A link's ``media`` other than ``all``: the sheet applies only there, which it would not once joined to the others.
+MEDIA = re.compile(r'\bmedia="(?!all")')
 LOGGER = logging.getLogger(__name__)
 
 
@@ -96,6 +102,8 @@ def parse(css: str, start: int = 0, nested: bool = False) -> tuple[list, int]:
             prelude = i
         else:
             i += 1
+    if nested:
+        raise ValueError(f"a block opened at character {start - 1} is never closed")
     return items, i
 
 
@@ -246,16 +254,22 @@ def book_words(pages: dict[Path, str], outdir: Path) -> tuple[set[str], tuple[st
     return words, tuple(sorted(prefixes))
 
 
+def static_links(text: str, page: Path, static: Path) -> list[tuple[re.Match, Path]]:
+    """Each link of ``text`` (the page at ``page``) to a stylesheet under ``static`` (resolved), with its path, in
+    order."""
+    links = []
+    for match in LINK.finditer(text):
+        path = None if "://" in match[1] else (page.parent / match[1]).resolve()
+        if path is not None and static in path.parents:
+            links.append((match, path))
+    return links
+
+
 def linked_stylesheets(pages: dict[Path, str], outdir: Path) -> list[Path]:
     """The stylesheets of ``_static/`` that the pages link."""
     static = (outdir / "_static").resolve()
-    found = {(page.parent / href).resolve() for page, text in pages.items() for href in LINK.findall(text)
-             if "://" not in href}
-    return sorted(path for path in found if static in path.parents and path.is_file())
-
-
-URL = re.compile(r"""url\(\s*(["']?)([^"')]+)\1\s*\)""")
-CHARSET = re.compile(r'@charset\s+"[^"]*";\s*')
+    found = {path for page, text in pages.items() for _, path in static_links(text, page, static)}
+    return sorted(path for path in found if path.is_file())
 
 
 def rebased(css: str, source: Path, target: Path) -> str:
@@ -272,17 +286,23 @@ def bundle_page(text: str, page: Path, outdir: Path, bundles: dict[tuple[Path, .
                 content: Callable[[Path], str]) -> str:
     """``text`` with the stylesheets it links from ``_static/`` replaced by one link, where the first of them was, to
     the bundle of them all, each as ``content`` gives it (the bundle written once, into ``bundles`` by the sheets'
-    paths, as ``_static/`` names it); a page with an inline ``<style>`` among those links is left as it is (joining
-    them would move it in the cascade)."""
+    paths, as ``_static/`` names it). A page is left as it is where joining its sheets would change what applies: an
+    inline ``<style>`` or another stylesheet among those links (it would move in the cascade), a link with a ``media``
+    of its own, a sheet with an ``@import``."""
     static = (outdir / "_static").resolve()
-    links = [m for m in LINK.finditer(text) if "://" not in m[1] and static in (page.parent / m[1]).resolve().parents]
-    if not links or "<style" in text[links[0].start():links[-1].end()]:
+    found = static_links(text, page, static)
+    links, sheets = [m for m, _ in found], tuple(path for _, path in found)
+    if not links or not all(sheet.is_file() for sheet in sheets) or any(MEDIA.search(link[0]) for link in links):
         return text
-    sheets = tuple((page.parent / m[1]).resolve() for m in links)
-    if not all(sheet.is_file() for sheet in sheets):
+    between = text[links[0].start():links[-1].end()]
+    if "<style" in between or len(LINK.findall(between)) != len(links):
         return text
     if sheets not in bundles:
-        css = "".join(CHARSET.sub("", rebased(content(sheet), sheet.parent, static)) + "\n" for sheet in sheets)
+        sheet_texts = [content(sheet) for sheet in sheets]
+        if any(IMPORT.search(css) for css in sheet_texts):
+            return text
+        css = "".join(CHARSET.sub("", rebased(css, sheet.parent, static)) + "\n"
+                      for css, sheet in zip(sheet_texts, sheets))
         name = f"book-{hashlib.sha256(css.encode()).hexdigest()[:12]}.css"
         (static / name).write_text('@charset "UTF-8";\n' + css, encoding="utf-8")
         bundles[sheets] = name
@@ -301,19 +321,19 @@ def lean_stylesheets(app, exception) -> None:
     pages = {page: page.read_text(encoding="utf-8") for page in outdir.rglob("*.html")
              if "_static" not in page.relative_to(outdir).parts}
     words, prefixes = book_words(pages, outdir)
-    leaner = {sheet: lean(sheet.read_text(encoding="utf-8"), words, prefixes)
-              for sheet in linked_stylesheets(pages, outdir)}
+    original = {sheet: sheet.read_text(encoding="utf-8") for sheet in linked_stylesheets(pages, outdir)}
+    leaner = {sheet: lean(css, words, prefixes) for sheet, css in original.items()}
     bundles: dict[tuple[Path, ...], str] = {}
     for page, text in pages.items():
         bundled = bundle_page(text, page, outdir, bundles, leaner.__getitem__)
         if bundled != text:
             page.write_text(bundled, encoding="utf-8")
-    before = sum(sheet.stat().st_size for sheet in leaner)
-    LOGGER.info(f"lean_css: the book's stylesheets from {before:,} to {sum(map(len, leaner.values())):,} characters, "
-                f"in {len(bundles)} files")
+    before, after = sum(map(len, original.values())), sum(map(len, leaner.values()))
+    LOGGER.info(f"lean_css: the book's stylesheets from {before:,} to {after:,} characters, in {len(bundles)} files")
 
 
 def setup(app):
-    # after every extension that rewrites the pages (web_pages, static_maths, phone_tables: priority 500)
+    # after every extension that rewrites the pages (api_reference, web_pages, static_maths, phone_tables,
+    # bokehjs_files: the default priority, 500)
     app.connect("build-finished", lean_stylesheets, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -7,8 +7,8 @@ jumped): the introduction's largest paint took 11.8 s on a throttled phone. Once
 page (``build-finished``), this extension instead
 
 * typesets every formula of the book in Node (``typeset_maths.js`` beside this file, with the book's own copy of
-  MathJax 3 that sphinx-mathjax-offline copies into ``_static/mathjax``: TeX in, CommonHTML out with the MathML a screen reader reads, as the
-  browser drew it), each distinct formula once;
+  MathJax 3 that sphinx-mathjax-offline copies into ``_static/mathjax``: TeX in, CommonHTML out with the MathML a
+  screen reader reads, as the browser drew it), each distinct formula once;
 * puts each typeset formula in place of its TeX, writes the stylesheet of them all to ``_static/mathjax-chtml.css``
   (its fonts, the same copy's, load only where a page shows their glyphs; every glyph's box is sized by the
   stylesheet, so nothing moves when they arrive; each font cut to the characters the stylesheet draws, written to
@@ -52,14 +52,22 @@ FONT_FACE = re.compile(r"@font-face\b[^{]*\{")
 LOGGER = logging.getLogger(__name__)
 
 
+def formula(match: re.Match, display: bool) -> tuple[str, bool]:
+    """The formula that ``match`` (of :data:`INLINE` or :data:`DISPLAY`) found: (its TeX, unescaped, a displayed one's
+    without the blank around it; ``display``)."""
+    tex = html.unescape(match[2])
+    return (tex.strip() if display else tex), display
+
+
 def formulas_of(text: str) -> list[tuple[str, bool]]:
-    """Every formula of a page as (its TeX, whether it is displayed), in order."""
-    return ([(html.unescape(m[2]), False) for m in INLINE.finditer(text)]
-            + [(html.unescape(m[2]).strip(), True) for m in DISPLAY.finditer(text)])
+    """Every formula of a page as (its TeX, whether it is displayed), inline ones first, each in order."""
+    return ([formula(m, False) for m in INLINE.finditer(text)]
+            + [formula(m, True) for m in DISPLAY.finditer(text)])
 
 
 def typeset(formulas: list[tuple[str, bool]], node: str, mathjax: Path) -> tuple[dict[tuple[str, bool], str], str]:
-    """({(TeX, display): its <mjx-container>}, the stylesheet of them all), typeset by ``typeset_maths.js``."""
+    """({(TeX, display): its <mjx-container>}, the stylesheet of them all), typeset by ``typeset_maths.js``; a
+    RuntimeError with the script's last line of error output (what failed, in one line) where it fails."""
     distinct = list(dict.fromkeys(formulas))
     request = json.dumps({"mathjax": str(mathjax), "fontURL": FONT_URL, "formulas": distinct})
     result = subprocess.run([node, str(SCRIPT)], input=request, capture_output=True, text=True, encoding="utf-8",
@@ -123,8 +131,8 @@ def typeset_page(text: str, typeset_html: dict[tuple[str, bool], str], styleshee
     """A page with each formula's TeX replaced by its typesetting, MathJax's scripts taken out and, where it has
     formulas, ``stylesheet`` (its address from the page) linked."""
     had_maths = bool(INLINE.search(text) or DISPLAY.search(text))
-    text = INLINE.sub(lambda m: m[1] + typeset_html[(html.unescape(m[2]), False)] + m[3], text)
-    text = DISPLAY.sub(lambda m: m[1] + typeset_html[(html.unescape(m[2]).strip(), True)] + m[3], text)
+    text = INLINE.sub(lambda m: m[1] + typeset_html[formula(m, False)] + m[3], text)
+    text = DISPLAY.sub(lambda m: m[1] + typeset_html[formula(m, True)] + m[3], text)
     text = MATHJAX_SCRIPTS.sub("", text)
     if had_maths:
         text = text.replace("</head>", f'<link rel="stylesheet" href="{stylesheet}" />\n</head>', 1)
@@ -141,7 +149,8 @@ def typeset_pages(app, exception) -> None:
     outdir = Path(app.outdir)
     pages = {page: page.read_text(encoding="utf-8") for page in outdir.rglob("*.html")
              if "_static" not in page.relative_to(outdir).parts}
-    formulas = [formula for text in pages.values() for formula in formulas_of(text)]
+    found = {page: formulas_of(text) for page, text in pages.items()}
+    formulas = [item for page_formulas in found.values() for item in page_formulas]
     typeset_html, css = typeset(formulas, node, outdir / MATHJAX)
     (outdir / CSS).write_text(subset_fonts(stylesheet_of(css), outdir / "_static"), encoding="utf-8")
     for page, text in pages.items():
@@ -149,7 +158,8 @@ def typeset_pages(app, exception) -> None:
         new = typeset_page(text, typeset_html, stylesheet)
         if new != text:
             page.write_text(new, encoding="utf-8")
-    LOGGER.info(f"static_maths: {len(set(formulas))} formulas typeset in {len(pages)} pages")
+    LOGGER.info(f"static_maths: {len(set(formulas))} formulas typeset, in {sum(map(bool, found.values()))} of "
+                f"{len(pages)} pages")
 
 
 def setup(app):

@@ -32,6 +32,8 @@ async function main() {
 }
 
 main().catch(error => {
-  process.stderr.write(`typesetting the book's formulas failed: ${error && error.stack || error}\n`);
+  // the stack, then last the one line static_maths.py reports: what failed (the first line of the error's message)
+  const what = String(error && error.message || error).split("\n")[0];
+  process.stderr.write(`${error && error.stack || error}\ntypesetting the book's formulas failed: ${what}\n`);
   process.exit(1);
 });

@@ -103,7 +103,7 @@ def embed(layout: LayoutDOM, static: str = CHAPTER_STATIC) -> str:
     style = "" if isinstance(layout, Div) else reserved_style(name)  # a Div is a line of text, not a drawn figure
     urls = html.escape(json.dumps(bokehjs_urls(static)))
     return (f'<div style="container-type:inline-size">{style}'
-            f'<div class="mope-figure mope-figure-{name}">{element}</div></div>'
+            f'<div class="mope-figure mope-figure-{html.escape(name)}">{element}</div></div>'
             f'<script type="application/json" class="mope-figure-data">{data}</script>'
             f'<script data-bokehjs="{urls}">{LOADER}</script>')
 
@@ -113,6 +113,8 @@ FIGURES_DIR = "figures"  # under the build's _static: each figure's document, a 
 LOADER_SCRIPT = re.compile(r'<script data-bokehjs="[^"]*">' + re.escape(LOADER) + "</script>")
 #: A figure's document inline in a page, as :func:`embed` writes it.
 INLINE_DOCUMENT = re.compile(r'<script type="application/json" class="mope-figure-data">(.*?)</script>', re.S)
+#: The name of a figure's document file, as :func:`figure_files` links it from a page.
+DOCUMENT_FILE = re.compile(r'data-src="[^"]*/' + FIGURES_DIR + r'/(figure-[0-9a-f]{16}\.js)"')
 
 
 def figure_files(page: str, static: Path, static_url: str) -> str:
@@ -142,14 +144,20 @@ def figure_files(page: str, static: Path, static_url: str) -> str:
 
 
 def _size(text: str | bytes) -> tuple[int, int]:
+    """Bytes of ``text`` (UTF-8), raw and gzip-compressed."""
     data = text.encode() if isinstance(text, str) else text
     return len(data), len(gzip.compress(data, compresslevel=6))
+
+
+def _library_sizes() -> dict[str, tuple[int, int]]:
+    """Each of BokehJS's files by the name the book gives it, its bytes raw and gzip-compressed."""
+    return {name: _size(path.read_bytes()) for name, path in bokehjs_files().items()}
 
 
 def weight_line(parts: Mapping[str, str]) -> str:
     """Sentences: what the interactive figures and BokehJS's files weigh, raw and gzip-compressed."""
     raw, packed = _size("".join(parts.values()))
-    library = [_size(path.read_bytes()) for path in bokehjs_files().values()]
+    library = _library_sizes().values()
     return (f"The interactive figures weigh {raw / 1e6:.2f} MB ({packed / 1e6:.2f} MB gzip-compressed) and BokehJS "
             f"{sum(r for r, _ in library) / 1e6:.2f} MB ({sum(p for _, p in library) / 1e6:.2f} MB gzip-compressed): "
             "files of the book that a browser fetches when the figures near the screen, after the page's text, and "
@@ -162,9 +170,8 @@ def weight_statement(parts: Mapping[str, str]) -> str:
     total = _size("".join(parts.values()))
     listed = "; ".join(f"{name} {raw / 1e3:,.0f} kB ({packed / 1e3:,.0f} kB gzip)"
                        for name, (raw, packed) in sizes.items())
-    library = {name: _size(path.read_bytes()) for name, path in bokehjs_files().items()}
     files = "; ".join(f"{name} {raw / 1e3:,.0f} kB ({packed / 1e3:,.0f} kB gzip)"
-                      for name, (raw, packed) in library.items())
+                      for name, (raw, packed) in _library_sizes().items())
     return (f"The interactive figures weigh {total[0] / 1e6:.2f} MB "
             f"({total[1] / 1e6:.2f} MB gzip-compressed, as a web server sends it): {listed}. They and BokehJS are "
             f"files of the book, fetched when a figure nears the screen and kept by the browser: {files}. Nothing is "

@@ -36,11 +36,14 @@
     return load(data.dataset.src, false).then(() => window.mopeFigureData[data.dataset.key]);
   }
 
-  function draw(box) {
+  function draw(box) {  // a figure that cannot be drawn says so in its box, where the reader looks for it
     const data = box.parentElement.nextElementSibling;
     Promise.all([library(), documentOf(data)])
       .then(([, figure]) => window.Bokeh.embed.embed_items(figure.docs_json, figure.render_items))
-      .catch(error => console.error(error));
+      .catch(error => {
+        console.error(error);
+        box.textContent = `This figure could not be drawn: ${error && error.message || error}`;
+      });
   }
 
   function scan() {

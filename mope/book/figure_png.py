@@ -2,24 +2,25 @@ r"""How a figure of the book becomes its page's image: sharp on a phone's screen
 
 A phone shows 2 to 3 device pixels a CSS pixel; a figure saved at 1 pixel a CSS pixel was soft there. :func:`png`
 saves a figure as the notebook's inline backend does (its tight box with a :data:`MARGIN` inch margin) but at
-:data:`mope.book.figure_style.PIXEL_DENSITY` pixels a CSS pixel of its size on the page (its
-:data:`~mope.book.figure_style.DPI` layout, 200 dpi), and returns with it the size it is shown at: half its
-pixels, as IPython's "retina" format does (``{"width": ..., "height": ...}``, the metadata Jupyter and myst-nb
-read). The PNG records its density (its ``pHYs`` chunk says 200 dpi), from which the book's pages size its
-``<img>`` (``book/_ext/web_pages.py``).
+:data:`mope.book.figure_style.PIXEL_DENSITY` pixels a CSS pixel of its size on the page (laid out at
+:data:`~mope.book.figure_style.DPI` CSS pixels an inch, it is saved at that times the density: 200 dpi), and returns
+with it the size it is shown at: half its pixels, as IPython's "retina" format does (``{"width": ...,
+"height": ...}``, the metadata Jupyter and myst-nb read). The PNG records its density (its ``pHYs`` chunk says 200
+dpi), from which the book's pages size its ``<img>`` (``book/_ext/web_pages.py``).
 
 Twice the pixels would weigh about twice as much. The image is stored with few colours (:func:`few_colours`):
 every colour the figure's artists draw is kept exactly (a model's, a verdict's, the greys), and the other shades
 (the blends at the edges of lines and letters, of translucent bands) are each given the nearest of the
-:data:`PALETTE_SIZE` colours; a figure with a raster image of its own (``imshow``), or with more colours of its own
-than that, keeps all of them.
+:data:`PALETTE_SIZE` colours; a figure with a raster image of its own (``imshow``, ``figimage``), or with more
+colours of its own than that, keeps all of them.
 
 Each PNG carries what a check needs to know of its text, measured in the very drawing that made it
 (:func:`drawn_texts`): ``mope:smallest-text-pt``, the size of its smallest text in points, and
 ``mope:layout-problems``, one line per text that overlaps or touches another (less than a CSS pixel apart) or is
-cut at the image's edge or by the box it is clipped to (:func:`layout_problems`), empty when there is none. ``scripts/check_book_html.py`` fails a figure
-whose PNG reports a problem, or whose smallest text is shown below :data:`~mope.book.figure_style.SMALLEST_FONT_PT`
-on a 400 px screen, or that is not drawn at twice the pixels it is shown at.
+cut at the image's edge or by the box it is clipped to (:func:`layout_problems`), empty when there is none.
+``scripts/check_book_html.py`` fails a figure whose PNG reports a problem, or whose smallest text is shown below
+:data:`~mope.book.figure_style.SMALLEST_FONT_PT` on a 400 px screen, or that is not drawn at twice the pixels it is
+shown at.
 
 :func:`show_figures_sharp`, called by every page that shows a figure, makes :func:`png` the running IPython's
 way of showing a matplotlib figure.
@@ -29,6 +30,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import struct
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -138,7 +140,7 @@ def _recording():
 
 def _save(fig, dpi: float) -> tuple[bytes, list[DrawnText], tuple[int, int]]:
     """``fig`` saved as a PNG at ``dpi`` (its tight box, :data:`MARGIN`), the texts of the drawing that made it and
-    the size of that drawing in pixels."""
+    the PNG's size in pixels (as its header says: the texts' corners are in that drawing's pixels)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     if not isinstance(fig.canvas, FigureCanvasAgg):  # a figure its function closed has lost its own canvas
@@ -147,10 +149,11 @@ def _save(fig, dpi: float) -> tuple[bytes, list[DrawnText], tuple[int, int]]:
     with _recording() as drawn:
         fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight", pad_inches=MARGIN,
                     facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor())
-    last = drawn[-1][0] if drawn else None
+    last = drawn[-1][0] if drawn else None  # a tight box is drawn twice: the texts of the second drawing
     texts = [text for renderer, text in drawn if renderer is last]
-    size = (int(last.width), int(last.height)) if last is not None else (0, 0)
-    return buffer.getvalue(), texts, size
+    data = buffer.getvalue()
+    width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk, first after the 8-byte signature
+    return data, texts, (width, height)
 
 
 def drawn_texts(fig, dpi: float = DPI * PIXEL_DENSITY) -> tuple[list[DrawnText], tuple[int, int]]:
@@ -230,14 +233,14 @@ def png(fig) -> tuple[bytes, dict[str, int]]:
     """``fig`` as the book shows it: a PNG at :data:`~mope.book.figure_style.PIXEL_DENSITY` pixels a CSS pixel, in
     few colours, carrying its smallest text and its layout problems (the module's docstring), and the size it is
     shown at, ``{"width": ..., "height": ...}`` in CSS pixels."""
-    from matplotlib.image import AxesImage
+    from matplotlib.image import AxesImage, BboxImage, FigureImage
     from PIL import Image, PngImagePlugin
 
     dpi = DPI * PIXEL_DENSITY
     data, texts, size = _save(fig, dpi)
     with Image.open(io.BytesIO(data)) as saved:
         image = saved.convert("RGB")
-    if not fig.findobj(AxesImage):
+    if not fig.findobj(lambda artist: isinstance(artist, (AxesImage, BboxImage, FigureImage))):
         image = few_colours(image, drawn_colours(fig))
     info = PngImagePlugin.PngInfo()
     info.add_text(SMALLEST_TEXT_KEY, f"{min((text.size for text in texts), default=0):g}")
