@@ -1,10 +1,10 @@
 """Sphinx extension: the explorer's page as files of the book (issue 73), once every page is written.
 
-* **BokehJS** in ``_static/bokehjs/``, named with Bokeh's version (``bokeh-3.9.2.min.js``): the page fetches it when
+* **BokehJS** in ``_static/bokehjs/``, named with Bokeh's version (``bokeh-<version>.min.js``): the page fetches it when
   its figures near the screen, a file a browser keeps between visits, instead of carrying it inline
   (:mod:`mope.book.bokeh_page`); copied from the installed ``bokeh`` package, the one that wrote the figures' JSON,
   so that the two always agree.
-* **Each figure's document** (its JSON, 0.4 and 0.3 MB on the explorer's page) moved out of the page's HTML into
+* **Each figure's document** (its JSON) moved out of the page's HTML into
   ``_static/figures/figure-<hash>.js`` (:func:`mope.book.bokeh_page.figure_files`): the page's text arrives and is
   drawn without it. A document no page links any more (an earlier build's) is deleted; one that a page this build did
   not rewrite still links is kept.

@@ -1,11 +1,11 @@
 """The book's Bokeh figures on a page: BokehJS as files of the book, each figure drawn as it nears the screen.
 
-BokehJS (its core and widgets, 1.65 MB) used to travel inline in the explorer's page: 612 KiB gzipped that no
-browser could cache, parsed before the page's text was drawn. Now:
+BokehJS (its core and widgets, weighed by :func:`weight_line` on the page that shows them) used to travel inline in
+the explorer's page: bytes no browser could cache, parsed before the page's text was drawn. Now:
 
 * **BokehJS is two static files of the book**, copied from the installed ``bokeh`` package into the build's
   ``_static/bokehjs/`` (:func:`copy_bokehjs`, run by the book's extension ``book/_ext/bokehjs_files.py``), their
-  names carrying Bokeh's version (``bokeh-3.9.2.min.js``): a browser keeps them between pages and visits, and a
+  names carrying Bokeh's version (``bokeh-<version>.min.js``): a browser keeps them between pages and visits, and a
   new Bokeh is a new name. Nothing comes from a CDN: the book works offline and from a downloaded copy.
 * **A figure is its JSON and a small loader** (:func:`embed`): the figure's box (the height it will take kept
   free, so that the text below does not jump), its Bokeh document as ``<script type="application/json">`` and
@@ -122,7 +122,7 @@ def figure_files(page: str, static: Path, static_url: str) -> str:
     ``static/figures/figure-<hash>.js``, which stores it in ``window.mopeFigureData`` under its hash for the loader
     (a <script>, which a page opened from disk may load where it may not fetch JSON); ``static_url``: ``static`` seen
     from the page. The page's HTML keeps only the element that names the file: its text is drawn without waiting for
-    the figures' data (164 KiB gzipped on the explorer's page), and the data is cached between visits. Of the copies
+    the figures' data, and the data is cached between visits. Of the copies
     of the loader that follow the figures (each output frame of Colab needs its own) the page keeps the first."""
     def moved(match: re.Match) -> str:
         data = match[1]

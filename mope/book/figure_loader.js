@@ -64,7 +64,7 @@
     }
   }
 
-  // Once the page has loaded and a frame of it is on the screen: the reader's text is drawn before BokehJS (1.65 MB)
+  // Once the page has loaded and a frame of it is on the screen: the reader's text is drawn before BokehJS
   // is fetched and run, however slow the machine (on a busy one its run began before the text's first paint).
   const afterPaint = () => requestAnimationFrame(() => setTimeout(scan, 0));
   if (document.readyState === "complete") afterPaint();
