@@ -78,6 +78,20 @@ def test_a_typesetting_that_fails_is_one_line_naming_what_failed(tmp_path):
     assert message == f"typesetting the book's formulas failed: Cannot find module '{missing}/node-main.js'", message
 
 
+@pytest.mark.parametrize("answer, problem", [
+    ("Segmentation fault", "answered with no JSON of typeset formulas: 'Segmentation fault"),
+    ('{"css": ""}', "answered with no JSON of typeset formulas"),
+    ('{"html": ["<mjx-container>x</mjx-container>"], "css": ""}', "typeset 1 formulas of 2 asked")])
+def test_an_answer_that_is_not_every_formula_typeset_is_one_line_saying_so(tmp_path, answer, problem):
+    """A formula is never dropped silently, nor a page left with its TeX: a short or garbled answer stops the build."""
+    node = tmp_path / "node"
+    node.write_text(f"#!/bin/sh\ncat > /dev/null\necho '{answer}'\n")
+    node.chmod(0o755)
+    with pytest.raises(RuntimeError) as failed:
+        static_maths.typeset([("x", False), ("y", True)], str(node), tmp_path)
+    assert problem in str(failed.value) and "\n" not in str(failed.value)
+
+
 @pytest.mark.skipif(not (BUILT / "notebooks" / "02_encodings.html").is_file() or not shutil.which("node"),
                     reason="the book is not built, or built without Node")
 def test_the_built_pages_load_no_mathjax_javascript():

@@ -67,7 +67,8 @@ def formulas_of(text: str) -> list[tuple[str, bool]]:
 
 def typeset(formulas: list[tuple[str, bool]], node: str, mathjax: Path) -> tuple[dict[tuple[str, bool], str], str]:
     """({(TeX, display): its <mjx-container>}, the stylesheet of them all), typeset by ``typeset_maths.js``; a
-    RuntimeError with the script's last line of error output (what failed, in one line) where it fails."""
+    RuntimeError with the script's last line of error output (what failed, in one line) where it fails, and one saying
+    so where its answer is not the JSON of every formula asked (none is ever dropped silently)."""
     distinct = list(dict.fromkeys(formulas))
     request = json.dumps({"mathjax": str(mathjax), "fontURL": FONT_URL, "formulas": distinct})
     result = subprocess.run([node, str(SCRIPT)], input=request, capture_output=True, text=True, encoding="utf-8",
@@ -75,8 +76,15 @@ def typeset(formulas: list[tuple[str, bool]], node: str, mathjax: Path) -> tuple
     if result.returncode != 0:
         raise RuntimeError(result.stderr.strip().splitlines()[-1] if result.stderr.strip() else
                            f"{SCRIPT.name} exited with status {result.returncode}")
-    answer = json.loads(result.stdout)
-    return dict(zip(distinct, answer["html"])), answer["css"]
+    try:
+        answer = json.loads(result.stdout)
+        html, css = answer["html"], answer["css"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise RuntimeError(f"{SCRIPT.name} answered with no JSON of typeset formulas: {result.stdout[:200]!r}") from None
+    if not isinstance(html, list) or len(html) != len(distinct):
+        raise RuntimeError(f"{SCRIPT.name} typeset {len(html) if isinstance(html, list) else 'no'} formulas of "
+                           f"{len(distinct)} asked")
+    return dict(zip(distinct, html)), css
 
 
 def stylesheet_of(css: str) -> str:
