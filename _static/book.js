@@ -81,6 +81,20 @@ function bookDebounced(run, wait) {
   window.addEventListener("hashchange", openTarget);
 })();
 
+// The theme's tab stops (pydata-sphinx-theme: a code listing or output box that scrolls is one, tabindex 0, another
+// box -1), which its script sets at load on every box but those of a closed dropdown (book/_ext/theme_tab_stops.py):
+// the boxes of a dropdown get them when it opens, measured then, before the book's own below.
+(function () {
+  const THEME_SCROLL_BOXES = "pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, " +
+      ".pst-scrollable-table-container";
+  bookOnOpen(function (details) {
+    details.querySelectorAll(THEME_SCROLL_BOXES).forEach(function (box) {
+      if (!bookShown(box)) return;
+      box.tabIndex = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight ? 0 : -1;
+    });
+  });
+})();
+
 // A box that scrolls (a formula wider than its line, a wide table or output) can be reached with the keyboard: it
 // joins the tab order, as axe-core's scrollable-region-focusable asks of a box with more than 13 px to scroll (its
 // threshold; a formula whose glyphs overhang their box by a pixel is not a tab stop). Only the known scroll boxes
