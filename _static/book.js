@@ -5,6 +5,20 @@
 // the page has loaded and once a resize has settled.
 const BOOK_SCROLL_BOXES = ".pst-scrollable-table-container, div.cell_output, div.output.text_html, div.math, " +
     "div.highlight > pre, mjx-container";
+// A box inside a closed dropdown is not looked at until the dropdown opens: reading its size lays out the dropdown's
+// hidden body (Chromium keeps it unlaid while closed), and chapter 1's closed derivations hold thousands of elements
+// of typeset formulas, the most of its main-thread work after its load (Lighthouse's total blocking time).
+function bookShown(box) {
+  return !box.closest("details:not([open])");
+}
+// Runs look(root) on the boxes of a dropdown once it opens (after the next script putting its body in place).
+function bookOnOpen(look) {
+  // the toggle event does not bubble: heard on its way down
+  document.addEventListener("toggle", function (event) {
+    const details = event.target;
+    if (details.tagName === "DETAILS" && details.open) requestAnimationFrame(function () { look(details); });
+  }, true);
+}
 function bookDebounced(run, wait) {
   let timer = null;
   return function () {
@@ -18,16 +32,19 @@ function bookDebounced(run, wait) {
     const more = box.scrollWidth > box.clientWidth + 1 && box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
     box.classList.toggle("book-scrolls-more", more);
   }
-  function markAll() {
-    document.querySelectorAll(SELECTOR).forEach(mark);
+  function markAll(root) {
+    (root || document).querySelectorAll(SELECTOR).forEach(function (box) {
+      if (bookShown(box)) mark(box);
+    });
   }
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll(SELECTOR).forEach(function (box) {
       box.addEventListener("scroll", function () { mark(box); }, {passive: true});
     });
   });
-  window.addEventListener("load", markAll);
+  window.addEventListener("load", function () { markAll(); });
   window.addEventListener("resize", bookDebounced(markAll, 200));
+  bookOnOpen(markAll);
 })();
 
 // A link to a member of the API page opens the dropdown that holds it (a closed <details> hides its target). The
@@ -64,15 +81,29 @@ function bookDebounced(run, wait) {
   window.addEventListener("hashchange", openTarget);
 })();
 
+// The theme's tab stops (pydata-sphinx-theme: a code listing or output box that scrolls is one, tabindex 0, another
+// box -1), which its script sets at load on every box but those of a closed dropdown (book/_ext/theme_tab_stops.py):
+// the boxes of a dropdown get them when it opens, measured then, before the book's own below.
+(function () {
+  const THEME_SCROLL_BOXES = "pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, " +
+      ".pst-scrollable-table-container";
+  bookOnOpen(function (details) {
+    details.querySelectorAll(THEME_SCROLL_BOXES).forEach(function (box) {
+      if (!bookShown(box)) return;
+      box.tabIndex = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight ? 0 : -1;
+    });
+  });
+})();
+
 // A box that scrolls (a formula wider than its line, a wide table or output) can be reached with the keyboard: it
 // joins the tab order, as axe-core's scrollable-region-focusable asks of a box with more than 13 px to scroll (its
 // threshold; a formula whose glyphs overhang their box by a pixel is not a tab stop). Only the known scroll boxes
 // are looked at, when the page is idle after its load and once a resize has settled.
 (function () {
   const AXE_SCROLL_THRESHOLD = 13;
-  function reachable() {
-    document.querySelectorAll("article :is(" + BOOK_SCROLL_BOXES + ")").forEach(function (box) {
-      if (box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth + AXE_SCROLL_THRESHOLD) return;
+  function reachable(root) {
+    (root || document).querySelectorAll("article :is(" + BOOK_SCROLL_BOXES + ")").forEach(function (box) {
+      if (box.hasAttribute("tabindex") || !bookShown(box) || box.scrollWidth <= box.clientWidth + AXE_SCROLL_THRESHOLD) return;
       const overflow = getComputedStyle(box).overflowX;
       if ((overflow === "auto" || overflow === "scroll") && !box.querySelector("a, button, input, select, textarea, [tabindex]")) {
         box.tabIndex = 0;
@@ -82,7 +113,8 @@ function bookDebounced(run, wait) {
   const whenIdle = window.requestIdleCallback || function (run) { setTimeout(run, 1); };
   window.addEventListener("load", function () {
     const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;  // a build without Node: typeset here
-    (typeset || Promise.resolve()).then(function () { whenIdle(reachable); });
+    (typeset || Promise.resolve()).then(function () { whenIdle(function () { reachable(); }); });
   });
   window.addEventListener("resize", bookDebounced(reachable, 200));
+  bookOnOpen(reachable);
 })();

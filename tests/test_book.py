@@ -337,3 +337,24 @@ def test_the_book_stylesheet_wraps_outputs_and_marks_boxes_that_scroll():
     assert re.search(r"figcaption[^{]*\{[^}]*color: var\(--pst-color-text-base\)", css)
     script = (ROOT / "_static" / "book.js").read_text()
     assert "book-scrolls-more" in script and ".pst-scrollable-table-container" in script
+
+
+def function_body(script: str, name: str) -> str:
+    """The body of the function ``name`` of a script (its lines up to the closing brace at its own indent)."""
+    found = re.search(r"^( *)function " + name + r"\(.*?\) \{\n(.*?)^\1\}", script, re.S | re.M)
+    assert found, f"no function {name} in the script"
+    return found.group(2)
+
+
+def test_the_book_script_measures_no_box_of_a_closed_dropdown_until_it_opens():
+    """Reading the size of a box in a closed dropdown lays out the dropdown's hidden body: chapter 1's closed
+    derivations hold thousands of typeset elements, and measuring their formulas at load was the most of the page's
+    main-thread work after its load (Lighthouse's total blocking time). book.js marks a box that scrolls (its fade)
+    and makes it a tab stop only where no closed dropdown holds it, and looks at a dropdown's boxes when it opens."""
+    script = (ROOT / "_static" / "book.js").read_text()
+    assert 'box.closest("details:not([open])")' in function_body(script, "bookShown")
+    opening = function_body(script, "bookOnOpen")
+    assert '"toggle"' in opening and "details.open" in opening and "look(details)" in opening
+    assert "if (bookShown(box)) mark(box);" in function_body(script, "markAll")
+    assert "!bookShown(box)" in function_body(script, "reachable")
+    assert "bookOnOpen(markAll);" in script and "bookOnOpen(reachable);" in script
