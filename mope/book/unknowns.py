@@ -47,12 +47,6 @@ def missing(stored: Sequence[dict], preset: str = PUBLISHED) -> dict[str, list[i
     return {variant: seeds for variant, seeds in gaps.items() if seeds}
 
 
-def seeds_words(seeds: Sequence[int]) -> str:
-    """"seed 0", "seeds 1 and 2", "seeds 0, 1 and 2"."""
-    names = [str(seed) for seed in seeds]
-    return f"seed {names[0]}" if len(names) == 1 else f"seeds {', '.join(names[:-1])} and {names[-1]}"
-
-
 def names_model(test: str, variant: str) -> bool:
     """Whether a claim's ``test`` names ``variant`` itself (EGA-1, not EGA-1-CAUSAL)."""
     return re.search(rf"(?<![\w-]){re.escape(variant)}(?![\w-])", test) is not None
@@ -105,7 +99,7 @@ def answer(records: Records, stored: Sequence[dict], progress: Sequence[dict]) -
     published = (f" With the published gate, which reads future tokens (a language model cannot), MoPE's loss is "
                  f"{bottom_line.below_or_above(gain)} the learned table's there ({bottom_line.where(PUBLISHED, headline['n'])}, "
                  "random-batch validation loss)." if gain is not None else "")
-    runs = "; ".join(f"{variant}, {seeds_words(gaps[variant])}: {would_decide(records, variant)}" for variant in causal)
+    runs = "; ".join(f"{variant}, {bottom_line.seeds_words(gaps[variant])}: {would_decide(records, variant)}" for variant in causal)
     found = paper_gate.trained(stored, records.get(paper_gate.SHARE), name_seeds=False)  # the missing runs follow
     scale = f"At the paper's scale (`{PUBLISHED}`: {bottom_line.scale_in_words(PUBLISHED)})"
     if found:  # some seeds stored: what they find, then the seeds that would test it
@@ -138,7 +132,7 @@ def missing_list(records: Records, stored: Sequence[dict]) -> str:
     gaps = missing(stored)
     if not gaps:
         return f"Every run the plan trains at `{PUBLISHED}` is stored."
-    return "\n".join(f"- **{variant}**, {seeds_words(seeds)}: {would_decide(records, variant)}. Planned for a GPU "
+    return "\n".join(f"- **{variant}**, {bottom_line.seeds_words(seeds)}: {would_decide(records, variant)}. Planned for a GPU "
                      f"({stages_words(variant, seeds)} of `scripts/gpu_suite.sh`)."
                      for variant, seeds in gaps.items())
 

@@ -215,8 +215,8 @@ def gate(records: Records, where=where, whole: Mapping[str, float] | None = None
     quoted = [(p, record) for p, record in shares
               if p == PUBLISHED or gain_settled(records, p) or record["outcome"] == "moot"]
     if quoted:  # the paper's protocol from its first seed on ("one seed" says its certainty), the CPU scales from two
-        tests = {PUBLISHED: would_test(stored, CAUSAL_PAIRS["EGA-1-CAUSAL"])} if stored is not None else {}
-        kept = "; ".join(_kept(record, where(p, record["n"])) + (f" ({tests[p]})" if tests.get(p) else "")
+        test = would_test(stored, CAUSAL_PAIRS["EGA-1-CAUSAL"]) if stored is not None else ""
+        kept = "; ".join(_kept(record, where(p, record["n"])) + (f" ({test})" if p == PUBLISHED and test else "")
                          for p, record in quoted)
         text += (f". The published gate reads future tokens, which a language model must not; of its gain, a gate "
                  f"that sees only the past keeps {kept}")
@@ -248,9 +248,13 @@ def would_test(stored: Mapping[str, list[dict]], variants: tuple[str, ...]) -> s
             lacking.setdefault(seeds, []).append(variant)
     if not lacking:
         return ""
-    words = lambda seeds: (f"seed {seeds[0]}" if len(seeds) == 1 else  # noqa: E731
-                           f"seeds {', '.join(map(str, seeds[:-1]))} and {seeds[-1]}")
-    return " and ".join(f"{words(seeds)} of {' and '.join(names)}" for seeds, names in lacking.items()) + " would test it"
+    return " and ".join(f"{seeds_words(seeds)} of {' and '.join(names)}" for seeds, names in lacking.items()) + " would test it"
+
+
+def seeds_words(seeds: Sequence[int]) -> str:
+    """"seed 0", "seeds 1 and 2", "seeds 0, 1 and 2"."""
+    names = [str(seed) for seed in seeds]
+    return f"seed {names[0]}" if len(names) == 1 else f"seeds {', '.join(names[:-1])} and {names[-1]}"
 
 
 def causal_mope_gain(stored: Mapping[str, list[dict]]) -> estimates.Estimate:
