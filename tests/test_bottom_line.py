@@ -218,3 +218,21 @@ def test_the_papers_scale_is_named_as_the_papers_protocol_where_the_bottom_line_
     body = re.sub(r"\*\*[^*]+\*\*", "", text)  # the bold answers name the scales the sentence then describes
     if "`paper`" in body:
         assert body.index("`paper` (the paper's own protocol; ") == body.index("`paper`")
+
+
+def test_one_seed_of_a_causal_gate_is_said_in_the_plain_word_of_a_verdict_on_one_seed_once(monkeypatch):
+    """The share a past-only gate keeps at the paper's protocol, on one seed, opens with the plain word of a verdict
+    on one seed and then says the record's plain words without it; MoPE with that gate says the same word. The word
+    has one home (verdicts.PLAIN_WORDS): renamed there, it is renamed here and still said once."""
+    from mope.evidence import paper_gate, verdicts
+    from synthetic_runs import run
+
+    monkeypatch.setitem(verdicts.PLAIN_WORDS, "indicative", "a single seed")
+    runs = [run(variant, 0, loss, preset="paper") for variant, loss in
+            (("BASE-DOT", 1.50), ("EGA-1", 1.40), ("EGA-1-CAUSAL", 1.45), ("EGA-MORLET-CAUSAL", 1.42))]
+    share = {"n": 1, "outcome": "indicative", "ours": 0.5, "plain": "a single seed: below 0.5, against the claim"}
+    assert paper_gate.gate_share(runs, share, name_seeds=False) == (
+        "EGA-1 keeps 50% of its gain over BASE-DOT (+0.050 against +0.100, a single seed: below 0.5, against the claim)")
+    assert paper_gate.mope_against_table(runs, name_seeds=False).endswith(" BASE-DOT's (a single seed)")
+    assert bottom_line.causal_mope_answer(bottom_line.causal_mope_gain({"paper": runs})) == (
+        "With a gate that cannot see the future, MoPE's loss is still lower (a single seed).")

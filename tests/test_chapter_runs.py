@@ -247,26 +247,3 @@ def test_the_models_page_says_which_model_rests_on_one_seed():
                     "(no verdict); not run: NOPE.")
     page = (Path(__file__).resolve().parents[1] / "book" / "variants.md").read_text()
     assert 'chapter_runs.seeds_by_model("cpu", results.load_results("cpu"), list(mope.VARIANTS))' in page
-
-
-def test_the_introductions_tabs_leave_out_the_claims_a_preset_has_no_run_of(store):
-    """Issue 46: 47 rows reading "— | — | not run" in the introduction's tabs (cpu-bpe 21 of 25)."""
-    from mope.evidence import claims, standings
-
-    runs = {"cpu": [run(v, s, 1.6 - 0.05 * (v == "PE-ROPE")) for v in ("BASE-DOT", "PE-ROPE") for s in range(3)],
-            "cpu-bpe": [run("BASE-DOT", s, 1.6, preset="cpu-bpe") for s in range(3)]}
-    findings = {preset: claims.judge_all(preset, preset_runs) for preset, preset_runs in runs.items()}
-    tabs = chapter_runs.claims_tabs_run(findings, lambda preset: f"`{preset}`.", standings.standings(findings))
-    tabs, statistics = tabs.split("\n\n:::{dropdown} The statistics behind the verdicts of these tables")
-    assert tabs.startswith("::::{tab-set}\n:::{tab-item} across scales\n") and tabs.endswith("\n::::")
-    assert "PE-ROPE beats PE-MORLET (`cpu`)" not in statistics and "(`cpu`): " in statistics  # judged claims only
-    cpu = tabs[tabs.index(":::{tab-item} `cpu`"):tabs.index(":::{tab-item} `cpu-bpe`")]
-    judged = [claim for claim, verdict in findings["cpu"] if verdict.outcome != "not_run"]
-    assert judged and all(f"<{claim.shown_in}>` ({claim.section})" in cpu for claim in judged)
-    assert "not run" not in cpu.split("claims have no run")[-1]  # no row says "not run"
-    left_out = len(claims.CLAIMS) - len(judged)
-    assert f"{left_out} of the {len(claims.CLAIMS)} claims have no run on `cpu` and are left out" in cpu
-    bpe = tabs[tabs.index(":::{tab-item} `cpu-bpe`"):]
-    assert f"{len(claims.CLAIMS)} of the {len(claims.CLAIMS)} claims have no run on `cpu-bpe`" in bpe
-    page = (Path(__file__).resolve().parents[1] / "book" / "intro.md").read_text()
-    assert "chapter_runs.claims_tabs_run(FINDINGS" in page and "claims.claims_tabs(" not in page

@@ -271,16 +271,39 @@ def test_claims_report_text_is_the_table_and_the_vocabulary(store):
     assert "refuted: The claim fails as stated" in text and "moot: " in text and "**" not in text
 
 
-def test_the_tabs_show_one_table_per_preset_with_the_same_verdicts_as_the_json(store):  # no twin preset read from the repository
+def test_the_tabs_show_the_claims_across_scales_then_one_table_per_preset_with_the_same_verdicts_as_the_json(store):
+    # no twin preset read from the repository
     cpu_runs = [run("BASE-DOT", s, 1.5 + 0.001 * s) for s in range(3)] + \
                [run("PE-ROPE", s, 1.45 + 0.002 * s) for s in range(3)]
     findings = {"cpu": claims.judge_all("cpu", cpu_runs), "paper": claims.judge_all("paper", [])}
-    tabs = claims_tables.claims_tabs(findings)
-    assert tabs.startswith("::::{tab-set}\n:::{tab-item} `cpu`") and tabs.count(":::{tab-item}") == 2
-    rope = next(line for line in tabs.splitlines() if "PE-ROPE nearly matches" in line)
+    tabs = claims_tables.claims_tabs_run(findings, lambda preset: f"`{preset}`.", standings.standings(findings))
+    assert tabs.startswith("::::{tab-set}\n:::{tab-item} across scales") and tabs.count(":::{tab-item}") == 3
+    cpu = tabs[tabs.index(":::{tab-item} `cpu`"):tabs.index(":::{tab-item} `paper`")]
+    rope = next(line for line in cpu.splitlines() if "PE-ROPE nearly matches" in line)
     record = next(r for r in claims.claim_records("cpu", cpu_runs) if r["key"] == "rope-matches-base")
     assert f"**cannot be tested at this scale**: {record['verdict'].split(': ', 1)[1]}" in rope and "the paper's size" in rope
     assert "{ref}`PE-ROPE nearly matches BASE-DOT <repro-table-2>`" in rope
+
+
+def test_the_introductions_tabs_leave_out_the_claims_a_preset_has_no_run_of(store):
+    """Issue 46: 47 rows reading "— | — | not run" in the introduction's tabs (cpu-bpe 21 of 25)."""
+    runs = {"cpu": [run(v, s, 1.6 - 0.05 * (v == "PE-ROPE")) for v in ("BASE-DOT", "PE-ROPE") for s in range(3)],
+            "cpu-bpe": [run("BASE-DOT", s, 1.6, preset="cpu-bpe") for s in range(3)]}
+    findings = {preset: claims.judge_all(preset, preset_runs) for preset, preset_runs in runs.items()}
+    tabs = claims_tables.claims_tabs_run(findings, lambda preset: f"`{preset}`.", standings.standings(findings))
+    tabs, statistics = tabs.split("\n\n:::{dropdown} The statistics behind the verdicts of these tables")
+    assert tabs.startswith("::::{tab-set}\n:::{tab-item} across scales\n") and tabs.endswith("\n::::")
+    assert "PE-ROPE beats PE-MORLET (`cpu`)" not in statistics and "(`cpu`): " in statistics  # judged claims only
+    cpu = tabs[tabs.index(":::{tab-item} `cpu`"):tabs.index(":::{tab-item} `cpu-bpe`")]
+    judged = [claim for claim, verdict in findings["cpu"] if verdict.outcome != "not_run"]
+    assert judged and all(f"<{claim.shown_in}>` ({claim.section})" in cpu for claim in judged)
+    assert "not run" not in cpu.split("claims have no run")[-1]  # no row says "not run"
+    left_out = len(claims.CLAIMS) - len(judged)
+    assert f"{left_out} of the {len(claims.CLAIMS)} claims have no run on `cpu` and are left out" in cpu
+    bpe = tabs[tabs.index(":::{tab-item} `cpu-bpe`"):]
+    assert f"{len(claims.CLAIMS)} of the {len(claims.CLAIMS)} claims have no run on `cpu-bpe`" in bpe
+    page = (Path(__file__).resolve().parents[1] / "book" / "intro.md").read_text()
+    assert "claims_tables.claims_tabs_run(FINDINGS" in page and "claims.claims_tabs(" not in page
 
 
 def test_budget_changes_count_outcomes_not_the_wording_of_verdicts(store):  # no twin preset read from the repository
@@ -719,11 +742,15 @@ def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(pre
     if records["gain-survives-causal-gate"]["n"]:
         assert cell["gain-survives-causal-gate"] in gate
     findings = {preset: claims.judge_all(preset, runs)}
-    shown = claims_tables.claims_tabs(findings)
+    shown = claims_tables.claims_tabs_run(findings, lambda preset: "", standings.standings(findings))
+    tab = shown[shown.index(f":::{{tab-item}} `{preset}`"):shown.index("\n::::\n")]  # the preset's own table
     sections = chapter_runs.section_verdicts(findings, [c.shown_in for c in claims.CLAIMS])
     for claim in claims.CLAIMS:
-        line = next(row for row in shown.splitlines() if f"`{claim.words} <" in row)
-        assert f"| {cell[claim.key]}" in line, claim.key
+        rows = [row for row in tab.splitlines() if f"`{claim.words} <" in row]
+        if records[claim.key]["outcome"] == "not_run":  # a claim without runs is left out of the preset's tab
+            assert not rows, claim.key
+        else:
+            assert f"| {cell[claim.key]}" in rows[0], claim.key
         if records[claim.key]["n"]:
             line = next(row for row in sections.splitlines() if row.startswith(f"* {claim.words} ("))
             assert f": {cell[claim.key]}; ours" in line, claim.key
@@ -764,7 +791,7 @@ def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_g
     every = standings.judge_presets()  # what `claims --standing` judges: every preset
     presets = chapter_runs.presets_shown("cpu")  # what the introduction shows: its presets with runs
     findings = {preset: every[preset] for preset in presets}
-    tabs = claims_tables.claims_tabs(findings, standings=standings.standings(findings))
+    tabs = claims_tables.claims_tabs_run(findings, lambda preset: "", standings.standings(findings))
     assert tabs.startswith("::::{tab-set}\n:::{tab-item} across scales")
     across = tabs.split(":::\n:::{tab-item}")[0]
     head = next(line for line in across.splitlines() if line.startswith("| claim |"))

@@ -110,7 +110,8 @@ def test_crowded_log_ticks_give_way_to_round_ones():
 def test_figures_say_when_nothing_is_stored():
     fig = reproduction_figures.plot_gap_to_baseline({"cpu": []}, ["PE-ROPE"])
     assert any("no runs stored for preset 'cpu'" in t.get_text() for t in fig.findobj(matplotlib.text.Text))
-    check_fits_the_column(reproduction_figures.plot_validation_curves({"cpu": [], "cpu-short": []}, ["BASE-DOT"]))
+    check_fits_the_column(reproduction_figures.plot_gap_to_baseline({"cpu": [], "cpu-short": []}, ["PE-ROPE"]))
+    check_fits_the_column(reproduction_figures.plot_seed_spread([]))
     reference = learned_parameters.decay_only_reference("EGA-MORLET", "cpu")
     check_fits_the_column(learned_figures.plot_uncertainty_plane([], "EGA-MORLET", reference))
     check_fits_the_column(learned_figures.plot_boundary([], learned_parameters.MORLET_VARIANTS))
@@ -298,7 +299,9 @@ def test_the_smallest_text_rule_holds_on_a_phone_and_fails_for_a_figure_as_wide_
     from test_palette import RUNS
 
     reference = learned_parameters.decay_only_reference("EGA-MORLET", "cpu")
-    for fig in (reproduction_figures.plot_validation_curves({"cpu": RUNS, "paper": RUNS}, list(TABLE_2)),
+    for fig in (reproduction_figures.plot_gap_to_baseline({"cpu": RUNS, "paper": RUNS}, list(TABLE_2)[1:],
+                                                          paper_delta={"PE-ROPE": 0.011}),
+                reproduction_figures.plot_seed_spread(RUNS),
                 learned_figures.plot_uncertainty_plane(RUNS, "EGA-MORLET", reference),
                 stress_figures.plot_future_token_effect({"EGA-1": np.linspace(0, 1, 64), "EGA-1-CAUSAL": np.zeros(64)}, 40),
                 reproduction_figures.plot_distance_to_table_2({"paper": RUNS, "cpu": RUNS})):

@@ -63,6 +63,14 @@ def test_a_rule_is_kept_only_where_each_class_id_element_and_attribute_it_needs_
     assert "Font Awesome\\ 6 Free" in lean and "Unused Face" not in lean
 
 
+def test_an_elements_or_attributes_name_matches_in_any_case_a_class_or_id_only_in_its_own():
+    """HTML matches element and attribute names in any case: `DIV` styles a <div>, `table` a <TABLE>."""
+    sheet = "DIV .used{margin:0}table .used{border:0}[DATA-THEME] .used{color:red}.USED{padding:0}#MAIN{top:0}"
+    lean = lean_css.lean(sheet, WORDS | {"TABLE"})
+    assert "DIV .used{margin:0}" in lean and "table .used{border:0}" in lean and "[DATA-THEME] .used{color:red}" in lean
+    assert ".USED" not in lean and "#MAIN" not in lean
+
+
 def test_a_stylesheet_whose_rules_all_match_comes_back_as_it_was():
     sheet = "/*! keep */\nbody{margin:0}@media (max-width:600px){body .x,p>a[href]{padding:0}}@page{margin:1cm}"
     assert lean_css.lean(sheet, {"body", "x", "p", "a", "href"}) == sheet

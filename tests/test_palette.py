@@ -41,6 +41,21 @@ def matplotlib_colours(fig) -> dict[str, set[str]]:
     return drawn
 
 
+def seed_spread_colours(fig) -> dict[str, set[str]]:
+    """{model: the hex colours of its seeds' points} in the seed-spread figure, whose points carry no legend
+    label: a model is the tick label under its points."""
+    from matplotlib.collections import PathCollection
+
+    (ax,) = fig.axes
+    names = [tick.get_text() for tick in ax.get_xticklabels()]
+    drawn = defaultdict(set)
+    for collection in ax.collections:
+        if isinstance(collection, PathCollection):
+            x = round(float(collection.get_offsets()[:, 0].mean()))
+            drawn[names[x]] |= {to_hex(colour, keep_alpha=False) for colour in collection.get_facecolor()}
+    return drawn
+
+
 def model_of(label: str) -> str | None:
     """The model a legend label names ("PE-MORLET (n=2)" → PE-MORLET), or None."""
     head = label.split(" (")[0].split(",")[0]
@@ -75,8 +90,11 @@ def bokeh_colours(layout, column="colour") -> dict[str, set[str]]:
 def test_every_model_is_drawn_in_one_colour_everywhere_and_no_two_share_one():
     drawn = defaultdict(set)
     names = list(VARIANTS)
-    for fig in (reproduction_figures.plot_validation_curves({"cpu": RUNS}, names),
-                reproduction_figures.plot_gap_to_baseline({"cpu": RUNS}, names[1:]),
+    spread = seed_spread_colours(reproduction_figures.plot_seed_spread(RUNS, names))
+    assert set(spread) == set(VARIANTS)  # every model's seeds, BASE-DOT's too, which the gap figure measures from
+    for model, colours in spread.items():
+        drawn[model] |= colours
+    for fig in (reproduction_figures.plot_gap_to_baseline({"cpu": RUNS}, names[1:]),
                 learned_figures.plot_boundary(RUNS, learned_parameters.MORLET_VARIANTS),
                 learned_figures.plot_uncertainty_plane(RUNS, "EGA-MORLET",
                                                learned_parameters.decay_only_reference("EGA-MORLET", "cpu"))):
@@ -101,7 +119,7 @@ def test_every_model_is_drawn_in_one_colour_everywhere_and_no_two_share_one():
 
 
 def test_the_encodings_figures_draw_mope_and_rope_in_their_models_colours():
-    lines = matplotlib_colours(reproduction_figures.plot_validation_curves({"cpu": RUNS}, ["PE-MORLET", "PE-ROPE"]))
+    lines = matplotlib_colours(reproduction_figures.plot_gap_to_baseline({"cpu": RUNS}, ["PE-MORLET", "PE-ROPE"]))
     spirals = matplotlib_colours(plots.plot_spirals([("pair 0", 1.0, 5.0)]))
     kernels = matplotlib_colours(plots.plot_cross_correlation([("pair 0", 1.0, 5.0)], length=64))
     assert spirals["MoPE"] == lines["PE-MORLET"]

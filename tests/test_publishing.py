@@ -1,11 +1,14 @@
-"""Publishing: the GitHub Actions workflow that tests, builds and deploys the book, and the conda
-environment that must name the same dependencies as pyproject.toml."""
+"""Publishing: the GitHub Actions workflow that tests, builds and deploys the book, the conda
+environment that must name the same dependencies as pyproject.toml, and the code behind the book, which
+holds no function that nothing but a test calls."""
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
 import tomllib
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -67,6 +70,59 @@ def test_the_readme_layout_names_every_module_of_the_package_and_no_other():
                if not (folder == package and (package / name / "__init__.py").is_file())}  # a layer has its own row
     assert modules - named == set(), f"the README's layout does not name {sorted(modules - named)}"
     assert named - modules == set(), f"the README's layout names {sorted(named - modules)}, which do not exist"
+
+
+#: Where a function of the book's code may be used: the package, the pages and notebooks (their .md: the .ipynb
+#: are written from them), the Sphinx extensions, the scripts, the benchmarks, the Makefile and CI; never tests/.
+USERS = ("mope/**/*.py", "book/**/*.md", "book/**/*.py", "book/**/*.js", "notebooks/*.md", "notebooks/*.py",
+         "scripts/**/*.py", "scripts/*.sh", "benchmarks/*.py", "Makefile", ".ci/run", ".github/workflows/*.yml",
+         "_config.yml")
+#: The folders whose top-level functions and classes must each have a user.
+BOOKS_CODE = ("mope/book", "mope/evidence", "book/_ext")
+
+
+def users_texts() -> dict[Path, str]:
+    return {path: path.read_text() for pattern in USERS for path in sorted(ROOT.glob(pattern))}
+
+
+def unused_definitions(texts: dict[Path, str]) -> list[str]:
+    """"mope/book/plots.py: show_source" for each top-level function or class of :data:`BOOKS_CODE` whose name
+    (a whole word) is nowhere in ``texts`` but in its own definition; the package's public API (``mope.__all__``,
+    a module's ``__all__``) and the Sphinx extensions' ``setup`` hooks are used by others by design."""
+    import mope
+
+    said = Counter()
+    for text in texts.values():
+        said.update(re.findall(r"\w+", text))
+    unused = []
+    for folder in BOOKS_CODE:
+        for module in sorted((ROOT / folder).glob("*.py")):
+            tree, lines = ast.parse(texts[module]), texts[module].splitlines(keepends=True)
+            public = set(mope.__all__) | {name for node in tree.body if isinstance(node, ast.Assign)
+                                          and any(getattr(t, "id", "") == "__all__" for t in node.targets)
+                                          for name in ast.literal_eval(node.value)}
+            for node in tree.body:
+                if (not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or node.name in public
+                        or (folder == "book/_ext" and node.name == "setup")):
+                    continue
+                start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+                own = re.findall(r"\w+", "".join(lines[start - 1:node.end_lineno])).count(node.name)
+                if said[node.name] <= own:
+                    unused.append(f"{module.relative_to(ROOT)}: {node.name}")
+    return unused
+
+
+def test_every_function_and_class_of_the_books_code_has_a_user_other_than_the_tests():
+    """No dead code: a function that only tests call checks what no reader sees (claims_tables.claims_tabs was
+    tested while the introduction rendered chapter_runs.claims_tabs_run)."""
+    assert unused_definitions(users_texts()) == []
+
+
+def test_a_function_that_only_its_own_definition_names_is_found_unused():
+    texts = users_texts()
+    plots = ROOT / "mope" / "book" / "plots.py"
+    texts[plots] += '\n\ndef show_source(*objects):\n    """Print show_source\'s arguments."""\n    return show_source\n'
+    assert unused_definitions(texts) == ["mope/book/plots.py: show_source"]
 
 
 def requirement_name_and_bounds(requirement: str) -> tuple[str, str]:

@@ -79,7 +79,7 @@ def test_the_words_of_a_standing_are_the_verdicts_plain_words():
 @pytest.mark.usefixtures("families_of_the_runs")
 def test_every_table_and_section_of_verdicts_has_its_statistics_one_click_away():
     findings = {"cpu": claims.preset_findings("cpu")}
-    tabs = claims_tables.claims_tabs(findings)
+    tabs = claims_tables.claims_tabs_run(findings, lambda preset: "", standings.standings(findings))
     assert tabs.count(":::{dropdown} The statistics behind the verdicts of these tables") == 1
     assert tabs.index("::::\n") < tabs.index(":::{dropdown}")  # after the tabs, never inside a tab (colon fences)
     section = chapter_runs.section_verdicts(findings, ["repro-table-2"])

@@ -10,7 +10,7 @@ as the theme and the extensions wrote them):
   and of every script a page loads (a class a script adds is named in it: Bootstrap's ``show``, the search page's
   results), and each prefix a script builds a class from (Bootstrap's ``bs-${name}-auto``).
 * **A selector is dropped** (:func:`may_match`) only when a class, id, element or attribute it requires is none of
-  those words; what sits inside a functional pseudo-class (``:not(...)``, ``:is(...)``) and a selector with an escape
+  those words (an element's or attribute's name in any case, as HTML matches them; a class or id in its own); what sits inside a functional pseudo-class (``:not(...)``, ``:is(...)``) and a selector with an escape
   are kept as they are. A rule none of whose selectors may match is dropped, and so is a group (``@media``,
   ``@supports``) left empty, an ``@keyframes`` no kept rule animates with and an ``@font-face`` whose family no kept rule
   names. License comments (``/*! ... */``) stay. A rule listing a vendor's pseudo-class (``::-moz-focus-inner``), which
@@ -147,37 +147,39 @@ def selectors(prelude: str) -> list[str]:
     return [part for part in parts if part]
 
 
-def may_match(selector: str, words: set[str], prefixes: tuple[str, ...]) -> bool:
+def may_match(selector: str, words: set[str], prefixes: tuple[str, ...], folded: set[str]) -> bool:
     """False only when ``selector`` requires a class, id, element or attribute that is none of ``words`` (a class may
-    also start with one of ``prefixes``, the ones scripts build class names from)."""
+    also start with one of ``prefixes``, the ones scripts build class names from). HTML matches an element's or an
+    attribute's name in any case (``DIV`` matches ``<div>``): those are looked up in lower case among ``folded``,
+    ``words`` in lower case; a class or an id in its own case."""
     if "\\" in selector:
         return True
     bare = PSEUDO_ARGUMENT.sub("", selector)
     for name in ATTRIBUTE.findall(bare):
-        if name not in words:
+        if name.lower() not in folded:
             return False
     bare = PSEUDO.sub("", ATTRIBUTE.sub("", bare))
     for kind, name in NAMED.findall(bare):
         if name not in words and not (kind == "." and name.startswith(prefixes)):
             return False
     bare = NAMED.sub("", bare)
-    return all(name in words for name in ELEMENT.findall(bare))
+    return all(name.lower() in folded for name in ELEMENT.findall(bare))
 
 
-def prune(items: list, words: set[str], prefixes: tuple[str, ...]) -> list:
+def prune(items: list, words: set[str], prefixes: tuple[str, ...], folded: set[str]) -> list:
     """``items`` without the rules that cannot match and the groups they leave empty (keyframes and font faces as
-    they are: :func:`lean` decides on them once every rule is known)."""
+    they are: :func:`lean` decides on them once every rule is known); ``folded``: :func:`may_match`'s."""
     kept = []
     for item in items:
         if item[0] == "rule" and not item[1].startswith("@"):
             listed = selectors(item[1])
-            chosen = [s for s in listed if may_match(s, words, prefixes)]
+            chosen = [s for s in listed if may_match(s, words, prefixes, folded)]
             if chosen and VENDOR_PSEUDO.search(item[1]):
                 chosen = listed  # one selector a browser does not know voids the rule: kept whole, void or not
             if chosen:
                 kept.append(("rule", ",".join(chosen), item[2]))
         elif item[0] == "group":
-            rules = prune(item[2], words, prefixes)
+            rules = prune(item[2], words, prefixes, folded)
             if any(rule[0] != "comment" for rule in rules):
                 kept.append(("group", item[1], rules))
         else:
@@ -234,7 +236,7 @@ def serialise(items: list) -> str:
 
 def lean(css: str, words: set[str], prefixes: tuple[str, ...] = ()) -> str:
     """``css`` without the rules that cannot match a page whose words are ``words`` (the module's docstring)."""
-    kept = prune(parse(css)[0], words, prefixes)
+    kept = prune(parse(css)[0], words, prefixes, {word.lower() for word in words})
     return serialise(drop_unused_at_rules(kept, declarations(kept)))
 
 

@@ -14,15 +14,11 @@ from __future__ import annotations
 
 import inspect
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 from mope.evidence.estimates import gap_by_tokens
 from mope.store import plan, results
 from mope.store.presets import CPU_SWEEP, TOKENIZATION_PAIRS, TrainConfig, get_preset
-
-if TYPE_CHECKING:
-    from mope.evidence.standings import Standing
 
 BOOK_PRESETS = ("cpu", "cpu-long", "cpu-long-4x", "cpu-short", "paper", "cpu-bpe")
 #: Every preset whose runs some page shows: the book's, and any subword twin that chapter 7 reads beside
@@ -251,24 +247,6 @@ def empty_presets_line(presets: Sequence[str]) -> str:
     """The line that names the presets left without a tab, since nothing shown there was run."""
     names = ", ".join(f"`{preset}`" for preset in presets)
     return f"No tab for {names}: none of these runs is stored there."
-
-
-def claims_tabs_run(findings: Mapping[str, list], describe: Callable[[str], str], standings: Mapping) -> str:
-    """The introduction's claims tabs: the claims across scales first (:func:`mope.book.claims_tables.standing_markdown`),
-    then a tab per preset holding only the claims it has runs of (a row "— | — | not run" per claim a preset never
-    trained said nothing: 21 of 25 on ``cpu-bpe``), with a line counting those left out; ``describe(preset)``
-    opens each tab."""
-    from mope.book import claims_tables
-
-    blocks = ["::::{tab-set}", ":::{tab-item} across scales", claims_tables.standing_markdown(findings, standings), ":::"]
-    for preset, found in findings.items():
-        run = [claim.key for claim, verdict in found if verdict.outcome != "not_run"]
-        left_out = len(found) - len(run)
-        note = (f" {left_out} of the {len(found)} claims have no run on `{preset}` and are left out (the tab across "
-                "scales gives where each is judged)." if left_out else "")
-        blocks += [f":::{{tab-item}} `{preset}`", describe(preset) + note + "\n",
-                   claims_tables.claims_markdown(found, run) if run else "", ":::"]
-    return "\n".join([*blocks, "::::", "", claims_tables.statistics_dropdown(findings, what="these tables")])
 
 
 def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:

@@ -154,26 +154,3 @@ def heatmap(matrix, ax=None, title: str = "", xlabel: str = "channel", ylabel: s
     if colorbar:
         ax.figure.colorbar(image, ax=ax, shrink=0.85)
     return ax
-
-
-def show_source(*objects) -> None:
-    """Display the package's own source of functions or classes as a highlighted code block.
-
-    The book shows the code that runs, never a copy: in a notebook the block is rendered as
-    Markdown (MyST in the built book); elsewhere the source is printed.
-    """
-    import inspect
-
-    text = "\n\n".join(inspect.getsource(obj).rstrip() for obj in objects)
-    modules = sorted({inspect.getmodule(obj).__name__ for obj in objects})
-    try:
-        from IPython import get_ipython
-        from IPython.display import Markdown, display
-    except ImportError:  # pragma: no cover - IPython is a dependency of the book
-        print(text)
-        return
-    if get_ipython() is None:
-        print(text)
-        return
-    fence = "````" if "```" in text else "```"
-    display(Markdown(f"*from* `{', '.join(modules)}`:\n\n{fence}python\n{text}\n{fence}"))

@@ -1,5 +1,5 @@
 """The figures of reproducing Table 2 (chapter 4 and the training budget's page), drawn from stored runs: each
-model's gap to the learned table over training, the validation curves, the distance to the paper's Table 2, the
+model's gap to the learned table over training, the distance to the paper's Table 2, the
 sweep behind the ``cpu`` preset, the spread of the seeds and the gap against the tokens seen. Axis ranges are
 chosen so that the differences the chapter discusses are visible (a model far off the others is named at the
 edge of the panel instead of setting the scale); how a figure looks is :mod:`mope.book.figure_style`'s.
@@ -13,8 +13,8 @@ import numpy as np
 
 from mope.book.chapter_runs import step_shape
 from mope.book.figure_style import (BOOK_STYLE, COLUMN_WIDTH, PRESET_SHADES, book_style, colour, empty_panel,
-                                    label_y, legend_below, panels, plain_log_ticks)
-from mope.evidence.estimates import distance_to_paper, gap_by_tokens, gap_curve, history
+                                    legend_below, panels, plain_log_ticks)
+from mope.evidence.estimates import distance_to_paper, gap_by_tokens, gap_curve
 from mope.evidence.paper import RUN_TO_RUN
 from mope.model.variants import TABLE_2
 
@@ -80,31 +80,6 @@ def plot_gap_to_baseline(runs: Mapping[str, list[dict]], variants: Sequence[str]
             ax.grid(alpha=0.3)
         # one label for the stacked panels: repeated on each, it was taller than its panel and ran into the next's
         fig.supylabel(f"L({baseline}) − L(model), nats", fontsize=BOOK_STYLE["axes.labelsize"])
-        legend_below(fig, axes)
-    return fig
-
-
-def plot_validation_curves(runs: Mapping[str, list[dict]], variants: Sequence[str]):
-    """Random-batch validation loss at every evaluation, mean over seeds with the min–max band, per preset."""
-    with book_style():
-        fig, axes = panels(len(runs))
-        for ax, (preset, preset_runs) in zip(axes, runs.items()):
-            drawn = False
-            for name in variants:
-                seeds = history(preset_runs, name)
-                if not seeds:
-                    continue
-                steps = sorted(set.intersection(*(set(h) for h in seeds.values())))
-                values = np.array([[h[s] for s in steps] for h in seeds.values()])
-                ax.plot(steps, values.mean(axis=0), color=colour(name), label=name)
-                ax.fill_between(steps, values.min(axis=0), values.max(axis=0), color=colour(name), alpha=0.2, lw=0)
-                drawn = True
-            if not drawn:
-                empty_panel(ax, f"preset {preset!r}")
-                continue
-            ax.set(title=f"preset {preset!r}", xlabel="step")
-            ax.grid(alpha=0.3)
-        label_y(axes, "validation loss (nats/char)")
         legend_below(fig, axes)
     return fig
 

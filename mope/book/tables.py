@@ -43,13 +43,6 @@ def number(value: float | None, decimals: int = 3, signed: bool = False) -> str:
     return DASH if value is None else f"{value:{'+' if signed else ''}.{decimals}f}"
 
 
-def verdict_cell(verdict: Verdict, *first_lines: str, label: str = "") -> str:
-    """``first_lines`` (e.g. the loss), then the estimate (after ``label``) and the verdict."""
-    if not verdict.estimate.n:
-        return "<br>".join([*first_lines, DASH]) if first_lines else DASH
-    return "<br>".join([*first_lines, label + verdict.estimate.format(signed=True), verdict_markdown(verdict)])
-
-
 def outcome(estimate: Estimate, positive: str, negative: str) -> str:
     """An effect in words by the ordering rule of :mod:`mope.evidence.claims`: ``positive`` when its 95% interval
     lies above 0, ``negative`` when below, else undecided with the seeds that would decide it."""
@@ -475,19 +468,3 @@ def variants_tables() -> tuple[str, str]:
     return (markdown_table(["variant", "input positions", "attention positions", "gate", "causal", "parameters"],
                            structure),
             markdown_table(["variant", "in", "purpose"], purpose))
-
-
-def parameter_breakdown(variants: Sequence[str] = TABLE_2) -> str:
-    """Parameters at the paper's shape: all, positional (``pos.``) and EGA gate."""
-    from mope.store.presets import get_preset
-    from mope.model.variants import build_model
-
-    rows = []
-    for name in variants:
-        model = build_model(name, get_preset("paper").shape(), knowingly_non_causal=True)  # counted
-        positional = sum(p.numel() for n, p in model.named_parameters() if n.startswith("pos."))
-        gate = sum(p.numel() for n, p in model.named_parameters() if ".gate." in n)
-        rows.append([name, f"{model.num_parameters():,}", f"{positional:,}", f"{gate:,}"])
-        del model
-    return markdown_table(["model", "parameters", "positional", "EGA gate"], rows)
-

@@ -63,7 +63,7 @@ def compared(record: dict) -> tuple[str, str, float] | None:
 
 def where(preset: str, n: int) -> str:
     """"`cpu`, 8 seeds": the scale and the seeds a number stands on."""
-    return f"`{preset}`, {'one seed' if n == 1 else f'{n} seeds'}"
+    return f"`{preset}`, {seeds_count(n)}"
 
 
 def scale_in_words(preset: str) -> str:
@@ -89,7 +89,7 @@ class NamedOnce:
             return where(preset, n)
         self.named.add(preset)
         what = "the paper's own protocol" if preset == PUBLISHED else scale_in_words(preset)
-        return f"`{preset}` ({what}; {'one seed' if n == 1 else f'{n} seeds'})"
+        return f"`{preset}` ({what}; {seeds_count(n)})"
 
 
 def size_open(record: dict) -> bool:
@@ -251,6 +251,11 @@ def would_test(stored: Mapping[str, list[dict]], variants: tuple[str, ...]) -> s
     return " and ".join(f"{seeds_words(seeds)} of {' and '.join(names)}" for seeds, names in lacking.items()) + " would test it"
 
 
+def seeds_count(n: int) -> str:
+    """"one seed", "3 seeds": how many seeds a number stands on (:func:`seeds_words` names them)."""
+    return "one seed" if n == 1 else f"{n} seeds"
+
+
 def seeds_words(seeds: Sequence[int]) -> str:
     """"seed 0", "seeds 1 and 2", "seeds 0, 1 and 2"."""
     names = [str(seed) for seed in seeds]
@@ -269,7 +274,8 @@ def causal_mope_answer(gain: estimates.Estimate) -> str:
     gate stands against the learned table at the paper's protocol, in its seeds, as a count (no verdict)."""
     lower = sum(value > 0 for value in gain.values.values())
     if gain.n == 1:
-        return f"With a gate that cannot see the future, MoPE's loss is {'still' if lower else 'not'} lower (one seed only)."
+        return (f"With a gate that cannot see the future, MoPE's loss is {'still' if lower else 'not'} lower "
+                f"({PLAIN_WORDS['indicative']}).")
     counted = (f"still lower in each of its {gain.n} seeds" if lower == gain.n else
                f"not lower in any of its {gain.n} seeds" if not lower else f"lower in {lower} of its {gain.n} seeds")
     return f"With a gate that cannot see the future, MoPE's loss is {counted}."
@@ -305,7 +311,7 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
     if causal.n:
         test = would_test(stored or {}, CAUSAL_PAIRS["EGA-MORLET-CAUSAL"])
         text += (f"; with a gate that sees only the past (EGA-MORLET-CAUSAL), {below_or_above(causal.mean)} on the "
-                 f"whole validation split ({'one seed' if causal.n == 1 else f'{causal.n} seeds'}"
+                 f"whole validation split ({seeds_count(causal.n)}"
                  f"{'; ' + test if test else ''})")
     cpu = [(p, records[p]["ega-mope-gain"]) for p in (LONG, MAIN) if records.get(p, {}).get("ega-mope-gain", {}).get("n")]
     if cpu:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from mope.evidence import claims, learned_parameters, measures, open_questions, paper, paper_gate, standings as across
+from mope.evidence.bottom_line import seeds_count
 from mope.evidence.claims import Findings
 from mope.evidence.verdicts import DECIDED, Verdict
 from mope.evidence.estimates import LEVEL, common_seeds, distance_to_paper, fieller_interval, final_values, paired
@@ -57,20 +58,16 @@ def _count(count: int, singular: str, plural: str) -> str:
     return f"{count} {singular if count == 1 else plural}"
 
 
-def _seeds(n: int) -> str:
-    return "one seed" if n == 1 else f"{n} seeds"
-
-
 def _seeds_by_model(counts: Mapping[str, int]) -> str:
     """"one seed", or "3 seeds of BASE-DOT and EGA-MORLET, one seed of the other 4": the seeds of each model."""
     groups: dict[int, list[str]] = {}
     for name, n in counts.items():
         groups.setdefault(n, []).append(name)
     if len(groups) == 1:
-        return _seeds(next(iter(groups)))
+        return seeds_count(next(iter(groups)))
     *larger, smallest = sorted(groups, reverse=True)
-    return ", ".join([*(f"{_seeds(n)} of {' and '.join(groups[n])}" for n in larger),
-                      f"{_seeds(smallest)} of the other {len(groups[smallest])}"])
+    return ", ".join([*(f"{seeds_count(n)} of {' and '.join(groups[n])}" for n in larger),
+                      f"{seeds_count(smallest)} of the other {len(groups[smallest])}"])
 
 
 def model_words(preset: str) -> str:
@@ -100,7 +97,7 @@ def named(preset: str) -> str:
 
 def scale(preset: str, seeds: int) -> str:
     """The model a finding stands on and its seeds: "a 4-layer model at a quarter of the paper's context, 8 seeds (`cpu`)"."""
-    return f"{model_words(preset)}, {_seeds(seeds)} (`{preset}`)"
+    return f"{model_words(preset)}, {seeds_count(seeds)} (`{preset}`)"
 
 
 #: The words the findings use, defined before them.
@@ -157,7 +154,7 @@ def decay_sigma(findings: Mapping[str, Findings]) -> str:
     if data is not None and data.estimate.n:
         text += (f". Of the way σ moves from its initial value (in log), the data account for "
                  f"{_percent(data.estimate.mean)} beyond what weight decay alone does, in our EGA-MORLET at the "
-                 f"paper's protocol ({_seeds(data.estimate.n)})")
+                 f"paper's protocol ({seeds_count(data.estimate.n)})")
     main = _verdict(findings, MAIN, "sigma-set-by-data")
     if main is not None and main.estimate.n > 1:
         text += (f"; on {scale(MAIN, main.estimate.n)}, {_percent(main.estimate.mean)} ± "
@@ -178,7 +175,7 @@ def causal_statistics(runs: Mapping[str, list[dict]], findings: Mapping[str, Fin
         return None
     mean = lambda values: sum(values.values()) / len(values)  # noqa: E731
     # differences only: a loss level on the whole split would restate Table 2's random-batch one with another number
-    moves = "; ".join(f"{gate}'s loss rises by {mean(causal) - mean(whole):.3f} ({_seeds(len(whole))}), to "
+    moves = "; ".join(f"{gate}'s loss rises by {mean(causal) - mean(whole):.3f} ({seeds_count(len(whole))}), to "
                       f"{mean(causal) - mean(base):+.3f} against BASE-DOT's" for gate, whole, causal in gates)
     trained = paper_gate.trained(published, paper_gate.share_record(findings or {}))
     separate = (f"the causal gates trained at the paper's scale separate the two: {trained}" if trained else
@@ -187,7 +184,7 @@ def causal_statistics(runs: Mapping[str, list[dict]], findings: Mapping[str, Fin
             f"The EGA gate standardises attention energies with their mean and spread over every position of the "
             f"window, future ones included (whole-window statistics). Evaluated on the whole validation split with those statistics taken over the past only, "
             f"the same weights ({model_words(PUBLISHED)}, `{PUBLISHED}`): {moves} (BASE-DOT, which has no gate: "
-            f"{_seeds(len(base))}). This measures how much the trained model leans on whole-window "
+            f"{seeds_count(len(base))}). This measures how much the trained model leans on whole-window "
             f"statistics, confounded with the change of the statistics themselves; {separate} ({{ref}}`stress-causal-gate`).")
 
 
@@ -215,10 +212,10 @@ def context(findings: Mapping[str, Findings]) -> str | None:
     grows = _verdict(findings, LONG, "sincos-gap-grows-with-context")
     if shrinks is not None and shrinks.estimate.n:
         text += (f". Whether MoPE's deficit against the learned position table shrinks from a context of "
-                 f"{get_preset(MAIN).block_size} to {get_preset(LONG).block_size} ({_seeds(shrinks.estimate.n)}): "
+                 f"{get_preset(MAIN).block_size} to {get_preset(LONG).block_size} ({seeds_count(shrinks.estimate.n)}): "
                  f"*{shrinks.text}*")
         if grows is not None and grows.estimate.n:
-            text += f"; whether its advantage over sin/cos grows ({_seeds(grows.estimate.n)}): *{grows.text}*"
+            text += f"; whether its advantage over sin/cos grows ({seeds_count(grows.estimate.n)}): *{grows.text}*"
     return text + " ({ref}`stress-context-length`)."
 
 
@@ -248,13 +245,13 @@ def causal_gate(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]
     whole = paired(runs[MAIN], "BASE-DOT", "EGA-1", "val_loss_full") if (runs or {}).get(MAIN) else None  # as ch. 6
     improves = f"{whole.mean:+.3f} on the whole validation split" if whole and whole.n else f"{gain.estimate.mean:+.3f} in Val"
     text = (f"{lead} On {named(MAIN)}, EGA-1 improves on BASE-DOT by {improves} "
-            f"({_seeds(gain.estimate.n)}); retrained with a gate whose statistics cover only the past "
-            f"({_seeds(survives.estimate.n)}, whole validation split), {kept}: the paper's explanation, that "
+            f"({seeds_count(gain.estimate.n)}); retrained with a gate whose statistics cover only the past "
+            f"({seeds_count(survives.estimate.n)}, whole validation split), {kept}: the paper's explanation, that "
             f"the gate picks out salient content, is *{survives.text}*")
     if budget:
         short_cfg, main_cfg = get_preset(SHORT), get_preset(MAIN)
         text += (f". A {short_cfg.n_layer}-layer model at {_context_words(SHORT)} trained {short_cfg.steps:,} steps "
-                 f"instead of {main_cfg.steps:,} (`{SHORT}`, {_seeds(short.estimate.n)}) keeps "
+                 f"instead of {main_cfg.steps:,} (`{SHORT}`, {seeds_count(short.estimate.n)}) keeps "
                  f"{_percent(short.estimate.mean)} ± {_percent(short.estimate.spread)}: *{short.text}*")
         if short.outcome not in DECIDED:
             text += ", a direction this budget does not settle"
@@ -269,7 +266,7 @@ def causal_gate(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]
     long = _verdict(findings, LONG, "gain-survives-causal-gate")
     long_gain = _verdict(findings, LONG, "ega-gain")
     if long is not None and long.outcome == "moot" and long_gain is not None:
-        text += f". At the paper's context (`{LONG}`, {_seeds(long_gain.estimate.n)}), EGA-1's share is *{long.text}*"
+        text += f". At the paper's context (`{LONG}`, {seeds_count(long_gain.estimate.n)}), EGA-1's share is *{long.text}*"
     on_mope = mope_gate_share(runs or {}, LONG)
     if on_mope:
         text += f". {on_mope}"
@@ -298,7 +295,7 @@ def mope_gate_share(runs: Mapping[str, list[dict]], preset: str = LONG) -> str |
         reading = ": most of the gate's gain on MoPE there needs the future"
     return (f"On {named(preset)}, a causal gate on MoPE keeps {_percent(share.mean)}{spread} of EGA-MORLET's "
             f"gain over PE-MORLET ({mean(retrained):+.3f} against {mean(published):+.3f} on the whole validation "
-            f"split, {_seeds(share.n)}{interval}){reading}")
+            f"split, {seeds_count(share.n)}{interval}){reading}")
 
 
 def sincos_scale(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]) -> str | None:
@@ -319,8 +316,8 @@ def sincos_scale(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
     rescaling = paired(runs.get(MAIN, []), "PE-SINCOS", "PE-SINCOS-SCALED")
     gains = f" gains {rescaling.mean:+.3f} over the published one and" if rescaling.n else ""
     return (f"{lead} On {named(MAIN)}, MoPE beats the published sin/cos by {beats.estimate.mean:+.3f} "
-            f"({_seeds(beats.estimate.n)}), but the published sin/cos vectors are far larger than the token embeddings "
-            f"they are added to; scaled down to them, sin/cos{gains} {then} ({_seeds(locality.estimate.n)}; "
+            f"({seeds_count(beats.estimate.n)}), but the published sin/cos vectors are far larger than the token embeddings "
+            f"they are added to; scaled down to them, sin/cos{gains} {then} ({seeds_count(locality.estimate.n)}; "
             "Gaussian locality as the explanation: "
             f"*{locality.text}*; it {_standing(findings, 'locality-not-scale')}; "
             "{ref}`repro-sincos-scale`).")
@@ -349,13 +346,13 @@ def mope_alone(findings: Mapping[str, Findings]) -> str | None:
     if below is None or not below.estimate.n:
         return None
     parts = [f"worse than the learned position table (BASE-DOT) by {below.estimate.mean:+.3f} "
-             f"({_seeds(below.estimate.n)}; *{below.text}*)"]
+             f"({seeds_count(below.estimate.n)}; *{below.text}*)"]
     if rope is not None and rope.estimate.n:
         parts.append(f"worse than rotary positions (PE-ROPE) by {rope.estimate.mean:+.3f} "
-                     f"({_seeds(rope.estimate.n)}; *{rope.text}*)")
+                     f"({seeds_count(rope.estimate.n)}; *{rope.text}*)")
     if nope is not None and nope.estimate.n:
         parts.append(f"better than no positional encoding at all (NOPE) by {nope.estimate.mean:+.3f} "
-                     f"({_seeds(nope.estimate.n)}; *{nope.text}*)")
+                     f"({seeds_count(nope.estimate.n)}; *{nope.text}*)")
     trails = below.outcome == "confirmed" and rope is not None and rope.outcome == "confirmed"
     lead = "**MoPE alone trails the learned table and RoPE.**" if trails else "**MoPE alone, against the others.**"
     standing = across.standings(findings)
@@ -431,7 +428,8 @@ def open_questions_sentence(findings: Mapping[str, Findings]) -> str | None:
     unrun = sum(verdict.estimate.n == 0 for _, verdict in judged)
     if decided:
         def listed(found):
-            return "; ".join(f"{claim.words} ({_seeds(verdict.estimate.n)}): *{verdict.text}*" for claim, verdict in found)
+            return "; ".join(f"{claim.words} ({seeds_count(verdict.estimate.n)}): *{verdict.text}*"
+                             for claim, verdict in found)
         by_twins: dict[tuple[str, ...], list] = {}  # the twins a claim reads beside MAIN (none: MAIN's runs alone)
         for claim, verdict in decided:
             by_twins.setdefault(claim.twins([MAIN]), []).append((claim, verdict))

@@ -19,13 +19,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from mope.evidence import bottom_line, claims, measures
-from mope.evidence.bottom_line import CAUSAL_PAIRS, PUBLISHED, below_or_above, percent, would_test
+from mope.evidence.bottom_line import CAUSAL_PAIRS, PUBLISHED, below_or_above, percent, seeds_count, would_test
+from mope.evidence.verdicts import PLAIN_WORDS
 
 SHARE = "gain-survives-causal-gate"
 
 
 def _seeds(n: int) -> str:
-    return "one seed only" if n == 1 else f"{n} seeds"
+    """"one seed only", "3 seeds": one seed in the plain word of a verdict on one seed, which a record's plain words
+    open with (the share's are said after it), more as they are counted elsewhere."""
+    return PLAIN_WORDS["indicative"] if n == 1 else seeds_count(n)
 
 
 def gate_share(runs: list[dict], record: dict | None, name_seeds: bool = True) -> str | None:
@@ -40,7 +43,7 @@ def gate_share(runs: list[dict], record: dict | None, name_seeds: bool = True) -
         return f"EGA-1's published gate gains nothing over BASE-DOT to share ({gains}, {_seeds(record['n'])})"
     test = would_test({PUBLISHED: runs}, CAUSAL_PAIRS["EGA-1-CAUSAL"]) if name_seeds else ""
     return (f"EGA-1 keeps {percent(record['ours'])} of its gain over BASE-DOT ({gains}, {_seeds(record['n'])}: "
-            f"{record['plain'].removeprefix('one seed only: ')}{'; ' + test if test else ''})")
+            f"{record['plain'].removeprefix(PLAIN_WORDS['indicative'] + ': ')}{'; ' + test if test else ''})")
 
 
 def mope_against_table(runs: list[dict], name_seeds: bool = True) -> str | None:
