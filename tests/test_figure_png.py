@@ -197,3 +197,21 @@ def test_in_a_jupyter_kernel_a_figure_drawn_after_the_first_cell_is_shown_at_twi
     image = Image.open(io.BytesIO(base64.b64decode(output["data"]["image/png"])))
     assert output["metadata"]["image/png"]["width"] == image.size[0] // 2
     assert image.info["dpi"] == pytest.approx((200, 200), abs=0.01) and figure_png.SMALLEST_TEXT_KEY in image.text
+
+
+def test_what_a_saved_png_says_of_itself_is_read_back_by_the_one_reader_the_checks_share(tmp_path):
+    """png_metadata reads what png wrote (the pages size an image by its density, the checks read its text), and a
+    file that is no image, or a damaged one, says nothing rather than stopping the build or the check."""
+    fig, ax = column_figure()
+    ax.plot([0, 1], [0, 1])
+    ax.text(0.5, 0.5, "small", fontsize=7, transform=ax.transAxes)
+    _, _, data = saved(fig)
+    (tmp_path / "figure.png").write_bytes(data)
+    texts, dpi = figure_png.png_metadata(tmp_path / "figure.png")
+    assert float(texts[figure_png.SMALLEST_TEXT_KEY]) == 7 and json.loads(texts[figure_png.PROBLEMS_KEY]) == []
+    assert dpi == pytest.approx(200, abs=0.01)
+    Image.new("RGB", (4, 4)).save(tmp_path / "plain.png")  # no pHYs, no text
+    assert figure_png.png_metadata(tmp_path / "plain.png") == ({}, None)
+    (tmp_path / "notes.png").write_text("not an image")
+    (tmp_path / "cut.png").write_bytes(data[:len(data) // 2])
+    assert figure_png.png_metadata(tmp_path / "notes.png") == figure_png.png_metadata(tmp_path / "cut.png") == ({}, None)

@@ -54,6 +54,7 @@ import re
 import struct
 from pathlib import Path
 
+from mope.book.figure_png import png_metadata
 from mope.book.figure_style import DPI as FIGURE_DPI  # CSS pixels an inch of a figure on its page
 
 #: MathJax from the book's own copy (sphinx-mathjax-offline): the startup component loads the others.
@@ -177,19 +178,10 @@ def png_size(path: Path) -> tuple[int, int] | None:
 
 
 def png_density(path: Path, layout_dpi: float) -> int:
-    """Image pixels a CSS pixel of a PNG laid out at ``layout_dpi``: its resolution (the ``pHYs`` chunk, in pixels a
-    metre) over ``layout_dpi``, rounded, at least 1 (1 where the PNG says none)."""
-    data = path.read_bytes()
-    at = 8
-    while at + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[at:at + 8])
-        if kind == b"pHYs" and length == 9:
-            per_metre, _, unit = struct.unpack(">IIB", data[at + 8:at + 17])
-            return max(1, round(per_metre * 0.0254 / layout_dpi)) if unit == 1 else 1
-        if kind in (b"IDAT", b"IEND"):
-            break
-        at += 12 + length
-    return 1
+    """Image pixels a CSS pixel of a PNG laid out at ``layout_dpi``: its resolution (its ``pHYs`` chunk,
+    :func:`mope.book.figure_png.png_metadata`) over ``layout_dpi``, rounded, at least 1 (1 where the PNG says none)."""
+    _, dpi = png_metadata(path)
+    return max(1, round(dpi / layout_dpi)) if dpi else 1
 
 
 def sized_images(text: str, page: Path) -> str:

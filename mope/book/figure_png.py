@@ -250,6 +250,21 @@ def png(fig) -> tuple[bytes, dict[str, int]]:
     return out.getvalue(), {"width": image.size[0] // PIXEL_DENSITY, "height": image.size[1] // PIXEL_DENSITY}
 
 
+def png_metadata(path) -> tuple[dict[str, str], float | None]:
+    """What a PNG at ``path`` says of itself, as :func:`png` writes it: its text chunks (``tEXt``: the keys
+    :data:`SMALLEST_TEXT_KEY` and :data:`PROBLEMS_KEY`) and its resolution in dots an inch (``pHYs``; None where it
+    gives none or only an aspect ratio). A file Pillow cannot read as an image says nothing: ``({}, None)``."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as image:
+            texts = dict(getattr(image, "text", {}))  # a PNG's text chunks may follow its pixels: this reads them
+            dpi = image.info.get("dpi")
+    except (OSError, SyntaxError, ValueError):  # not an image, or a damaged one (Pillow raises all three)
+        return {}, None
+    return texts, (float(dpi[0]) if dpi else None)
+
+
 def show_figures_sharp() -> None:
     """Make :func:`png` the way the running IPython shows a matplotlib figure (a page's first cell calls it, before
     it draws: its backend is loaded now, which closes any figure); outside IPython, nothing to do."""

@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from mope.book.figure_png import PROBLEMS_KEY, SMALLEST_TEXT_KEY
+from mope.book.figure_png import PROBLEMS_KEY, SMALLEST_TEXT_KEY, png_metadata
 from mope.book.figure_style import PIXEL_DENSITY
 
 SKIP_DIRS = {"_sources", "_static", "reports", "_images"}
@@ -85,30 +85,12 @@ def image_problem(path: Path) -> str | None:
     return "not a PNG, JPEG, GIF or SVG"
 
 
-def png_chunks(path: Path) -> tuple[dict[str, str], float | None]:
-    """A PNG's text chunks (``tEXt``) and its resolution in dots an inch (``pHYs``; None where it gives none)."""
-    data = path.read_bytes()
-    texts, dpi, at = {}, None, 8
-    while at + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[at:at + 8])
-        body = data[at + 8:at + 8 + length]
-        if kind == b"tEXt" and b"\0" in body:
-            key, value = body.split(b"\0", 1)
-            texts[key.decode("latin-1")] = value.decode("latin-1")
-        elif kind == b"pHYs" and length == 9 and body[8] == 1:
-            dpi = struct.unpack(">I", body[:4])[0] * 0.0254
-        elif kind == b"IEND":
-            break
-        at += 12 + length
-    return texts, dpi
-
-
 def figure_file_problems(path: Path, shown: str | None = None) -> list[str]:
     """What is wrong with the figure at ``path`` (a PNG the book drew), given the width its page shows it at
     (``shown``, its ``<img>``'s width, in a dropdown or a tab not open as well): fewer than twice as many pixels
     (:data:`~mope.book.figure_style.PIXEL_DENSITY`); a figure that does not say what its text is (not drawn by
     ``mope.book.figure_png``), or one line per text of it that collides with another or is cut off."""
-    texts, _ = png_chunks(path)
+    texts, _ = png_metadata(path)
     pixels = struct.unpack(">I", path.read_bytes()[16:20])[0]
     problems = ([f"figure not drawn at {PIXEL_DENSITY}x: {pixels} px shown at {shown} px"]
                 if shown and shown.isdigit() and pixels < PIXEL_DENSITY * int(shown) - 1 else [])
