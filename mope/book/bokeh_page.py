@@ -90,10 +90,11 @@ def reserved_style(name: str) -> str:
             f"@container (max-width:{STACKED_BELOW - 1}px){{{box}{{min-height:{heights['narrow']}px}}}}</style>")
 
 
-def embed(layout: LayoutDOM, static: str = CHAPTER_STATIC) -> str:
+def embed(layout: LayoutDOM, static: str = CHAPTER_STATIC, about: str = "") -> str:
     """The HTML that draws ``layout`` when it nears the screen: its box (of the height it will take), its document as
     JSON (every ``<`` escaped: stored text cannot close the element) and the loader that fetches BokehJS from
-    ``static`` (the build's ``_static`` seen from the page) if the page has not got it."""
+    ``static`` (the build's ``_static`` seen from the page) if the page has not got it. ``about``: what the figure
+    is, in a few words, shown in its box where it waits for the reader's tap (:func:`request_prompt`)."""
     with OutputDocumentFor([layout]):
         docs_json, [item] = standalone_docs_json_and_render_items([layout])
     (root,) = item.roots
@@ -102,10 +103,43 @@ def embed(layout: LayoutDOM, static: str = CHAPTER_STATIC) -> str:
     name = layout.name or "figure"
     style = "" if isinstance(layout, Div) else reserved_style(name)  # a Div is a line of text, not a drawn figure
     urls = html.escape(json.dumps(bokehjs_urls(static)))
-    return (f'<div style="container-type:inline-size">{style}'
-            f'<div class="mope-figure mope-figure-{html.escape(name)}">{element}</div></div>'
+    return (f'<div style="container-type:inline-size">{style}{PROMPT_STYLE}'
+            f'<div class="mope-figure mope-figure-{html.escape(name)}">{element}{request_prompt(about, data)}</div></div>'
             f'<script type="application/json" class="mope-figure-data">{data}</script>'
             f'<script data-bokehjs="{urls}">{LOADER}</script>')
+
+
+#: The words of the prompt that stands in a figure's box where the loader draws it only on request (a phone or a
+#: narrow window: figure_loader.js says when); the sizes in them are computed (:func:`request_prompt`).
+PROMPT_WHY = ("On a phone or a narrow window this figure is drawn when you ask: drawing it downloads BokehJS, the "
+              "library that draws it, and the figure's data, then keeps the processor busy for a while.")
+PROMPT_BUSY = "Fetching BokehJS and drawing the figure…"
+#: The prompt's look: the page's own colours (an output's, inverted in the dark theme), a button of a finger's size.
+PROMPT_STYLE = ("<style>.mope-figure-prompt{padding:1rem;border:1px dashed currentColor;border-radius:.25rem}"
+                ".mope-figure-prompt button{font:inherit;color:inherit;background:transparent;min-height:2.75rem;"
+                "padding:.5rem 1rem;border:2px solid currentColor;border-radius:.25rem;cursor:pointer}"
+                ".mope-figure-prompt p:last-child{margin:0}</style>")
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:.2f} MB"
+
+
+def request_prompt(about: str, data: str) -> str:
+    """What a figure's box shows where the loader draws the figure only when the reader asks: a ``<template>`` (shown by
+    nothing, without JavaScript too) holding what the figure is (``about``), why it waits, and a button naming what a
+    tap downloads, gzip-compressed as the book's server sends it: BokehJS's files and the figure's document
+    ``data`` (the button's ``data-loaded``: the label once another figure has brought BokehJS), and the line that says
+    it is being drawn."""
+    library = sum(packed for _, packed in _library_sizes().values())
+    figure = _size(data)[1]
+    label = "Draw the interactive figure ({})"
+    first = label.format(f"{_megabytes(library + figure)} compressed: BokehJS and its data")
+    later = label.format(f"{_megabytes(figure)} compressed: its data")
+    title = f"<p><strong>{html.escape(about)}</strong></p>" if about else ""
+    return (f'<template class="mope-figure-request"><div class="mope-figure-prompt">{title}<p>{html.escape(PROMPT_WHY)}</p>'
+            f'<p><button type="button" data-loaded="{html.escape(later)}">{html.escape(first)}</button></p>'
+            f'<p role="status" data-busy="{html.escape(PROMPT_BUSY)}"></p></div></template>')
 
 
 FIGURES_DIR = "figures"  # under the build's _static: each figure's document, a file named by its content
