@@ -12,6 +12,11 @@ the explorer's page: bytes no browser could cache, parsed before the page's text
   ``figure_loader.js`` (package data), which fetches BokehJS and draws the figure once its box comes within half
   a screen of the window (an ``IntersectionObserver``; at once in a browser without one). The page's text is
   drawn first; the loss curves, far below the explorer, cost nothing until a reader scrolls to them.
+* **On a phone or a narrow window a figure waits for a tap** (:func:`request_prompt`): fetching and running BokehJS
+  for the explorer, in view as its page opens, froze a phone's page for seconds (all of the page's blocking time in
+  Lighthouse's mobile audit). There the loader puts in each box what the figure is and a button
+  naming what a tap downloads (BokehJS's files and the figure's document, their sizes computed); nothing is fetched
+  until it is pressed. Without JavaScript the box stays as it was, empty at its reserved height.
 * **Colab** shows a cell's output in a frame of its own, where the book's files are not: there the notebook puts
   BokehJS inline before the figures (:func:`inline_bokehjs`), and the loader, finding it, fetches nothing.
 """
@@ -194,8 +199,9 @@ def weight_line(parts: Mapping[str, str]) -> str:
     library = _library_sizes().values()
     return (f"The interactive figures weigh {raw / 1e6:.2f} MB ({packed / 1e6:.2f} MB gzip-compressed) and BokehJS "
             f"{sum(r for r, _ in library) / 1e6:.2f} MB ({sum(p for _, p in library) / 1e6:.2f} MB gzip-compressed): "
-            "files of the book that a browser fetches when the figures near the screen, after the page's text, and "
-            "keeps for later visits; nothing is fetched from another host.")
+            "files of the book that a browser fetches when the figures near the screen, after the page's text (on a "
+            "phone or a narrow window, when the reader presses the figure's button), and keeps for later visits; "
+            "nothing is fetched from another host.")
 
 
 def weight_statement(parts: Mapping[str, str]) -> str:
@@ -208,5 +214,6 @@ def weight_statement(parts: Mapping[str, str]) -> str:
                       for name, (raw, packed) in _library_sizes().items())
     return (f"The interactive figures weigh {total[0] / 1e6:.2f} MB "
             f"({total[1] / 1e6:.2f} MB gzip-compressed, as a web server sends it): {listed}. They and BokehJS are "
-            f"files of the book, fetched when a figure nears the screen and kept by the browser: {files}. Nothing is "
+            f"files of the book, fetched when a figure nears the screen (on a phone or a narrow window, when the reader "
+            f"presses its button) and kept by the browser: {files}. Nothing is "
             "fetched from another host; the rest of the page is the book's theme, as on every chapter.")
