@@ -121,8 +121,8 @@ PROMPT_WHY = ("On a phone or a narrow window this figure is drawn when you ask: 
 PROMPT_BUSY = "Fetching BokehJS and drawing the figure…"
 #: The prompt's look: the page's own colours (an output's, inverted in the dark theme), a button of a finger's size.
 PROMPT_STYLE = ("<style>.mope-figure-prompt{padding:1rem;border:1px dashed currentColor;border-radius:.25rem}"
-                ".mope-figure-prompt button{font:inherit;color:inherit;background:transparent;min-height:2.75rem;"
-                "padding:.5rem 1rem;border:2px solid currentColor;border-radius:.25rem;cursor:pointer}"
+                ".mope-figure-prompt button{font:inherit;color:inherit;background:transparent;"
+                "padding:.75rem 1rem;border:2px solid currentColor;border-radius:.25rem;cursor:pointer}"
                 ".mope-figure-prompt p:last-child{margin:0}</style>")
 
 
