@@ -173,13 +173,19 @@ def figure_files(page: str, static: Path, static_url: str) -> str:
         return (f'<script type="application/json" class="mope-figure-data" data-key="{key}" '
                 f'data-src="{html.escape(static_url)}/{FIGURES_DIR}/{name}"></script>')
 
+    return one_loader(INLINE_DOCUMENT.sub(moved, page))
+
+
+def one_loader(page: str) -> str:
+    """``page`` with only the first of the copies of the loader that :func:`embed` writes after each figure: the
+    loader draws every figure of its page, and the book's pages keep one (Colab's frames each need their own)."""
     first = []
 
-    def once(match: re.Match) -> str:  # the loader draws every figure of its page: the first copy is enough
+    def once(match: re.Match) -> str:
         first.append(match)
         return match[0] if len(first) == 1 else ""
 
-    return LOADER_SCRIPT.sub(once, INLINE_DOCUMENT.sub(moved, page))
+    return LOADER_SCRIPT.sub(once, page)
 
 
 def _size(text: str | bytes) -> tuple[int, int]:
@@ -194,8 +200,9 @@ def _library_sizes() -> dict[str, tuple[int, int]]:
 
 
 def weight_line(parts: Mapping[str, str]) -> str:
-    """Sentences: what the interactive figures and BokehJS's files weigh, raw and gzip-compressed."""
-    raw, packed = _size("".join(parts.values()))
+    """Sentences: what the interactive figures (with one copy of the loader, as the book's page keeps) and BokehJS's
+    files weigh, raw and gzip-compressed."""
+    raw, packed = _size(one_loader("".join(parts.values())))
     library = _library_sizes().values()
     return (f"The interactive figures weigh {raw / 1e6:.2f} MB ({packed / 1e6:.2f} MB gzip-compressed) and BokehJS "
             f"{sum(r for r, _ in library) / 1e6:.2f} MB ({sum(p for _, p in library) / 1e6:.2f} MB gzip-compressed): "
@@ -205,9 +212,10 @@ def weight_line(parts: Mapping[str, str]) -> str:
 
 
 def weight_statement(parts: Mapping[str, str]) -> str:
-    """Sentences with the bytes of each part, raw and gzip-compressed, then BokehJS's files."""
+    """Sentences with the bytes of each part, raw and gzip-compressed (the total with one copy of the loader, as the
+    book's page keeps), then BokehJS's files."""
     sizes = {name: _size(text) for name, text in parts.items()}
-    total = _size("".join(parts.values()))
+    total = _size(one_loader("".join(parts.values())))
     listed = "; ".join(f"{name} {raw / 1e3:,.0f} kB ({packed / 1e3:,.0f} kB gzip)"
                        for name, (raw, packed) in sizes.items())
     files = "; ".join(f"{name} {raw / 1e3:,.0f} kB ({packed / 1e3:,.0f} kB gzip)"
