@@ -276,10 +276,15 @@ def check_requests_and_weight(driver, page: Path) -> list[str]:
     files = {Path(unquote(urlsplit(url).path)) for url in urls if url.startswith("file:")}
     weight = sum(path.stat().st_size for path in files if path.is_file())
     # the figures: their documents and loaders inline in the page, and the documents the book keeps in files
+    # and each figure's styles and the prompt its box keeps for a phone (a <template>)
     figures = driver.execute_script("""
         const bytes = text => new TextEncoder().encode(text).length;
+        const boxes = Array.from(document.querySelectorAll(".mope-figure"));
         return Array.from(document.querySelectorAll("script:not([src])"))
-          .filter(s => s.text.includes("Bokeh") || s.dataset.src).reduce((sum, s) => sum + bytes(s.outerHTML), 0);""")
+          .filter(s => s.text.includes("Bokeh") || s.dataset.src)
+          .concat(boxes.flatMap(box => Array.from(box.parentElement.querySelectorAll(":scope > style"))))
+          .concat(boxes.flatMap(box => Array.from(box.querySelectorAll(":scope > template"))))
+          .reduce((sum, s) => sum + bytes(s.outerHTML), 0);""")
     figures += sum(path.stat().st_size for path in files if path.is_file() and path.name.startswith("figure-"))
     print(f"page weight: {weight:,} bytes, the HTML ({page.stat().st_size:,}; the interactive figures {figures:,}, "
           f"inline or in files of the book) and the {len(files) - 1} files it loads; {len(urls)} requests, {len(problems)} to another host")
