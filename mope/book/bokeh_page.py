@@ -120,7 +120,8 @@ PROMPT_WHY = ("On a phone or a narrow window this figure is drawn when you ask: 
               "library that draws it, and the figure's data, then keeps the processor busy for a while.")
 PROMPT_BUSY = "Fetching BokehJS and drawing the figure…"
 #: The prompt's look: the page's own colours (an output's, inverted in the dark theme), a button of a finger's size.
-PROMPT_STYLE = ("<style>.mope-figure-prompt{padding:1rem;border:1px dashed currentColor;border-radius:.25rem}"
+PROMPT_STYLE = ("<style>.mope-figure-prompt{padding:1rem;border:1px dashed currentColor;border-radius:.25rem;"
+                "text-align:left}"
                 ".mope-figure-prompt button{font:inherit;color:inherit;background:transparent;"
                 "padding:.75rem 1rem;border:2px solid currentColor;border-radius:.25rem;cursor:pointer}"
                 ".mope-figure-prompt p:last-child{margin:0}</style>")
@@ -132,19 +133,20 @@ def _megabytes(size: int) -> str:
 
 def request_prompt(about: str, data: str) -> str:
     """What a figure's box shows where the loader draws the figure only when the reader asks: a ``<template>`` (shown by
-    nothing, without JavaScript too) holding what the figure is (``about``), why it waits, and a button naming what a
-    tap downloads, gzip-compressed as the book's server sends it: BokehJS's files and the figure's document
-    ``data`` (the button's ``data-loaded``: the label once another figure has brought BokehJS), and the line that says
-    it is being drawn."""
+    nothing, without JavaScript too) holding what the figure is (``about``), then a button (before the reasons, so
+    that a phone's first screen shows it) naming what a tap downloads, gzip-compressed as the book's server sends it:
+    BokehJS's files and the figure's document ``data`` (the button's ``data-loaded``: the label once another figure has
+    brought BokehJS), beside it the words that say the figure is being drawn, and why it waits."""
     library = sum(packed for _, packed in _library_sizes().values())
     figure = _size(data)[1]
     label = "Draw the interactive figure ({})"
     first = label.format(f"{_megabytes(library + figure)} compressed: BokehJS and its data")
     later = label.format(f"{_megabytes(figure)} compressed: its data")
     title = f"<p><strong>{html.escape(about)}</strong></p>" if about else ""
-    return (f'<template class="mope-figure-request"><div class="mope-figure-prompt">{title}<p>{html.escape(PROMPT_WHY)}</p>'
-            f'<p><button type="button" data-loaded="{html.escape(later)}">{html.escape(first)}</button></p>'
-            f'<p role="status" data-busy="{html.escape(PROMPT_BUSY)}"></p></div></template>')
+    return (f'<template class="mope-figure-request"><div class="mope-figure-prompt">{title}'
+            f'<p><button type="button" data-loaded="{html.escape(later)}">{html.escape(first)}</button> '
+            f'<span role="status" data-busy="{html.escape(PROMPT_BUSY)}"></span></p>'
+            f'<p>{html.escape(PROMPT_WHY)}</p></div></template>')
 
 
 FIGURES_DIR = "figures"  # under the build's _static: each figure's document, a file named by its content
