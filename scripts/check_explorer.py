@@ -30,10 +30,17 @@ every host name unresolvable. It passes when:
    title shows it (aria-valuetext), and three presses of the right arrow key move omega and sigma by visible
    steps (each at least 4% of the value, and the curves redrawn);
 8. the page states what its figures weigh, that statement matches their bytes (inline in the page, or the files of
-   the book that hold their documents), and they stay within a budget (1 MB; BokehJS, 1.65 MB, is a file of its own).
+   the book that hold their documents), and they stay within a budget (1 MB; BokehJS, 1.65 MB, is a file of its own);
+   at 1280 px no figure waits for a button;
+9. opened afresh in a 400 px window (a phone's width), every figure's box shows its button, nothing asks for BokehJS,
+   the boxes keep their reserved heights and each button names what a tap downloads (BokehJS's files and the
+   figure's document, gzip-compressed, to the hundredth of a MB); the explorer's button pressed with the Enter key
+   fetches BokehJS and draws the explorer (its numbers equal MorletPositions'), the loss curves' button then names
+   its data only, and a click on it draws the loss curves.
 
 It prints the weight of the whole page: its HTML and every file it loads (the book's theme). Exit status 0 only if every check
-passes; the last line is the summary.
+passes; the last line is the summary. What the checks share (the browser, the explorer's state against MorletPositions)
+and the phone check (9) lie beside it in ``scripts/explorer_page/``.
 """
 from __future__ import annotations
 
@@ -41,131 +48,23 @@ import argparse
 import json
 import math
 import re
-import shutil
 import sys
 import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import bokeh
-import numpy as np
-import torch
 
-from mope.book.explorer import ADMISSIBILITY_MODES, CONTEXT
-from mope.model.positional.morlet import MorletPositions
+HERE = str(Path(__file__).resolve().parent)
+if HERE not in sys.path:  # scripts/explorer_page/ beside it, however this script is loaded (the tests load it by path)
+    sys.path.insert(0, HERE)
+from explorer_page.browser import (  # noqa: E402
+    BROWSERS, EDGE, HELPERS, PHONE, TOLERANCE, Explorer, difference, find_executable, start_browser)
+from explorer_page.phone import check_phone  # noqa: E402
 
 PAGE = "notebooks/03_explorer.html"
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-TOLERANCE = 1e-6  # float32 torch against float32-emulating JavaScript: a few ulp
 FIGURES_BUDGET = 1_000_000  # bytes the interactive figures may add to the page's HTML (BokehJS is a file of its own)
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
-
-# Injected before every script: find a Bokeh model by name in any document, and the view drawing it.
-HELPERS = """
-const model = name => {
-  for (const doc of Bokeh.documents) { const found = doc.get_model_by_name(name); if (found) return found; }
-  return null;
-};
-const view = m => {
-  for (const root of Bokeh.index) { const found = root.owner.find_one(m); if (found) return found; }
-  return null;
-};
-"""
-STATE = HELPERS + """
-const modes = %s;
-return {
-  omega: model("omega").value, sigma: model("sigma").value, centre: model("centre").value,
-  position: model("position").value, mode: modes[model("admissibility").active],
-  cos: Array.from(model("pair").data.cos), sin: Array.from(model("pair").data.sin),
-  kernel: Array.from(model("kernel").data.correlation, v => Number.isNaN(v) ? null : v),
-  bound: model("bound").text, colour: model("state").data.colour[0], status: model("status").text,
-};
-""" % list(ADMISSIBILITY_MODES)
-
-
-def find_executable(names) -> str | None:
-    return next((found for found in map(shutil.which, names) if found), None)
-
-
-def start_browser():
-    """Headless Chromium under chromedriver, no host name resolving, its network log recorded."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    browser, driver = find_executable(BROWSERS), find_executable(("chromedriver",))
-    if not browser or not driver:
-        raise SystemExit("needs Chromium and chromedriver (Debian: apt-get install -y chromium chromium-driver)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1280,1000", "--host-resolver-rules=MAP * ~NOTFOUND"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    return webdriver.Chrome(service=Service(driver), options=options)
-
-
-def reference(state: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Both channels and the kernel row at b from MorletPositions, for the sliders' raw parameters."""
-    module = MorletPositions(2, admissibility=state["mode"], learned_centre=True)
-    with torch.no_grad():  # the sliders hold log10 values; fill_ rounds to float32 as Math.fround does
-        module.log_omega.fill_(state["omega"] * math.log(10))
-        module.log_sigma.fill_(state["sigma"] * math.log(10))
-        module.centre.fill_(state["centre"])
-        pair = module(CONTEXT).double().numpy()
-    b = int(state["position"])
-    kernel = np.full(2 * CONTEXT - 1, np.nan)
-    kernel[CONTEXT - 1 - b: 2 * CONTEXT - 1 - b] = pair @ pair[b]  # tau = -b .. T-1-b
-    return pair[:, 0], pair[:, 1], kernel
-
-
-def difference(state: dict) -> float:
-    """The largest |drawn - MorletPositions| over both channels and the kernel (inf if the kernel's lags differ)."""
-    cos, sin, kernel = reference(state)
-    drawn_kernel = np.array([np.nan if v is None else v for v in state["kernel"]])
-    if not np.array_equal(np.isnan(drawn_kernel), np.isnan(kernel)):
-        return math.inf  # drawn at other lags than those with 0 <= b + tau < T
-    return max(np.abs(np.array(state["cos"]) - cos).max(), np.abs(np.array(state["sin"]) - sin).max(),
-               np.nanmax(np.abs(drawn_kernel - kernel)))
-
-
-class Explorer:
-    """The page in the browser: read the explorer's state, and act on it as a reader does."""
-
-    def __init__(self, driver, timeout: float):
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        self.driver = driver
-        self.wait = WebDriverWait(driver, timeout)
-
-    def run(self, script: str, *args):
-        return self.driver.execute_script(HELPERS + script, *args)
-
-    def state(self) -> dict:
-        return self.driver.execute_script(STATE)
-
-    def element(self, name: str, selector: str, index: int = 0):
-        """An element of the widget ``name`` (inside its shadow root), scrolled to the middle of the window."""
-        element = self.run(f"return view(model({name!r})).shadow_el.querySelectorAll({selector!r})[{index}];")
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-        return element
-
-    def drag_slider(self, name: str, fraction: float) -> None:
-        """Drag the slider's handle with the mouse to ``fraction`` of its track (0 = left end)."""
-        from selenium.webdriver.common.action_chains import ActionChains
-
-        handle = self.element(name, ".noUi-handle")
-        track = self.element(name, ".noUi-base").rect
-        offset = track["x"] + fraction * track["width"] - (handle.rect["x"] + handle.rect["width"] / 2)
-        ActionChains(self.driver).click_and_hold(handle).move_by_offset(round(offset), 0).release().perform()
-
-    def changed(self, before: dict) -> dict:
-        """Wait until the drawn channels or kernel differ from ``before``; the new state."""
-        def redrawn(_):
-            now = self.state()
-            return now["cos"] != before["cos"] or now["kernel"] != before["kernel"]
-
-        self.wait.until(redrawn, "the curves were not redrawn")
-        return self.state()
 
 
 def check(page: Path, timeout: float = 60.0) -> list[str]:
@@ -236,6 +135,9 @@ def check(page: Path, timeout: float = 60.0) -> list[str]:
         problems += check_column(explorer)
         problems += check_keyboard(explorer)
         problems += check_requests_and_weight(driver, page)
+        waiting = driver.execute_script("return document.querySelectorAll('.mope-figure-prompt').length;")
+        if waiting:
+            problems.append(f"at 1280 px {waiting} figures wait for a button instead of being drawn")
     except WebDriverException as error:
         problems.append(f"the browser failed: {error.msg}")
     finally:
@@ -266,8 +168,6 @@ for (const root of Bokeh.index) for (const v of root.owner.query(() => true)) {
 return {left: edges.left + parseFloat(style.paddingLeft), right: edges.right - parseFloat(style.paddingRight),
         window: document.documentElement.clientWidth, found: found};
 """
-PHONE = (400, 900)
-EDGE = 1.0  # px a box may pass the column's edge by (sub-pixel layout)
 
 
 def outside_column(places: dict) -> list[str]:
@@ -376,10 +276,15 @@ def check_requests_and_weight(driver, page: Path) -> list[str]:
     files = {Path(unquote(urlsplit(url).path)) for url in urls if url.startswith("file:")}
     weight = sum(path.stat().st_size for path in files if path.is_file())
     # the figures: their documents and loaders inline in the page, and the documents the book keeps in files
+    # and each figure's styles and the prompt its box keeps for a phone (a <template>)
     figures = driver.execute_script("""
         const bytes = text => new TextEncoder().encode(text).length;
+        const boxes = Array.from(document.querySelectorAll(".mope-figure"));
         return Array.from(document.querySelectorAll("script:not([src])"))
-          .filter(s => s.text.includes("Bokeh") || s.dataset.src).reduce((sum, s) => sum + bytes(s.outerHTML), 0);""")
+          .filter(s => s.text.includes("Bokeh") || s.dataset.src)
+          .concat(boxes.flatMap(box => Array.from(box.parentElement.querySelectorAll(":scope > style"))))
+          .concat(boxes.flatMap(box => Array.from(box.querySelectorAll(":scope > template"))))
+          .reduce((sum, s) => sum + bytes(s.outerHTML), 0);""")
     figures += sum(path.stat().st_size for path in files if path.is_file() and path.name.startswith("figure-"))
     print(f"page weight: {weight:,} bytes, the HTML ({page.stat().st_size:,}; the interactive figures {figures:,}, "
           f"inline or in files of the book) and the {len(files) - 1} files it loads; {len(urls)} requests, {len(problems)} to another host")
@@ -403,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{page}: no such page; build the book first (make book)", file=sys.stderr)
         return 2
     started = time.monotonic()
-    problems = check(page, args.timeout)
+    problems = check(page, args.timeout) + check_phone(page, args.timeout)
     for problem in problems:
         print("FAILED", problem)
     print(f"explorer page {page}: {'passed' if not problems else f'{len(problems)} problems'} "

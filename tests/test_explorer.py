@@ -6,6 +6,7 @@ chromedriver is not installed.
 """
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import json
 import math
@@ -291,6 +292,27 @@ def test_a_figure_keeps_its_height_wide_and_stacked_and_its_stored_text_cannot_c
     assert "min-height" not in bokeh_page.embed(explorer.loss_curves({}, "cpu"))  # a line of text, nothing drawn
 
 
+def test_on_a_phone_a_box_offers_a_button_naming_what_a_tap_downloads_and_without_javascript_shows_nothing_new():
+    """The prompt the loader shows where a figure waits for the reader (a phone, a narrow window) is written into the
+    figure's box as a <template>, inert without JavaScript; its button names the bytes BokehJS's files and the
+    figure's document take gzip-compressed (then, once BokehJS is on the page, the document's alone); what the
+    figure is, stored text, is escaped."""
+    html = bokeh_page.embed(explorer.explorer(explorer.all_points(RUNS)), about="The <i>explorer</i> & its sliders")
+    (document,) = bokeh_page.INLINE_DOCUMENT.findall(html)
+    packed = lambda data: len(gzip.compress(data, compresslevel=6))  # noqa: E731
+    library = sum(packed(path.read_bytes()) for path in bokeh_page.bokehjs_files().values())
+    figure = packed(document.encode())
+    box = re.search(r'<div class="mope-figure mope-figure-explorer">(.*?)</div></div><script', html, re.S)[1]
+    (prompt,) = re.findall(r'<template class="mope-figure-request">(.*?)</template>', box, re.S)
+    assert (f">Draw the interactive figure ({(library + figure) / 1e6:.2f} MB compressed: BokehJS and its data)"
+            "</button>") in prompt
+    assert f'data-loaded="Draw the interactive figure ({figure / 1e6:.2f} MB compressed: its data)"' in prompt
+    assert '<button type="button"' in prompt and 'role="status"' in prompt  # a key presses it; its state is read out
+    assert "The &lt;i&gt;explorer&lt;/i&gt; &amp; its sliders" in prompt and "<i>" not in html
+    outside = box.replace(f'<template class="mope-figure-request">{prompt}</template>', "")
+    assert "<button" not in outside and "mope-figure-prompt" not in outside and "Draw" not in outside
+
+
 def test_the_book_moves_each_figures_document_into_a_content_named_file_beside_bokehjs(tmp_path):
     """book/_ext/bokehjs_files.py, once the pages are written: BokehJS's files and each figure's document in _static,
     the page keeping only the element that names the document's file (relative to the page)."""
@@ -401,6 +423,7 @@ def test_the_page_passes_the_browser_check(tmp_path, capsys, runs, files):
     assert CHECKER.main([str(write_page(tmp_path / "page.html", runs, files=files))]) == 0
     out = capsys.readouterr().out
     assert "sigma dragged to the left end" in out
+    assert "at 400 px: Enter on the explorer's button drew it" in out  # opened afresh at a phone's width
     assert re.search(r"passed in [0-9.]+ s$", out.rstrip())
     assert ("unticking a model removed its curves" in out) == bool(runs)
 
@@ -455,7 +478,28 @@ def test_the_browser_check_fails_sliders_a_keyboard_moves_invisibly_or_a_screen_
 
 
 @needs_chromium
-def test_a_figure_whose_document_is_missing_says_so_in_its_box(tmp_path):
+def test_at_a_phones_width_bokehjs_is_fetched_only_when_a_figures_button_is_pressed_and_then_draws_it(tmp_path, capsys):
+    page = write_page(tmp_path / "page.html", RUNS, files=True)
+    assert CHECKER.check_phone(page) == []
+    out = capsys.readouterr().out
+    assert "at 400 px: 2 boxes, buttons ['Draw the interactive figure (" in out
+    assert "BokehJS fetched before a press: False" in out
+    assert "Enter on the explorer's button drew it" in out and "a click on the loss curves' button drew them" in out
+
+
+@needs_chromium
+def test_the_phone_check_fails_a_page_that_fetches_bokehjs_on_a_phone_without_asking(tmp_path, capsys, monkeypatch):
+    # the loader before it asked: every window draws the figures as they near the screen
+    desktop_only = bokeh_page.LOADER.replace('"(pointer: coarse), (max-width: 599.98px)"', '"(max-width: 0px)"')
+    assert desktop_only != bokeh_page.LOADER
+    monkeypatch.setattr(bokeh_page, "LOADER", desktop_only)
+    problems = CHECKER.check_phone(write_page(tmp_path / "page.html", RUNS))
+    assert problems and all("shows 0 buttons, not one" in problem for problem in problems[-2:]), problems
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [1280, CHECKER.PHONE[0]], ids=["drawn as it nears the screen", "drawn on a tap"])
+def test_a_figure_whose_document_is_missing_says_so_in_its_box(tmp_path, width):
     from selenium.webdriver.support.ui import WebDriverWait
 
     page = write_page(tmp_path / "page.html", RUNS, statement=False, files=True)
@@ -463,8 +507,14 @@ def test_a_figure_whose_document_is_missing_says_so_in_its_box(tmp_path):
         document.unlink()
     driver = CHECKER.start_browser()
     try:
+        driver.set_window_size(width, CHECKER.PHONE[1])
         driver.get(page.as_uri())
         driver.execute_script("for (const box of document.querySelectorAll('.mope-figure')) box.scrollIntoView();")
+        if width < 1280:  # each box waits for its button
+            buttons = WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+                "const found = document.querySelectorAll('.mope-figure-prompt button'); return found.length == 2 && found;"))
+            for button in buttons:
+                button.click()
         said = WebDriverWait(driver, 60).until(lambda d: d.execute_script(
             "const texts = [...document.querySelectorAll('.mope-figure')].map(box => box.textContent);"
             "return texts.every(text => text.startsWith('This figure could not be drawn: ')) && texts;"))

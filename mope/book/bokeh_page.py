@@ -12,6 +12,11 @@ the explorer's page: bytes no browser could cache, parsed before the page's text
   ``figure_loader.js`` (package data), which fetches BokehJS and draws the figure once its box comes within half
   a screen of the window (an ``IntersectionObserver``; at once in a browser without one). The page's text is
   drawn first; the loss curves, far below the explorer, cost nothing until a reader scrolls to them.
+* **On a phone or a narrow window a figure waits for a tap** (:func:`request_prompt`): fetching and running BokehJS
+  for the explorer, in view as its page opens, froze a phone's page for seconds (all of the page's blocking time in
+  Lighthouse's mobile audit). There the loader puts in each box what the figure is and a button
+  naming what a tap downloads (BokehJS's files and the figure's document, their sizes computed); nothing is fetched
+  until it is pressed. Without JavaScript the box stays as it was, empty at its reserved height.
 * **Colab** shows a cell's output in a frame of its own, where the book's files are not: there the notebook puts
   BokehJS inline before the figures (:func:`inline_bokehjs`), and the loader, finding it, fetches nothing.
 """
@@ -90,10 +95,11 @@ def reserved_style(name: str) -> str:
             f"@container (max-width:{STACKED_BELOW - 1}px){{{box}{{min-height:{heights['narrow']}px}}}}</style>")
 
 
-def embed(layout: LayoutDOM, static: str = CHAPTER_STATIC) -> str:
+def embed(layout: LayoutDOM, static: str = CHAPTER_STATIC, about: str = "") -> str:
     """The HTML that draws ``layout`` when it nears the screen: its box (of the height it will take), its document as
     JSON (every ``<`` escaped: stored text cannot close the element) and the loader that fetches BokehJS from
-    ``static`` (the build's ``_static`` seen from the page) if the page has not got it."""
+    ``static`` (the build's ``_static`` seen from the page) if the page has not got it. ``about``: what the figure
+    is, in a few words, shown in its box where it waits for the reader's tap (:func:`request_prompt`)."""
     with OutputDocumentFor([layout]):
         docs_json, [item] = standalone_docs_json_and_render_items([layout])
     (root,) = item.roots
@@ -102,10 +108,45 @@ def embed(layout: LayoutDOM, static: str = CHAPTER_STATIC) -> str:
     name = layout.name or "figure"
     style = "" if isinstance(layout, Div) else reserved_style(name)  # a Div is a line of text, not a drawn figure
     urls = html.escape(json.dumps(bokehjs_urls(static)))
-    return (f'<div style="container-type:inline-size">{style}'
-            f'<div class="mope-figure mope-figure-{html.escape(name)}">{element}</div></div>'
+    return (f'<div style="container-type:inline-size">{style}{PROMPT_STYLE}'
+            f'<div class="mope-figure mope-figure-{html.escape(name)}">{element}{request_prompt(about, data)}</div></div>'
             f'<script type="application/json" class="mope-figure-data">{data}</script>'
             f'<script data-bokehjs="{urls}">{LOADER}</script>')
+
+
+#: The words of the prompt that stands in a figure's box where the loader draws it only on request (a phone or a
+#: narrow window: figure_loader.js says when); the sizes in them are computed (:func:`request_prompt`).
+PROMPT_WHY = ("On a phone or a narrow window this figure is drawn when you ask: drawing it downloads BokehJS, the "
+              "library that draws it, and the figure's data, then keeps the processor busy for a while.")
+PROMPT_BUSY = "Fetching BokehJS and drawing the figure…"
+#: The prompt's look: the page's own colours (an output's, inverted in the dark theme), a button of a finger's size.
+PROMPT_STYLE = ("<style>.mope-figure-prompt{padding:1rem;border:1px dashed currentColor;border-radius:.25rem;"
+                "text-align:left}"
+                ".mope-figure-prompt button{font:inherit;color:inherit;background:transparent;"
+                "padding:.75rem 1rem;border:2px solid currentColor;border-radius:.25rem;cursor:pointer}"
+                ".mope-figure-prompt p:last-child{margin:0}</style>")
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:.2f} MB"
+
+
+def request_prompt(about: str, data: str) -> str:
+    """What a figure's box shows where the loader draws the figure only when the reader asks: a ``<template>`` (shown by
+    nothing, without JavaScript too) holding what the figure is (``about``), then a button (before the reasons, so
+    that a phone's first screen shows it) naming what a tap downloads, gzip-compressed as the book's server sends it:
+    BokehJS's files and the figure's document ``data`` (the button's ``data-loaded``: the label once another figure has
+    brought BokehJS), beside it the words that say the figure is being drawn, and why it waits."""
+    library = sum(packed for _, packed in _library_sizes().values())
+    figure = _size(data)[1]
+    label = "Draw the interactive figure ({})"
+    first = label.format(f"{_megabytes(library + figure)} compressed: BokehJS and its data")
+    later = label.format(f"{_megabytes(figure)} compressed: its data")
+    title = f"<p><strong>{html.escape(about)}</strong></p>" if about else ""
+    return (f'<template class="mope-figure-request"><div class="mope-figure-prompt">{title}'
+            f'<p><button type="button" data-loaded="{html.escape(later)}">{html.escape(first)}</button> '
+            f'<span role="status" data-busy="{html.escape(PROMPT_BUSY)}"></span></p>'
+            f'<p>{html.escape(PROMPT_WHY)}</p></div></template>')
 
 
 FIGURES_DIR = "figures"  # under the build's _static: each figure's document, a file named by its content
@@ -134,13 +175,19 @@ def figure_files(page: str, static: Path, static_url: str) -> str:
         return (f'<script type="application/json" class="mope-figure-data" data-key="{key}" '
                 f'data-src="{html.escape(static_url)}/{FIGURES_DIR}/{name}"></script>')
 
+    return one_loader(INLINE_DOCUMENT.sub(moved, page))
+
+
+def one_loader(page: str) -> str:
+    """``page`` with only the first of the copies of the loader that :func:`embed` writes after each figure: the
+    loader draws every figure of its page, and the book's pages keep one (Colab's frames each need their own)."""
     first = []
 
-    def once(match: re.Match) -> str:  # the loader draws every figure of its page: the first copy is enough
+    def once(match: re.Match) -> str:
         first.append(match)
         return match[0] if len(first) == 1 else ""
 
-    return LOADER_SCRIPT.sub(once, INLINE_DOCUMENT.sub(moved, page))
+    return LOADER_SCRIPT.sub(once, page)
 
 
 def _size(text: str | bytes) -> tuple[int, int]:
@@ -155,24 +202,28 @@ def _library_sizes() -> dict[str, tuple[int, int]]:
 
 
 def weight_line(parts: Mapping[str, str]) -> str:
-    """Sentences: what the interactive figures and BokehJS's files weigh, raw and gzip-compressed."""
-    raw, packed = _size("".join(parts.values()))
+    """Sentences: what the interactive figures (with one copy of the loader, as the book's page keeps) and BokehJS's
+    files weigh, raw and gzip-compressed."""
+    raw, packed = _size(one_loader("".join(parts.values())))
     library = _library_sizes().values()
     return (f"The interactive figures weigh {raw / 1e6:.2f} MB ({packed / 1e6:.2f} MB gzip-compressed) and BokehJS "
             f"{sum(r for r, _ in library) / 1e6:.2f} MB ({sum(p for _, p in library) / 1e6:.2f} MB gzip-compressed): "
-            "files of the book that a browser fetches when the figures near the screen, after the page's text, and "
-            "keeps for later visits; nothing is fetched from another host.")
+            "files of the book that a browser fetches when the figures near the screen, after the page's text (on a "
+            "phone or a narrow window, when the reader presses the figure's button), and keeps for later visits; "
+            "nothing is fetched from another host.")
 
 
 def weight_statement(parts: Mapping[str, str]) -> str:
-    """Sentences with the bytes of each part, raw and gzip-compressed, then BokehJS's files."""
+    """Sentences with the bytes of each part, raw and gzip-compressed (the total with one copy of the loader, as the
+    book's page keeps), then BokehJS's files."""
     sizes = {name: _size(text) for name, text in parts.items()}
-    total = _size("".join(parts.values()))
+    total = _size(one_loader("".join(parts.values())))
     listed = "; ".join(f"{name} {raw / 1e3:,.0f} kB ({packed / 1e3:,.0f} kB gzip)"
                        for name, (raw, packed) in sizes.items())
     files = "; ".join(f"{name} {raw / 1e3:,.0f} kB ({packed / 1e3:,.0f} kB gzip)"
                       for name, (raw, packed) in _library_sizes().items())
     return (f"The interactive figures weigh {total[0] / 1e6:.2f} MB "
             f"({total[1] / 1e6:.2f} MB gzip-compressed, as a web server sends it): {listed}. They and BokehJS are "
-            f"files of the book, fetched when a figure nears the screen and kept by the browser: {files}. Nothing is "
+            f"files of the book, fetched when a figure nears the screen (on a phone or a narrow window, when the reader "
+            f"presses its button) and kept by the browser: {files}. Nothing is "
             "fetched from another host; the rest of the page is the book's theme, as on every chapter.")
