@@ -77,14 +77,18 @@ def check(page: Path, timeout: float = 60.0) -> list[str]:
     try:
         driver.get(page.resolve().as_uri())
         explorer = Explorer(driver, timeout)
-        # each figure is drawn as it nears the screen: bring every one there once (the loss curves lie far below)
-        driver.execute_script("for (const box of document.querySelectorAll('.mope-figure')) box.scrollIntoView();")
-        try:
-            explorer.wait.until(lambda d: d.execute_script(
-                HELPERS + "return window.Bokeh !== undefined && model('status') !== null "
-                          "&& model('status').text.length > 0 && model('loss_curves') !== null;"))
-        except TimeoutException:
-            return [f"{page}: BokehJS did not draw the explorer and the loss curves within {timeout:.0f} s"]
+        # each figure is drawn as it nears the screen: bring each there in turn, as a reader scrolling down does, and
+        # wait for it (scrolled past all at once, before the loader watched them, the explorer was never near the
+        # screen again: only the loss curves, far below, were drawn)
+        drawn = {"the explorer": "model('status') !== null && model('status').text.length > 0",
+                 "the loss curves": "model('loss_curves') !== null"}
+        for index, (figure, condition) in enumerate(drawn.items()):
+            driver.execute_script("document.querySelectorAll('.mope-figure')[arguments[0]].scrollIntoView();", index)
+            try:
+                explorer.wait.until(lambda d: d.execute_script(
+                    HELPERS + f"return window.Bokeh !== undefined && {condition};"))
+            except TimeoutException:
+                return [f"{page}: BokehJS did not draw {figure} within {timeout:.0f} s of its box nearing the screen"]
 
         start = explorer.state()
         print(f"start: {re.sub('<[^>]+>', ' ', start['bound'])}; {re.sub('<[^>]+>', ' ', start['status'])}")
