@@ -1,5 +1,7 @@
-"""Shared fixtures: the data location, throw-away results and checkpoint directories, tiny presets."""
+"""Shared fixtures: the data location, throw-away results and checkpoint directories, tiny presets; each test's
+matplotlib figures closed after it."""
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,16 @@ from mope.store.presets import get_preset
 os.environ.setdefault("MOPE_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "data"))
 # Test workers share two cores (pytest -n 2): one torch thread each, or OpenMP spin-waits dominate.
 torch.set_num_threads(1)
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    """pyplot keeps every figure a test draws open until it is closed: a worker running many figure tests held over
+    20 and matplotlib warned. Each test's are closed after it (a closed figure can still be read and saved)."""
+    yield
+    pyplot = sys.modules.get("matplotlib.pyplot")  # never imported here by a test that draws nothing
+    if pyplot is not None:
+        pyplot.close("all")
 
 
 @pytest.fixture
