@@ -206,8 +206,8 @@ def weight_line(parts: Mapping[str, str]) -> str:
     files weigh, raw and gzip-compressed."""
     raw, packed = _size(one_loader("".join(parts.values())))
     library = _library_sizes().values()
-    return (f"The interactive figures weigh {raw / 1e6:.2f} MB ({packed / 1e6:.2f} MB gzip-compressed) and BokehJS "
-            f"{sum(r for r, _ in library) / 1e6:.2f} MB ({sum(p for _, p in library) / 1e6:.2f} MB gzip-compressed): "
+    return (f"The interactive figures weigh {_megabytes(raw)} ({_megabytes(packed)} gzip-compressed) and BokehJS "
+            f"{_megabytes(sum(r for r, _ in library))} ({_megabytes(sum(p for _, p in library))} gzip-compressed): "
             "files of the book that a browser fetches when the figures near the screen, after the page's text (on a "
             "phone or a narrow window, when the reader presses the figure's button), and keeps for later visits; "
             "nothing is fetched from another host.")
@@ -222,8 +222,8 @@ def weight_statement(parts: Mapping[str, str]) -> str:
                        for name, (raw, packed) in sizes.items())
     files = "; ".join(f"{name} {raw / 1e3:,.0f} kB ({packed / 1e3:,.0f} kB gzip)"
                       for name, (raw, packed) in _library_sizes().items())
-    return (f"The interactive figures weigh {total[0] / 1e6:.2f} MB "
-            f"({total[1] / 1e6:.2f} MB gzip-compressed, as a web server sends it): {listed}. They and BokehJS are "
+    return (f"The interactive figures weigh {_megabytes(total[0])} "
+            f"({_megabytes(total[1])} gzip-compressed, as a web server sends it): {listed}. They and BokehJS are "
             f"files of the book, fetched when a figure nears the screen (on a phone or a narrow window, when the reader "
             f"presses its button) and kept by the browser: {files}. Nothing is "
             "fetched from another host; the rest of the page is the book's theme, as on every chapter.")
