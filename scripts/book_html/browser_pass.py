@@ -138,7 +138,7 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
                 problems.append(f"{name}: {type(error).__name__} {error}")
                 continue
             problems += [f"{name}: {problem}" for problem in narrow_problems(narrow_report)
-                         + figures(narrow_report, narrow_report["width"])]
+                         + figures(narrow_report, narrow_report["window"])]
         devtools.connection.close()
     finally:
         process.terminate()

@@ -202,7 +202,8 @@ HEIGHT_PROBE = r"""
 
 # Run after the viewport is narrowed to 400 px: does the page scroll sideways, does anything of the
 # article stick out of the screen without a box of its own that scrolls, and does every table that
-# scrolls inside its box show a cue that it does?
+# scrolls inside its box show a cue that it does? Does the column keep its width while the page is shorter than the
+# window, as it is when a browser draws its first lines?
 NARROW_PROBE = r"""
 (async () => {
   await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
@@ -312,7 +313,13 @@ NARROW_PROBE = r"""
       wideFigures.push(`${name} (${Math.round(box.width)} px in a ${container.clientWidth} px column)`);
     }
   }
-  return JSON.stringify({width: width, pageScroll: pageScroll, sticking: topmost, noCue: noCue,
+  // The column's width while the page is no taller than the window, as it is when its first lines are drawn: a scroll
+  // bar that appears only once the page has grown taller narrows the column, and every line then rewraps and jumps.
+  const shown = document.body.style.display;
+  document.body.style.display = "none";
+  const shortWidth = document.documentElement.clientWidth;
+  document.body.style.display = shown;
+  return JSON.stringify({window: window.innerWidth, width: width, shortWidth: shortWidth, pageScroll: pageScroll, sticking: topmost, noCue: noCue,
                          verdictsOff: verdictsOff.slice(0, 5), wideTables: wideTables, wideFigures: wideFigures,
                          figures: figures, wideFormulas: wideFormulas});
 })()
@@ -321,7 +328,7 @@ NARROW_PROBE = r"""
 
 def narrow_problems(state: dict) -> list[str]:
     """What goes wrong on a 400 px screen, from the narrow probe's report."""
-    at = f"at {state['width']} px"
+    at = f"at {state['window']} px"
     problems = []
     if state["pageScroll"] > state["width"] + 1:
         problems.append(f"the page scrolls sideways {at} ({state['pageScroll']} px wide)")
@@ -333,6 +340,9 @@ def narrow_problems(state: dict) -> list[str]:
     problems += [f"figure wider than its column {at}: {name}" for name in state.get("wideFigures", [])]
     problems += [f"formula wider than its column {at}, a part of it cut off: {text}"
                  for text in state.get("wideFormulas", [])]
+    if state.get("shortWidth", state["width"]) != state["width"]:
+        problems.append(f"the page narrows from {state['shortWidth']} to {state['width']} px {at} once it is taller than the "
+                        "window (its scroll bar appears): the text drawn first rewraps and jumps")
     return problems
 
 
