@@ -59,7 +59,7 @@ HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:  # scripts/explorer_page/ beside it, however this script is loaded (the tests load it by path)
     sys.path.insert(0, HERE)
 from explorer_page.browser import (  # noqa: E402
-    BROWSERS, EDGE, HELPERS, PHONE, TOLERANCE, Explorer, difference, find_executable, start_browser)
+    BROWSERS, EDGE, HELPERS, PHONE, TOLERANCE, Explorer, browser_session, difference, find_executable, start_browser)
 from explorer_page.phone import check_phone  # noqa: E402
 
 PAGE = "notebooks/03_explorer.html"
@@ -69,12 +69,11 @@ LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 
 def check(page: Path, timeout: float = 60.0) -> list[str]:
     """Every check on ``page``; the problems found (empty when it passes)."""
-    from selenium.common.exceptions import TimeoutException, WebDriverException
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import Select
 
     problems: list[str] = []
-    driver = start_browser()
-    try:
+    with browser_session(problems) as driver:
         driver.get(page.resolve().as_uri())
         explorer = Explorer(driver, timeout)
         # each figure is drawn as it nears the screen: bring each there in turn, as a reader scrolling down does, and
@@ -142,10 +141,6 @@ def check(page: Path, timeout: float = 60.0) -> list[str]:
         waiting = driver.execute_script("return document.querySelectorAll('.mope-figure-prompt').length;")
         if waiting:
             problems.append(f"at 1280 px {waiting} figures wait for a button instead of being drawn")
-    except WebDriverException as error:
-        problems.append(f"the browser failed: {error.msg}")
-    finally:
-        driver.quit()
     return problems
 
 

@@ -521,3 +521,27 @@ def test_a_figure_whose_document_is_missing_says_so_in_its_box(tmp_path, width):
     finally:
         driver.quit()
     assert len(said) == 2 and all("could not load" in text and "/figures/figure-" in text for text in said), said
+
+
+def test_an_error_of_the_browser_ends_a_check_as_one_problem_and_the_browser_is_closed(monkeypatch):
+    """A crashed tab or a lost driver is a failed check that says where, never a traceback, and no browser is left
+    running after it."""
+    import sys
+
+    from selenium.common.exceptions import WebDriverException
+
+    closed = []
+
+    class Driver:
+        def quit(self):
+            closed.append(True)
+
+    monkeypatch.setattr(sys.modules["explorer_page.browser"], "start_browser", Driver)
+    problems: list[str] = []
+    with CHECKER.browser_session(problems, "at 400 px") as driver:
+        assert isinstance(driver, Driver)
+        raise WebDriverException("tab crashed")
+    assert problems == ["the browser failed at 400 px: tab crashed"] and closed == [True]
+    with CHECKER.browser_session(problems):
+        pass
+    assert len(problems) == 1 and closed == [True, True]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import shutil
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -41,6 +42,21 @@ return {
 
 def find_executable(names) -> str | None:
     return next((found for found in map(shutil.which, names) if found), None)
+
+
+@contextmanager
+def browser_session(problems: list[str], where: str = ""):
+    """A browser of :func:`start_browser` for the checks of a ``with`` block: an error of the browser or its driver
+    ends the block as one problem ("the browser failed", with ``where``), and the browser is closed either way."""
+    from selenium.common.exceptions import WebDriverException
+
+    driver = start_browser()
+    try:
+        yield driver
+    except WebDriverException as error:
+        problems.append(f"the browser failed{' ' + where if where else ''}: {error.msg}")
+    finally:
+        driver.quit()
 
 
 def start_browser():

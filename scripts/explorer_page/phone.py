@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from .browser import EDGE, HELPERS, PHONE, TOLERANCE, Explorer, difference, start_browser
+from .browser import EDGE, HELPERS, PHONE, TOLERANCE, Explorer, browser_session, difference
 
 #: Each figure's box at a phone's width, once the page has loaded and the loader has had a frame and a turn to act:
 #: its reserved height (CSS min-height) and height, the labels of its buttons, its document (inline, or the file that
@@ -57,14 +57,13 @@ def requested(driver) -> set[str]:
 
 def check_phone(page: Path, timeout: float = 60.0) -> list[str]:
     """At a phone's width: a button in every box and nothing fetched until it is pressed; then the button draws."""
-    from selenium.common.exceptions import TimeoutException, WebDriverException
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
     problems: list[str] = []
-    driver = start_browser()
     where = f"at {PHONE[0]} px"
-    try:
+    with browser_session(problems, where) as driver:
         driver.set_window_size(*PHONE)
         driver.set_script_timeout(timeout)
         driver.get(page.resolve().as_uri())
@@ -124,8 +123,4 @@ def check_phone(page: Path, timeout: float = 60.0) -> list[str]:
                 print(f"{where}: a click on the loss curves' button drew them")
             except TimeoutException:
                 problems.append(f"{where} a click on the loss curves' button did not draw them within {timeout:.0f} s")
-    except WebDriverException as error:
-        problems.append(f"the browser failed {where}: {error.msg}")
-    finally:
-        driver.quit()
     return problems
