@@ -262,8 +262,9 @@ def test_html_checker_finds_what_a_reader_cannot_read(tmp_path, capsys):
 
 
 # A page too tall, one too wide for a phone, a wide table that scrolls inside its box without a cue, a display
-# formula wider than the column at both widths, and a printed output cut off at the column's edge.
-TALL = """<html><head><title>Tall</title></head><body><main><article class="bd-article">
+# formula wider than the column at both widths, and a printed output cut off at the column's edge. The tall page keeps
+# its scroll bar's room, as the book's stylesheet does (a page that narrows once it is tall fails the check).
+TALL = """<html><head><title>Tall</title><style>html { scrollbar-gutter: stable; }</style></head><body><main><article class="bd-article">
 <p>A long page.</p><div style="height: 13000px"></div></article></main></body></html>"""
 NARROW = """<html><head><title>Narrow</title><meta name="viewport" content="width=device-width"></head>
 <body><main><article class="bd-article" style="max-width: 100%">

@@ -313,13 +313,19 @@ NARROW_PROBE = r"""
       wideFigures.push(`${name} (${Math.round(box.width)} px in a ${container.clientWidth} px column)`);
     }
   }
-  // The column's width while the page is no taller than the window, as it is when its first lines are drawn: a scroll
-  // bar that appears only once the page has grown taller narrows the column, and every line then rewraps and jumps.
-  const shown = document.body.style.display;
-  document.body.style.display = "none";
-  const shortWidth = document.documentElement.clientWidth;
-  document.body.style.display = shown;
-  return JSON.stringify({window: window.innerWidth, width: width, shortWidth: shortWidth, pageScroll: pageScroll, sticking: topmost, noCue: noCue,
+  // The page's width while it is no taller than the window, as it is when its first lines are drawn (its content
+  // hidden for the measure): a scroll bar that appears only once the page has grown taller narrows the page, and
+  // every line then rewraps and jumps. The body's laid-out width, not the root's clientWidth (which leaves out a
+  // reserved gutter while nothing scrolls).
+  const bodyWidth = () => Math.round(document.body.getBoundingClientRect().width * 10) / 10;
+  const tallWidth = bodyWidth();
+  const content = document.querySelector(".bd-container") || article;
+  const shown = content.style.display;
+  content.style.display = "none";
+  const shortWidth = document.documentElement.scrollHeight <= window.innerHeight ? bodyWidth() : tallWidth;
+  content.style.display = shown;
+  return JSON.stringify({window: window.innerWidth, width: width, tallWidth: tallWidth, shortWidth: shortWidth,
+                         pageScroll: pageScroll, sticking: topmost, noCue: noCue,
                          verdictsOff: verdictsOff.slice(0, 5), wideTables: wideTables, wideFigures: wideFigures,
                          figures: figures, wideFormulas: wideFormulas});
 })()
@@ -340,9 +346,10 @@ def narrow_problems(state: dict) -> list[str]:
     problems += [f"figure wider than its column {at}: {name}" for name in state.get("wideFigures", [])]
     problems += [f"formula wider than its column {at}, a part of it cut off: {text}"
                  for text in state.get("wideFormulas", [])]
-    if state.get("shortWidth", state["width"]) != state["width"]:
-        problems.append(f"the page narrows from {state['shortWidth']} to {state['width']} px {at} once it is taller than the "
-                        "window (its scroll bar appears): the text drawn first rewraps and jumps")
+    if state.get("shortWidth", 0) != state.get("tallWidth", 0):
+        problems.append(f"the page narrows once it is taller than the window (its scroll bar appears) {at}: "
+                        f"{state['shortWidth']:g} px wide before, {state['tallWidth']:g} px after; the text drawn "
+                        "first rewraps and jumps")
     return problems
 
 
