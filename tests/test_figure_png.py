@@ -207,11 +207,11 @@ def test_what_a_saved_png_says_of_itself_is_read_back_by_the_one_reader_the_chec
     ax.text(0.5, 0.5, "small", fontsize=7, transform=ax.transAxes)
     _, _, data = saved(fig)
     (tmp_path / "figure.png").write_bytes(data)
-    texts, dpi = figure_png.png_metadata(tmp_path / "figure.png")
+    texts, dpi, size = figure_png.png_metadata(tmp_path / "figure.png")
     assert float(texts[figure_png.SMALLEST_TEXT_KEY]) == 7 and json.loads(texts[figure_png.PROBLEMS_KEY]) == []
-    assert dpi == pytest.approx(200, abs=0.01)
-    Image.new("RGB", (4, 4)).save(tmp_path / "plain.png")  # no pHYs, no text
-    assert figure_png.png_metadata(tmp_path / "plain.png") == ({}, None)
+    assert dpi == pytest.approx(200, abs=0.01) and size == Image.open(io.BytesIO(data)).size
+    Image.new("RGB", (4, 3)).save(tmp_path / "plain.png")  # no pHYs, no text
+    assert figure_png.png_metadata(tmp_path / "plain.png") == ({}, None, (4, 3))
     (tmp_path / "notes.png").write_text("not an image")
     (tmp_path / "cut.png").write_bytes(data[:len(data) // 2])
-    assert figure_png.png_metadata(tmp_path / "notes.png") == figure_png.png_metadata(tmp_path / "cut.png") == ({}, None)
+    assert figure_png.png_metadata(tmp_path / "notes.png") == figure_png.png_metadata(tmp_path / "cut.png") == ({}, None, None)

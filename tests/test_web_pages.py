@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from loading import load
+from mope.book.figure_png import png_metadata
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = ROOT / "_build" / "html"
@@ -52,7 +53,7 @@ def test_a_figure_at_twice_its_pixels_is_shown_at_half_of_them_without_the_fixed
                                   '<img alt="b" src="../_images/plain.png" />', page)
     assert '<img decoding="async" width="365" height="250" alt="a" src="../_images/sharp.png" />' in text
     assert 'width="365" height="250" alt="b"' in text
-    assert web_pages.png_density(tmp_path / "_images" / "sharp.png", 100) == 2
+    assert web_pages.pixel_density(png_metadata(tmp_path / "_images" / "sharp.png").dpi, 100) == 2
     (tmp_path / "_images" / "odd.png").write_bytes(png(711, 501, dpi=200))
     odd = web_pages.sized_images('<img alt="c" src="../_images/odd.png" />', page)
     assert 'width="355" height="250"' in odd  # never shown wider than half its pixels

@@ -51,7 +51,6 @@ Once the HTML builder has written every page (``build-finished``), each page of 
 from __future__ import annotations
 
 import re
-import struct
 from pathlib import Path
 
 from mope.book.figure_png import png_metadata
@@ -168,19 +167,9 @@ def write_webp(images: Path) -> None:
             webp.unlink()
 
 
-def png_size(path: Path) -> tuple[int, int] | None:
-    """A PNG's (width, height) from its header, None for any other file."""
-    with path.open("rb") as file:
-        head = file.read(24)
-    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
-        return None
-    return struct.unpack(">II", head[16:24])
-
-
-def png_density(path: Path, layout_dpi: float) -> int:
-    """Image pixels a CSS pixel of a PNG laid out at ``layout_dpi``: its resolution (its ``pHYs`` chunk,
-    :func:`mope.book.figure_png.png_metadata`) over ``layout_dpi``, rounded, at least 1 (1 where the PNG says none)."""
-    _, dpi = png_metadata(path)
+def pixel_density(dpi: float | None, layout_dpi: float) -> int:
+    """Image pixels a CSS pixel of a PNG of ``dpi`` dots an inch (its ``pHYs`` chunk,
+    :func:`mope.book.figure_png.png_metadata`) laid out at ``layout_dpi``: rounded, at least 1 (1 where it says none)."""
     return max(1, round(dpi / layout_dpi)) if dpi else 1
 
 
@@ -200,11 +189,12 @@ def sized_images(text: str, page: Path) -> str:
             return tag
         count += 1
         path = (page.parent / src[1].split("?")[0]).resolve()
-        size = png_size(path) if path.is_file() else None
+        png = png_metadata(path) if path.is_file() and path.suffix.lower() == ".png" else None
         extra = ' decoding="async"' + (' loading="lazy"' if count > 1 else "")
-        if size and "width=" not in tag and "height=" not in tag:
-            density = png_density(path, FIGURE_DPI)
-            extra += f' width="{size[0] // density}" height="{size[1] // density}"'  # never more than its pixels allow
+        if png and png.size and "width=" not in tag and "height=" not in tag:
+            density = pixel_density(png.dpi, FIGURE_DPI)
+            width, height = png.size
+            extra += f' width="{width // density}" height="{height // density}"'  # never more than its pixels allow
             tag = INLINE_SIZE.sub("", tag)
         tag = tag[:4] + extra + tag[4:]
         if not path.with_suffix(".webp").is_file():

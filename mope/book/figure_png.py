@@ -250,19 +250,25 @@ def png(fig) -> tuple[bytes, dict[str, int]]:
     return out.getvalue(), {"width": image.size[0] // PIXEL_DENSITY, "height": image.size[1] // PIXEL_DENSITY}
 
 
-def png_metadata(path) -> tuple[dict[str, str], float | None]:
-    """What a PNG at ``path`` says of itself, as :func:`png` writes it: its text chunks (``tEXt``: the keys
-    :data:`SMALLEST_TEXT_KEY` and :data:`PROBLEMS_KEY`) and its resolution in dots an inch (``pHYs``; None where it
-    gives none or only an aspect ratio). A file Pillow cannot read as an image says nothing: ``({}, None)``."""
+class PngFacts(NamedTuple):
+    """What a PNG says of itself (:func:`png_metadata`)."""
+    texts: dict[str, str]  # its text chunks (``tEXt``): the keys SMALLEST_TEXT_KEY and PROBLEMS_KEY
+    dpi: float | None  # its resolution in dots an inch (``pHYs``), None where it gives none or only an aspect ratio
+    size: tuple[int, int] | None  # its (width, height) in pixels
+
+
+def png_metadata(path) -> PngFacts:
+    """What a PNG at ``path`` says of itself, as :func:`png` writes it: its text chunks, its resolution and its size. A
+    file Pillow cannot read as an image, or a damaged one, says nothing: ``PngFacts({}, None, None)``."""
     from PIL import Image
 
     try:
         with Image.open(path) as image:
             texts = dict(getattr(image, "text", {}))  # a PNG's text chunks may follow its pixels: this reads them
-            dpi = image.info.get("dpi")
+            dpi, size = image.info.get("dpi"), image.size
     except (OSError, SyntaxError, ValueError):  # not an image, or a damaged one (Pillow raises all three)
-        return {}, None
-    return texts, (float(dpi[0]) if dpi else None)
+        return PngFacts({}, None, None)
+    return PngFacts(texts, float(dpi[0]) if dpi else None, size)
 
 
 def show_figures_sharp() -> None:

@@ -22,7 +22,7 @@ from book_html.devtools import DevTools, evaluate, save_screenshot, set_width
 from book_html.probes import (HEIGHT_PROBE, NARROW_PROBE, PAGE_PROBE, figure_problems, narrow_problems,
                                reading_problems)
 from book_html.static_pass import parse_page
-from mope.book.figure_png import png_metadata
+from mope.book.figure_png import PngFacts, png_metadata
 from mope.book.figure_style import PIXEL_DENSITY, SMALLEST_FONT_PT
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
@@ -76,9 +76,9 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
     n_images = n_formulas = 0
 
     @functools.lru_cache(maxsize=None)
-    def chunks(src: str) -> tuple[dict[str, str], float | None]:  # a figure's PNG by the path the page serves it at
+    def chunks(src: str) -> PngFacts:  # what a figure's PNG says of itself, by the path the page serves it at
         path = (root / src.lstrip("/")).resolve()
-        return png_metadata(path) if path.is_file() and path.suffix.lower() == ".png" else ({}, None)
+        return png_metadata(path) if path.is_file() and path.suffix.lower() == ".png" else PngFacts({}, None, None)
 
     def figures(state: dict, width: int) -> list[str]:
         return figure_problems(state.get("figures", []), chunks, f"at {width} px", SMALLEST_FONT_PT, PIXEL_DENSITY)

@@ -50,14 +50,14 @@ FIGURES = r"""
 def figure_problems(figures: list[dict], chunks, at: str, smallest_pt: float, density: int) -> list[str]:
     """For each figure a probe measured (``figures``: its source, width shown and natural width), whether it has
     ``density`` times the pixels it is shown at, and whether its smallest text, as its PNG records it
-    (``chunks(source)``: the PNG's text chunks and its dots an inch), is shown at ``smallest_pt`` CSS points or
+    (``chunks(source)``: its PNG's ``PngFacts``, the text chunks and dots an inch), is shown at ``smallest_pt`` CSS points or
     more: its points × its dpi / 96 px a CSS inch × the width shown / its pixels."""
     problems = []
     for figure in figures:
         shown, natural, name = figure["shown"], figure["natural"], figure["name"]
         if natural < density * shown - 1:
             problems.append(f"figure not drawn at {density}x {at}: {name} ({natural} px shown at {shown:.0f} px)")
-        texts, dpi = chunks(figure["src"])
+        texts, dpi, _ = chunks(figure["src"])
         if SMALLEST_TEXT_KEY in texts and dpi and natural:
             points = float(texts[SMALLEST_TEXT_KEY]) * dpi / 96 * shown / natural
             if points < smallest_pt - 0.005:

@@ -90,8 +90,8 @@ def figure_file_problems(path: Path, shown: str | None = None) -> list[str]:
     (``shown``, its ``<img>``'s width, in a dropdown or a tab not open as well): fewer than twice as many pixels
     (:data:`~mope.book.figure_style.PIXEL_DENSITY`); a figure that does not say what its text is (not drawn by
     ``mope.book.figure_png``), or one line per text of it that collides with another or is cut off."""
-    texts, _ = png_metadata(path)
-    pixels = struct.unpack(">I", path.read_bytes()[16:20])[0]
+    texts, _, size = png_metadata(path)
+    pixels = size[0] if size else 0
     problems = ([f"figure not drawn at {PIXEL_DENSITY}x: {pixels} px shown at {shown} px"]
                 if shown and shown.isdigit() and pixels < PIXEL_DENSITY * int(shown) - 1 else [])
     if SMALLEST_TEXT_KEY not in texts:
