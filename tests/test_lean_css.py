@@ -201,3 +201,21 @@ def test_once_the_pages_are_written_each_links_one_pruned_file_and_the_sheets_st
     assert bundles["intro.html"] == '@charset "UTF-8";\n.used{color:red}\n'
     assert bundles["maths.html"] == '@charset "UTF-8";\n.used{color:red}\nmjx-container{font-size:120%}\n'
     assert (tmp_path / "_static" / "theme.css").read_text(encoding="utf-8") == theme
+
+
+def test_a_bundle_of_an_earlier_build_that_no_page_links_is_removed_and_the_others_stay(tmp_path):
+    """Each build writes its bundles under new names when the sheets change: an earlier build's were left in
+    ``_static/`` for ever, beside the book's own files that look alike."""
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "_static" / "theme.css").write_text(".used{color:red}", encoding="utf-8")
+    (tmp_path / "_static" / "book-0123456789ab.css").write_text(".old{}", encoding="utf-8")  # an earlier build's
+    (tmp_path / "_static" / "book-notes.css").write_text(".mine{}", encoding="utf-8")  # not a bundle's name
+    (tmp_path / "intro.html").write_text('<head><link rel="stylesheet" href="_static/theme.css" />\n</head>'
+                                         '<p class="used">text</p>', encoding="utf-8")
+    app = type("App", (), {"outdir": str(tmp_path), "builder": type("Builder", (), {"format": "html"})()})()
+    lean_css.lean_stylesheets(app, None)
+    (href,) = re.findall(r'rel="stylesheet" href="_static/([^"]+)"', (tmp_path / "intro.html").read_text(encoding="utf-8"))
+    assert sorted(path.name for path in (tmp_path / "_static").iterdir()) == sorted([href, "book-notes.css", "theme.css"])
+    lean_css.lean_stylesheets(app, None)  # a second pass over pages that already link their bundle: nothing lost
+    (href,) = re.findall(r'rel="stylesheet" href="([^"]+)"', (tmp_path / "intro.html").read_text(encoding="utf-8"))
+    assert (tmp_path / href).is_file() and len(list((tmp_path / "_static").glob("book-*.css"))) == 2

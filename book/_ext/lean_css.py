@@ -20,6 +20,7 @@ Each page's stylesheets are then **one file** (:func:`bundle_page`): the pruned 
 its order, joined into ``_static/book-<digest>.css`` (one such file for each list of sheets: the pages with formulas
 add MathJax's), linked where the first of them was. A phone on a slow link fetched thirteen stylesheets before its
 first paint, each a request of its own; the file's name changes with its content, so a cached copy is never stale.
+A bundle of an earlier build that no page links any more is removed from ``_static/``.
 
 Nothing is copied by hand: the rules are the theme's own, as this build of it wrote them, so a theme upgrade or a
 page that starts using a class keeps what it needs. The pruning only removes selectors that match no element of any
@@ -57,6 +58,8 @@ FONT_FAMILY = re.compile(r"font-family\s*:\s*([^;}]+)")
 KEYFRAMES = re.compile(r"@(?:-webkit-)?keyframes\s+([\w-]+)")
 URL = re.compile(r"""url\(\s*(["']?)([^"')]+)\1\s*\)""")
 CHARSET = re.compile(r'@charset\s+"[^"]*";\s*')
+#: The name of a bundle this extension writes (``_static/book-<digest>.css``).
+BUNDLE_NAME = re.compile(r"book-[0-9a-f]{12}\.css")
 #: A sheet's ``@import``, void below the first rule of the file it is in: a sheet with one is never joined to another.
 IMPORT = re.compile(r"@import\b")
 #: A link's ``media`` other than ``all``: the sheet applies only there, which it would not once joined to the others.
@@ -326,10 +329,15 @@ def lean_stylesheets(app, exception) -> None:
     original = {sheet: sheet.read_text(encoding="utf-8") for sheet in linked_stylesheets(pages, outdir)}
     leaner = {sheet: lean(css, words, prefixes) for sheet, css in original.items()}
     bundles: dict[tuple[Path, ...], str] = {}
+    linked = set()
     for page, text in pages.items():
         bundled = bundle_page(text, page, outdir, bundles, leaner.__getitem__)
         if bundled != text:
             page.write_text(bundled, encoding="utf-8")
+        linked.update(BUNDLE_NAME.findall(bundled))
+    for stale in (outdir / "_static").glob("book-*.css"):  # an earlier build's bundle that no page links now
+        if BUNDLE_NAME.fullmatch(stale.name) and stale.name not in linked:
+            stale.unlink()
     before, after = sum(map(len, original.values())), sum(map(len, leaner.values()))
     LOGGER.info(f"lean_css: the book's stylesheets from {before:,} to {after:,} characters, in {len(bundles)} files")
 
