@@ -201,7 +201,8 @@ def test_in_a_jupyter_kernel_a_figure_drawn_after_the_first_cell_is_shown_at_twi
 
 def test_what_a_saved_png_says_of_itself_is_read_back_by_the_one_reader_the_checks_share(tmp_path):
     """png_metadata reads what png wrote (the pages size an image by its density, the checks read its text), and a
-    file that is no image, or a damaged one, says nothing rather than stopping the build or the check."""
+    file that is no image, a damaged one, a missing one or an image of another format says nothing rather than
+    stopping the build or the check."""
     fig, ax = column_figure()
     ax.plot([0, 1], [0, 1])
     ax.text(0.5, 0.5, "small", fontsize=7, transform=ax.transAxes)
@@ -215,3 +216,6 @@ def test_what_a_saved_png_says_of_itself_is_read_back_by_the_one_reader_the_chec
     (tmp_path / "notes.png").write_text("not an image")
     (tmp_path / "cut.png").write_bytes(data[:len(data) // 2])
     assert figure_png.png_metadata(tmp_path / "notes.png") == figure_png.png_metadata(tmp_path / "cut.png") == ({}, None, None)
+    Image.new("RGB", (4, 3)).save(tmp_path / "photo.jpg", dpi=(200, 200))
+    assert figure_png.png_metadata(tmp_path / "photo.jpg") == ({}, None, None)
+    assert figure_png.png_metadata(tmp_path / "missing.png") == figure_png.png_metadata(tmp_path) == ({}, None, None)

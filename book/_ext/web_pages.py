@@ -189,9 +189,9 @@ def sized_images(text: str, page: Path) -> str:
             return tag
         count += 1
         path = (page.parent / src[1].split("?")[0]).resolve()
-        png = png_metadata(path) if path.is_file() and path.suffix.lower() == ".png" else None
+        png = png_metadata(path)
         extra = ' decoding="async"' + (' loading="lazy"' if count > 1 else "")
-        if png and png.size and "width=" not in tag and "height=" not in tag:
+        if png.size and "width=" not in tag and "height=" not in tag:
             density = pixel_density(png.dpi, FIGURE_DPI)
             width, height = png.size
             extra += f' width="{width // density}" height="{height // density}"'  # never more than its pixels allow

@@ -258,12 +258,15 @@ class PngFacts(NamedTuple):
 
 
 def png_metadata(path) -> PngFacts:
-    """What a PNG at ``path`` says of itself, as :func:`png` writes it: its text chunks, its resolution and its size. A
-    file Pillow cannot read as an image, or a damaged one, says nothing: ``PngFacts({}, None, None)``."""
+    """What a PNG at ``path`` says of itself, as :func:`png` writes it: its text chunks, its resolution and its size.
+    Anything else says nothing, ``PngFacts({}, None, None)``: a missing file, one Pillow cannot read as an image, a
+    damaged one, or an image of another format."""
     from PIL import Image
 
     try:
         with Image.open(path) as image:
+            if image.format != "PNG":
+                return PngFacts({}, None, None)
             texts = dict(getattr(image, "text", {}))  # a PNG's text chunks may follow its pixels: this reads them
             dpi, size = image.info.get("dpi"), image.size
     except (OSError, SyntaxError, ValueError):  # not an image, or a damaged one (Pillow raises all three)

@@ -78,10 +78,10 @@ async def browser_check(browser: str, base_url: str, root: Path, pages: list[Pat
     @functools.lru_cache(maxsize=None)
     def chunks(src: str) -> PngFacts:  # what a figure's PNG says of itself, by the path the page serves it at
         path = (root / src.lstrip("/")).resolve()
-        return png_metadata(path) if path.is_file() and path.suffix.lower() == ".png" else PngFacts({}, None, None)
+        return png_metadata(path)
 
     def figures(state: dict, width: int) -> list[str]:
-        return figure_problems(state.get("figures", []), chunks, f"at {width} px", SMALLEST_FONT_PT, PIXEL_DENSITY)
+        return figure_problems(state["figures"], chunks, f"at {width} px", SMALLEST_FONT_PT, PIXEL_DENSITY)
     try:
         target = None
         deadline = time.monotonic() + 30

@@ -340,13 +340,13 @@ def narrow_problems(state: dict) -> list[str]:
         problems.append(f"the page scrolls sideways {at} ({state['pageScroll']} px wide)")
     problems += [f"sticks out of the screen {at}, in no box that scrolls: {what}" for what in state["sticking"]]
     problems += [f"table scrolls inside its box {at} with no visible cue: {text!r}" for text in state["noCue"]]
-    problems += [f"verdict off the screen {at}: {text!r}" for text in state.get("verdictsOff", [])]
+    problems += [f"verdict off the screen {at}: {text!r}" for text in state["verdictsOff"]]
     problems += [f"table wider than its box {at}, its last columns behind a sideways scroll: {text!r}"
-                 for text in state.get("wideTables", [])]
-    problems += [f"figure wider than its column {at}: {name}" for name in state.get("wideFigures", [])]
+                 for text in state["wideTables"]]
+    problems += [f"figure wider than its column {at}: {name}" for name in state["wideFigures"]]
     problems += [f"formula wider than its column {at}, a part of it cut off: {text}"
-                 for text in state.get("wideFormulas", [])]
-    if state.get("shortWidth", 0) != state.get("tallWidth", 0):
+                 for text in state["wideFormulas"]]
+    if state["shortWidth"] != state["tallWidth"]:
         problems.append(f"the page narrows once it is taller than the window (its scroll bar appears) {at}: "
                         f"{state['shortWidth']:g} px wide before, {state['tallWidth']:g} px after; the text drawn "
                         "first rewraps and jumps")
@@ -363,6 +363,6 @@ def reading_problems(state: dict, wide: int) -> list[str]:
             + [f"table cell wider than its column: {cell}" for cell in state["cramped"]]
             + [f"claims table wider than the column at {wide} px: {table}" for table in state["wideClaims"]]
             + [f"formula wider than its column at {wide} px, a part of it cut off: {text}"
-               for text in state.get("wideFormulas", [])]
+               for text in state["wideFormulas"]]
             + [f"path of the build machine on the page: {path}" for path in state["machinePaths"]]
-            + [f"printed output cut off at the column's edge: {line}" for line in state.get("cutOutputs", [])])
+            + [f"printed output cut off at the column's edge: {line}" for line in state["cutOutputs"]])
