@@ -81,6 +81,19 @@ def load_runs(main: str, variants: Sequence[str], seeds: Sequence[int] | None = 
             for preset in presets_shown(main, presets)}
 
 
+def reproduction_found(by_preset: Mapping[str, list], runs: Mapping[str, list[dict]]) -> str:
+    """What chapter 4 found, first (MyST Markdown): the published protocol against Table 2 where it has runs, then
+    the headline at the paper's scale with where MoPE with a gate that cannot see the future stands there. That
+    gate (EGA-MORLET-CAUSAL) is no model of the chapter's tables, so the headline reads every stored run of the
+    presets shown (``runs`` holds only the chapter's models), as the introduction's does."""
+    from mope.evidence import bottom_line, findings
+
+    stored = {preset: results.load_results(preset) for preset in runs}
+    found = [findings.reproduction(by_preset, runs) if "paper" in runs else None,
+             bottom_line.paper_scale(bottom_line.page_records(by_preset, by_preset), stored=stored)]
+    return "\n\n".join(filter(None, found))
+
+
 def step_shape(cfg: TrainConfig) -> str:
     """"T64 × B32": how the tokens of one training step are cut (context × sequences)."""
     return f"T{cfg.block_size} × B{cfg.batch_size}"
