@@ -154,6 +154,30 @@ def test_the_headline_at_the_papers_scale_says_where_mope_with_a_causal_gate_sta
     assert "MoPE's loss is not lower in any of its 3 seeds.**" in bottom_line.paper_scale(headline, stored={"paper": runs})
 
 
+def test_a_yes_at_the_papers_scale_names_the_gate_that_reads_the_future_until_a_causal_gate_is_stored():
+    """The book's words never say "yes" of a gain that may be a leak without saying so: where the headline's record
+    says its gate reads future tokens, the answer names it, and says it is not known whether a gate that cannot see
+    the future keeps the gain until EGA-MORLET-CAUSAL is stored there."""
+    caveat = "its gate reads future tokens; EGA-MORLET-CAUSAL not run"
+    headline = {"paper": {"ega-mope-gain": {**record("ega-mope-gain", 0.112, n=3, outcome="undecided", seeds_needed=9,
+                                                     paper=0.119), "direction": "confirmed", "judged_on": "size",
+                                              "caveat": caveat}}}
+    runs = [whole_run(v, s, 1.47 + s / 100) for v in ("BASE-DOT", "EGA-MORLET") for s in (0, 1, 2)]
+    text = bottom_line.paper_scale(headline, stored={"paper": runs})
+    assert text.startswith("**Does the paper's headline hold at its own scale? In direction, yes, with the published "
+                           "gate, which reads future tokens; its size is not settled yet.**")
+    assert ("(the paper: 0.119 below); whether a gate that cannot see the future keeps that gain there is not known "
+            "yet ({ref}`book-unknowns`)") in text
+    headline["paper"]["ega-mope-gain"].update(outcome="confirmed")
+    assert "its own scale? Yes, with the published gate, which reads future tokens.**" in bottom_line.paper_scale(headline)
+    runs.append(whole_run("EGA-MORLET-CAUSAL", 0, 1.40))
+    text = bottom_line.paper_scale(headline, stored={"paper": runs})
+    assert "reads future tokens. With a gate that cannot see the future, MoPE's loss is still lower (one seed only).**" in text
+    assert "not known yet" not in text
+    headline["paper"]["ega-mope-gain"].update(caveat=None)  # a gate that reads nothing of the future: a plain yes
+    assert "its own scale? Yes.**" in bottom_line.paper_scale(headline)
+
+
 def whole_run(variant, seed, full):
     return {"variant": variant, "seed": seed, "final": {"val_loss": full, "val_loss_full": full},
             "provenance": {"device": "cpu: test", "wall_time_s": 36000.0}}

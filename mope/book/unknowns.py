@@ -86,6 +86,18 @@ def hours_left(record: dict) -> float:
     return (record["steps"] - record["step"]) * record["timing"]["seconds_per_step"] / 3600
 
 
+def cpu_cost(record: dict | None) -> str:
+    """"about 20 hours on a CPU, at the 14.2 s a step the run in training has averaged": a causal gate's run of the
+    paper's protocol on the CPU, at the pace of the one in training (``record``); without one, at the stored
+    rehearsal's pace (:func:`~mope.evidence.bottom_line.cpu_hours`: the learned table and MoPE, whose steps cost less
+    than a causal gate's)."""
+    if record is not None:
+        pace = record["timing"]["seconds_per_step"]
+        return f"about {record['steps'] * pace / 3600:.0f} hours on a CPU, at the {pace:.1f} s a step the run in training has averaged"
+    hours = bottom_line.cpu_hours()
+    return f"more than {hours}" if hours else "many hours on a CPU"
+
+
 def answer(records: Records, stored: Sequence[dict], progress: Sequence[dict]) -> str:
     """The page's opening, in plain words: the decisive runs missing at the paper's scale, what they would decide,
     why they are missing, and how far the one in training has come."""
@@ -110,14 +122,13 @@ def answer(records: Records, stored: Sequence[dict], progress: Sequence[dict]) -
     else:
         text = (f"**The book does not know yet whether the paper's headline survives a gate that cannot see the future "
                 f"where the paper ran it.** {scale} the runs that would say it are not stored.{published} Missing: {runs}.")
-    hours = bottom_line.cpu_hours()
     done, first = gpu_stages(stored, causal)
     trained = f"trained the stages {', '.join(f'`{name}`' for name in done)} of `scripts/gpu_suite.sh`" if done else \
         "trained none of the stages of `scripts/gpu_suite.sh`"
-    text += (f" Why: they are planned for a GPU, and the GPU time lent so far {trained}, not `{first}`, which trains "
-             f"them; without one a run takes {f'about {hours}' if hours else 'many hours on a CPU'}, longer than a working "
-             "session, so it lives on its checkpoints and is resumed until it is stored.")
     training = [r for r in progress if r["variant"] in causal]
+    text += (f" Why: they are planned for a GPU, and the GPU time lent so far {trained}, not `{first}`, which trains "
+             f"them; without one a run takes {cpu_cost(training[0] if training else None)}, longer than a working "
+             "session, so it lives on its checkpoints and is resumed until it is stored.")
     if training:
         text += " In training now: " + "; ".join(
             f"{r['variant']} seed {r['seed']}, step {r['step']:,} of {r['steps']:,} (about {hours_left(r):.0f} hours "
