@@ -151,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     claims.add_argument("--standing", action="store_true",
                         help=f"each claim's standing across the presets {', '.join(STANDING_PRESETS)} (holds at "
                              "every scale that decides it, fails at every scale that decides it, depends on the scale, "
-                             "not settled wherever tested, one seed only wherever run, not tested) beside its verdict on each; with "
+                             "not settled wherever tested, one seed only wherever tested, not tested) beside its verdict on each; with "
                              "--json a list of {key, claim, standing, holds_on, fails_on, by_preset}")
     claims.add_argument("--confirmed", nargs="+", metavar="KEY",
                         help="exit 0 if any of these claims is confirmed on the preset, else 1 (what the CPU suite "

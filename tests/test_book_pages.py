@@ -147,9 +147,9 @@ def test_found_lines_group_the_claims_of_a_section_by_their_standing_across_scal
     shown = [c for c in claims.CLAIMS if c.shown_in == "repro-table-2"]
     for claim in shown:
         line = next(row for row in text.splitlines() if f"`{claim.words} <repro-table-2>`" in row)
-        assert line.startswith(f"* **{found[claim.key].words}** (") or line.startswith(
-            f"* **{found[claim.key].words}**: ")  # one bullet a standing: the presets named once, or per claim
-        assert text.count(f"* **{found[claim.key].words}**") == 1
+        assert line.startswith(f"* **{found[claim.key].phrase}** (") or line.startswith(
+            f"* **{found[claim.key].phrase}**: ")  # one bullet a standing: the presets named once, or per claim
+        assert text.count(f"* **{found[claim.key].phrase}**") == 1
     assert len(shown) == text.count("<repro-table-2>`")
     lines = text.splitlines()
     beats = next(c for c in shown if c.key == "rope-beats-mope")
@@ -168,6 +168,21 @@ def test_found_lines_group_the_claims_of_a_section_by_their_standing_across_scal
     dropdown = chapter_runs.found_dropdown(findings, ["repro-table-2"])  # how a chapter ends: the lines, one click away
     assert dropdown.startswith(":::{dropdown} The chapter's claims") and dropdown.endswith("\n\n" + text + "\n:::")
     assert "{ref}`intro-vocabulary`" in dropdown and "{ref}`intro-claims`" in dropdown
+
+
+def test_a_size_claim_decided_on_its_direction_alone_is_not_said_to_hold(monkeypatch):
+    """A chapter's findings once put "PE-MORLET beats PE-SINCOS by 0.080" under "holds where decided", where every
+    scale that decides it judged its direction only (the size is judged at the paper's protocol alone): it stands
+    apart, under "direction holds where decided", as the introduction's table says it, after the claims that hold."""
+    where = standings.Standing(standings.HOLDS_WHERE_DECIDED, holds=("cpu",))
+    sign = standings.Standing(standings.HOLDS_WHERE_DECIDED, holds=("cpu-long", "cpu"), direction_only=True)
+    monkeypatch.setattr(standings, "standings", lambda findings: {
+        claim.key: sign if claim.key in ("mope-beats-sincos", "ega-gain") else where for claim in claims.CLAIMS})
+    lines = chapter_runs.found_lines({"cpu": []}, ["repro-table-2"]).splitlines()
+    assert [line.split("** ")[0] for line in lines] == ["* **holds where decided", "* **direction holds where decided"]
+    assert lines[1] == ("* **direction holds where decided** (`cpu-long` and `cpu`): {ref}`PE-MORLET beats PE-SINCOS by "
+                        "0.080 <repro-table-2>`; {ref}`EGA-1 improves on BASE-DOT by 0.092 <repro-table-2>`.")
+    assert "PE-MORLET beats PE-SINCOS" not in lines[0] and "PE-ROPE beats PE-SINCOS" in lines[0]
 
 
 def test_the_presets_behind_a_standing_say_where_it_is_decided_then_undecided_then_one_seed_then_moot():

@@ -981,6 +981,20 @@ def test_no_image_is_described_by_its_path_and_every_page_has_a_description():
 
 
 @needs_build
+def test_no_page_shows_markdown_its_code_did_not_render():
+    """A sentence computed in code and put on the page as plain text (an {eval} role) showed its Markdown as written:
+    "At `paper` (3 seeds), EGA-MORLET starts behind..." in chapter 4. Outside code and preformatted blocks, no page's
+    text has a backtick or a word opened by a pair of asterisks (an API signature's "** kwargs" or "2**32" is none)."""
+    pages = [page for page in BUILT.rglob("*.html") if "_static" not in page.parts and "_sources" not in page.parts]
+    assert len(pages) > 10
+    for page in pages:
+        html = re.sub(r"<(pre|code|kbd)\b.*?</\1>", " ", page.read_text(encoding="utf-8"), flags=re.S)
+        text = text_of(html)
+        raw = r"`|(?:^|\s)\*\*[A-Za-z]"
+        assert not re.search(raw, text), (page.name, re.findall(f".{{0,60}}(?:{raw}).{{0,60}}", text)[:3])
+
+
+@needs_build
 def test_no_page_writes_an_inline_script_twice():
     """Issue 55: sphinx-thebe's configuration was written twice on every page (`const THEBE_JS_URL` declared twice:
     a JavaScript error), as was the toggle buttons' selector."""

@@ -58,7 +58,12 @@ def test_the_headline_whose_direction_holds_and_size_is_open_is_cited_in_directi
     assert cite.startswith("On `paper` (") and "; 3 seeds), the loss of MoPE with the energy gate is 0.112 nats below " \
                                                 "that of a learned position table (holds in direction, its size not " \
                                                 "settled; the paper: 0.119)" in cite
-    assert "; it fails on `cpu-long` (5 seeds: the loss of a learned position table is 0.111 nats below" in cite
+    # off the paper's protocol a size is judged on its direction alone: it fails in direction, not as a size
+    assert "; it fails in direction on `cpu-long` (5 seeds: the loss of a learned position table is 0.111 nats below" in cite
+    sincos = {"cpu-long": {"mope-beats-sincos": record("mope-beats-sincos", 0.192, direction="confirmed",
+                                                       judged_on="direction")}}
+    assert "0.192 nats below that of sin/cos positions (holds in direction; the paper: 0.080)" in citable.cite(
+        sincos, "mope-beats-sincos", None)
     assert cite.endswith("Caveat: its gate reads future tokens.")
     over = citable.overstated(records, "ega-mope-gain")
     assert over.startswith("“MoPE achieves +0.119 improvement over standard attention”, as a result in general: its "

@@ -642,8 +642,8 @@ def verdict_with(outcome):
      "depends on the scale: holds on `cpu-short`; fails on `cpu`"),
     ({"cpu": "undecided", "paper": "indicative"}, "not settled wherever tested",
      "not settled wherever tested: not settled on `cpu`; `paper`: one seed"),
-    ({"cpu": "indicative", "cpu-short": "indicative"}, "one seed only wherever run",
-     "one seed only wherever run: `cpu`: one seed; `cpu-short`: one seed"),
+    ({"cpu": "indicative", "cpu-short": "indicative"}, "one seed only wherever tested",
+     "one seed only wherever tested: `cpu`: one seed; `cpu-short`: one seed"),
     ({"cpu": "not_run", "paper": "not_run"}, "not tested", "not tested"),
 ])
 def test_a_claims_standing_follows_from_its_verdict_on_each_preset(outcomes, words, text):

@@ -288,7 +288,7 @@ def test_the_headline_gives_its_standing_then_its_verdict_at_every_scale_the_pap
     assert ("That EGA-MORLET is the best overall (it beats EGA-1) fails at every scale that decides it: `cpu-long` and `cpu`; "
             "`paper`: one seed, against the claim") in text
     undecided = findings.headline(judged({"paper": headline_runs("paper", 0.11, 1)}))
-    assert undecided.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it has one seed only wherever run")
+    assert undecided.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it has one seed only wherever tested")
     assert findings.headline(judged({"cpu": gate_runs(0.0)})) is None
 
 

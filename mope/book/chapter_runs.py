@@ -198,7 +198,8 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     """A chapter's "what this chapter found": the claims whose evidence lies in the sections ``shown_in``,
     grouped by their standing across every scale trained (:func:`mope.evidence.standings.standings`, one bullet
     per standing, each claim linked to its section with the presets behind its standing, named once where
-    all its claims share them). The standing is
+    all its claims share them; a size claim decided on its direction alone stands apart, "direction holds where
+    decided", as the introduction's table says it). The standing is
     the introduction's: the chapter's ``findings`` and, for a book preset the chapter does not show
     (``cpu-short``), its stored runs. The verdicts in full stand beside the evidence in each section."""
     from mope.evidence import claims, standings as across
@@ -211,8 +212,8 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     for claim in claims.CLAIMS:
         if claim.shown_in in shown_in:
             standing = standings[claim.key]
-            grouped.setdefault(standing.words, {}).setdefault(standing.behind, []).append(
-                f"{{ref}}`{claim.words} <{claim.shown_in}>`")
+            grouped.setdefault(standing.phrase, {}).setdefault(standing.behind, []).append(
+                f"{{ref}}`{claim.words} <{claim.shown_in}>`")  # "direction holds ...": a size judged on its sign
     if set(grouped) <= {"not tested"}:
         return "* No claim of these sections has runs yet."
 
@@ -222,7 +223,8 @@ def found_lines(findings: dict[str, list], shown_in: Sequence[str]) -> str:
             return f"* **{words}** ({where}): " + "; ".join(named) + "."
         return f"* **{words}**: " + "; ".join(f"{claim} ({where})" for where, named in grouped[words].items()
                                               for claim in named) + "."
-    return "\n".join(bullet(words) for words in across.STANDINGS if words in grouped)
+    return "\n".join(bullet(phrase) for words in across.STANDINGS for phrase in (words, f"direction {words}")
+                     if phrase in grouped)
 
 
 def found_dropdown(findings: dict[str, list], shown_in: Sequence[str]) -> str:

@@ -50,9 +50,13 @@ def measured(record: dict, share: str | None) -> str:
 
 
 def status(record: dict) -> str:
-    """"holds", "fails", "holds in direction, its size not settled": what the record lets a reader say."""
+    """"holds", "fails", "holds in direction, its size not settled", "holds in direction": what the record lets a
+    reader say (a size off the paper's protocol is judged on its direction alone: it never "holds" as a size)."""
+    way = "holds" if (record.get("direction") or record["outcome"]) == "confirmed" else "fails"
     if size_open(record):
-        return f"{'holds' if record['direction'] == 'confirmed' else 'fails'} in direction, its size not settled"
+        return f"{way} in direction, its size not settled"
+    if record.get("judged_on") == "direction":
+        return f"{way} in direction"
     return "holds" if record["outcome"] == "confirmed" else "fails"
 
 

@@ -100,7 +100,7 @@ def claims_markdown(findings: Findings, keys: Sequence[str] | None = None) -> st
 #: The standings whose claims the table across scales names in a line under it instead of a row: a row
 #: of dashes and single seeds says nothing a line does not (each preset's tab gives the single seeds).
 NAMED_UNDER_THE_TABLE = {
-    INDICATIVE: "One seed only wherever run (a direction, no verdict; each preset's tab gives it)",
+    INDICATIVE: "One seed only wherever tested (a direction, no verdict; each preset's tab gives it)",
     NOT_JUDGED: "Cannot be tested at these scales (a near-equality, judged at the paper's protocol alone)",
     NOT_TESTED: "Not tested yet (no preset holds their runs)",
 }

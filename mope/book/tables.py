@@ -372,7 +372,7 @@ def context_table(short: list[dict], long: list[dict], contexts: tuple[int, int]
     if not rows:
         return "No model is stored at both contexts yet."
     return markdown_table(["model", f"T = {contexts[0]}", f"T = {contexts[1]}", "change"], rows,
-                          "Whole validation split; the same seeds at both contexts.")
+                          "Val, random validation batches as in Table 2 (what the claims of the context read); the same seeds at both contexts.")
 
 
 def tokenization_table(characters: list[dict], tokens: list[dict], per_token: float,

@@ -460,11 +460,11 @@ def open_questions_sentence(findings: Mapping[str, Findings]) -> str | None:
 PLURAL = {across.HOLDS_EVERYWHERE: "hold at every scale that decides them", across.HOLDS_WHERE_DECIDED: "hold where decided",
           across.FAILS_EVERYWHERE: "fail at every scale that decides them", across.FAILS_WHERE_DECIDED: "fail where decided",
           across.DEPENDS: "depend on the scale", across.UNDECIDED: "are not settled wherever tested",
-          across.INDICATIVE: "have one seed only wherever run",
+          across.INDICATIVE: "have one seed only wherever tested",
           across.NOT_JUDGED: "cannot be tested at these scales (a near-equality off the paper's protocol)",
           across.NOT_TESTED: "are not tested"}
 SINGULAR = {**{words: words for words in PLURAL}, across.UNDECIDED: "is not settled wherever tested",
-            across.INDICATIVE: "has one seed only wherever run",
+            across.INDICATIVE: "has one seed only wherever tested",
             across.NOT_JUDGED: "cannot be tested at these scales (a near-equality off the paper's protocol)",
             across.NOT_TESTED: "is not tested"}
 

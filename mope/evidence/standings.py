@@ -20,7 +20,7 @@ from mope.store.presets import STANDING_PRESETS
 
 HOLDS_EVERYWHERE, HOLDS_WHERE_DECIDED = "holds at every scale that decides it", "holds where decided"
 FAILS_EVERYWHERE, FAILS_WHERE_DECIDED = "fails at every scale that decides it", "fails where decided"
-DEPENDS, UNDECIDED, INDICATIVE = "depends on the scale", "not settled wherever tested", "one seed only wherever run"
+DEPENDS, UNDECIDED, INDICATIVE = "depends on the scale", "not settled wherever tested", "one seed only wherever tested"
 NOT_JUDGED, NOT_TESTED = "cannot be tested at these scales", "not tested"
 STANDINGS = (HOLDS_EVERYWHERE, HOLDS_WHERE_DECIDED, FAILS_EVERYWHERE, FAILS_WHERE_DECIDED, DEPENDS, UNDECIDED,
              INDICATIVE, NOT_JUDGED, NOT_TESTED)
@@ -36,7 +36,7 @@ STANDING_VOCABULARY = f"""| standing | what it means |
 | **{FAILS_WHERE_DECIDED}** | Refuted where decided, on fewer than {EVERY_SCALE} presets or undecided on some. |
 | **{DEPENDS}** | Confirmed on some presets and refuted on others; it names where it holds and where it fails. |
 | **{UNDECIDED}** | No preset decides it, and at least one has several seeds. |
-| **{INDICATIVE}** | One seed wherever it was run: a direction, no verdict. |
+| **{INDICATIVE}** | One seed wherever it was tested (elsewhere not run, or not testable there): a direction, no verdict. |
 | **{NOT_JUDGED}** | A near-equality, judged at the paper's protocol alone, where it has no runs of several seeds. |
 | **{NOT_TESTED}** | No preset holds the runs it needs (or the gain it explains is absent, *moot*). |
 
