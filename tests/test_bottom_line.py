@@ -70,6 +70,14 @@ def test_each_answer_follows_the_records_it_reads():
     usual = {"cpu": {"mope-below-base": record("mope-below-base", 0.13), "rope-beats-mope": record("rope-beats-mope", 0.19),
                      "mope-beats-sincos": record("mope-beats-sincos", 0.18, paper=0.08)}}
     assert "? Only against sin/cos.**" in bottom_line.mope_against_the_usual(usual)
+    # MoPE beats sin/cos only at the scale the paper gives it: scaled to the token embeddings, sin/cos wins (settled)
+    usual["cpu"]["locality-not-scale"] = record("locality-not-scale", -0.067, n=5, outcome="refuted")
+    text = bottom_line.mope_against_the_usual(usual)
+    assert "? Only against sin/cos as published.**" in text
+    assert text.endswith("; sin/cos scaled to the token embeddings' size has a loss below MoPE's: by 0.067 on `cpu`, "
+                         "5 seeds (settled) ({ref}`repro-sincos-scale`).")
+    usual["cpu"]["locality-not-scale"] = record("locality-not-scale", 0.02, n=5, outcome="confirmed")  # locality wins
+    assert "? Only against sin/cos.**" in bottom_line.mope_against_the_usual(usual)
     usual["cpu"]["mope-below-base"] = record("mope-below-base", -0.05)  # MoPE below the learned table too
     assert "? Only against a learned table and sin/cos.**" in bottom_line.mope_against_the_usual(usual)
     usual["cpu"]["rope-beats-mope"] = record("rope-beats-mope", 0.19, outcome="undecided", seeds_needed=9)

@@ -144,7 +144,9 @@ def percent(share: float) -> str:
 
 
 def mope_against_the_usual(records: Records, where=where) -> str | None:
-    """Question 1, on the CPU model and at the paper's context: MoPE against a learned table, RoPE and sin/cos."""
+    """Question 1, on the CPU model and at the paper's context: MoPE against a learned table, RoPE and sin/cos; where
+    it beats sin/cos but, settled, not sin/cos scaled to the token embeddings (``locality-not-scale`` refuted), the
+    answer says "sin/cos as published" and gives the scaled one's lead."""
     keys = (("mope-below-base", "BASE-DOT"), ("rope-beats-mope", "PE-ROPE"), ("mope-beats-sincos", "PE-SINCOS"))
     shown = [p for p in (MAIN, LONG) if all(records.get(p, {}).get(k, {}).get("n") for k, _ in keys)]
     if not shown:
@@ -156,6 +158,10 @@ def mope_against_the_usual(records: Records, where=where) -> str | None:
         answer = "Not settled"
     else:
         answer = "Yes" if len(beaten) == len(keys) else "No" if not beaten else f"Only against {' and '.join(beaten)}"
+    scaled = [(p, records[p]["locality-not-scale"]) for p in shown
+              if records[p].get("locality-not-scale", {}).get("outcome") == "refuted" and records[p]["locality-not-scale"]["ours"] < 0]
+    if scaled and "sin/cos" in beaten and answer != "Not settled":
+        answer += " as published"
     parts = []
     for preset in shown:
         found = records[preset]
@@ -164,8 +170,13 @@ def mope_against_the_usual(records: Records, where=where) -> str | None:
                    for k, model in keys]  # after the first scale, the models in the same order, unnamed
         parts.append(f"on {where(preset, n)} its loss is " + ", ".join(against)
                      + f" ({'all settled' if all(found[k]['outcome'] in SETTLED for k, _ in keys) else 'not all settled'})")
-    return (f"**Does MoPE beat the usual position encodings? {answer}.** In nats a character, "
-            + "; ".join(parts) + " ({ref}`repro-table-2`).")
+    text = (f"**Does MoPE beat the usual position encodings? {answer}.** In nats a character, "
+            + "; ".join(parts) + " ({ref}`repro-table-2`)")
+    if scaled and "sin/cos" in beaten:
+        text += ("; sin/cos scaled to the token embeddings' size has a loss below MoPE's: " + "; ".join(
+            f"by {-record['ours']:.3f} on `{p}`, {seeds_count(record['n'])} (settled)" for p, record in scaled)
+                 + " ({ref}`repro-sincos-scale`)")
+    return text + "."
 
 
 def reads_the_future(records: Records, preset: str) -> bool:
