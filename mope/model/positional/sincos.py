@@ -34,10 +34,9 @@ class SinusoidalPositions(FixedBuffers):
     :param n_embd: the model width d (even).
     :param amplitude: A. The published 1 makes the positions about 35 times the RMS of token embeddings initialised
         N(0, 0.02), and training stalls: PE-SINCOS trains far worse than every other encoding in this book's small
-        models (chapter 4), and in a reader's own 4-layer model it stood at 3.35 nats after 300 steps where the
-        learned table reached 2.37 (the page "MoPE and EGA in your own model" shows the same stall). The
-        PE-SINCOS-SCALED control uses ``EMBEDDING_MATCHED_AMPLITUDE`` =
-        0.02·√2, the embeddings' RMS. Pass that unless you reproduce the paper.
+        models (chapter 4), and in a reader's own small model too (the page "MoPE and EGA in your own model"
+        measures the stall against a learned table). The PE-SINCOS-SCALED control uses
+        ``EMBEDDING_MATCHED_AMPLITUDE`` = 0.02·√2, the embeddings' RMS. Pass that unless you reproduce the paper.
 
     The frequencies are a buffer outside the state dict, rebuilt by :meth:`reset_parameters` and after
     ``load_state_dict`` (a meta-device build, ``to_empty``, then loaded, computes as the original).
