@@ -323,11 +323,19 @@ def test_budget_changes_count_outcomes_not_the_wording_of_verdicts(store):  # no
                                                        "**direction confirmed: 0.13×")
     assert ("**direction refuted: the other way round; -0.43× the paper's size on `cpu` (95%: -0.45 to -0.4×), a size "
             "not judged at this scale**") in changed[0]
-    assert "; 1 of them changes with the budget:" in claims_tables.budget_changes(findings)
+    assert "; 1 of them changes with the budget:\n\n*Settled under both budgets, the other way round (1):*\n\n* EGA-MORLET" \
+        in claims_tables.budget_changes(findings)
     assert "(†)" not in claims_tables.budget_changes(findings)  # the same three seeds under both budgets
     findings["cpu-short"] = claims.judge_all("cpu-short", [r for r in ega_morlet(0.016) if r["seed"] < 2])
     text = claims_tables.budget_changes(findings)
     assert text.count("(†)") == 2 and text.count("the interval of fewer seeds is the wider one") == 1  # said once
+    # two seeds under the shorter budget settle nothing: a change only because one interval is wide is told apart
+    # from one whose estimate turns round (all 9 changes of the book's budgets once read as if the budget moved them)
+    assert "*Settled under one budget only, its estimate pointing the other way under the other (" in text
+    findings["cpu"] = claims.judge_all("cpu", ega_morlet(0.119))
+    text = claims_tables.budget_changes(findings)
+    assert "*Settled under one budget only, its estimate pointing the same way under both (" in text
+    assert "the other way" not in text
     assert claims_tables.budget_changes({"cpu": findings["cpu"]}) == ""
 
 

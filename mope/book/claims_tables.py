@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from mope.book.markdown_tables import plain_markdown_table
 from mope.evidence import claims, paper
 from mope.evidence.claims import CLAIMS, CLAIMS_BY_KEY, Findings, estimate_text, paper_text, verdict_of
-from mope.evidence.standings import INDICATIVE, NOT_JUDGED, NOT_TESTED, Standing, closeness
+from mope.evidence.standings import INDICATIVE, NOT_JUDGED, NOT_TESTED, Standing, closeness, points_the_claims_way
 from mope.evidence.verdict_rules import RULES, Rule
 from mope.evidence.verdicts import DECIDED, PLAIN_WORDS, Verdict
 from mope.evidence.estimates import DASH
@@ -154,36 +154,49 @@ def claims_tabs_run(findings: Mapping[str, Findings], describe: Callable[[str], 
     return "\n".join([*blocks, "::::", "", statistics_dropdown(findings, what="these tables")])
 
 
+#: How a verdict that differs between two budgets differs, as :func:`budget_changes` groups them, most telling first.
+BUDGET_CHANGES = {
+    "reversed": "Settled under both budgets, the other way round",
+    "other way": "Settled under one budget only, its estimate pointing the other way under the other",
+    "same way": "Settled under one budget only, its estimate pointing the same way under both (the other's interval "
+                "is too wide to settle it)",
+}
+
+
 def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long: str = "cpu") -> str:
     """Which verdicts change between a shorter and a longer training budget (MyST Markdown): the claims
     judged under both (confirmed, refuted or undecided), and among them those whose outcome (not merely
-    its wording) differs, each
-    with both estimates (and a warning when the numbers of seeds differ); "" when either preset is
-    missing."""
+    its wording) differs, each with both estimates (and a warning when the numbers of seeds differ), grouped by how
+    they differ (:data:`BUDGET_CHANGES`: settled the other way round, or settled under one budget only with the
+    estimate pointing the other way or the same way); "" when either preset is missing."""
     if short not in findings or long not in findings:
         return ""
-    judged, changed = 0, []
+    judged, changed = 0, {kind: [] for kind in BUDGET_CHANGES}
     for (claim, before), (_, after) in zip(findings[short], findings[long]):
         if {before.outcome, after.outcome} & {"indicative", "not_judged", "not_run"}:
             continue
         judged += 1
         if before.outcome != after.outcome:
             seeds = "" if before.estimate.n == after.estimate.n else " (†)"
-            changed.append(f"* {claim.words} ({claim.tag}): **{before.text}** under `{short}` "
-                           f"({estimate_text(claim, before)}), **{after.text}** under `{long}` "
-                           f"({estimate_text(claim, after)}){seeds}")
+            kind = ("reversed" if before.outcome in DECIDED and after.outcome in DECIDED else "same way"
+                    if points_the_claims_way(claim, before) == points_the_claims_way(claim, after) else "other way")
+            changed[kind].append(f"* {claim.words} ({claim.tag}): **{before.text}** under `{short}` "
+                                 f"({estimate_text(claim, before)}), **{after.text}** under `{long}` "
+                                 f"({estimate_text(claim, after)}){seeds}")
     waiting = len(CLAIMS) - judged
     head = (f"Of the {len(CLAIMS)} claims, {judged} have a verdict under both `{short}` and `{long}`"
             + (f" ({waiting} still lack one: a single seed gives an indication only, or the runs are missing)"
                if waiting else ""))
     if not judged:
         return head + "."
-    if not changed:
+    count = sum(map(len, changed.values()))
+    if not count:
         return head + "; none of these verdicts changes with the training budget."
+    lines = [line for group in changed.values() for line in group]
     dagger = ("\n\n(†) Not on the same number of seeds under both budgets: the interval of fewer seeds is the "
-              "wider one, which alone can change a verdict." if any(line.endswith(" (†)") for line in changed) else "")
-    return (head + f"; {len(changed)} of them change{'s' if len(changed) == 1 else ''} with the budget:\n\n"
-            + "\n".join(changed) + dagger)
+              "wider one, which alone can change a verdict." if any(line.endswith(" (†)") for line in lines) else "")
+    groups = [f"*{BUDGET_CHANGES[kind]} ({len(group)}):*\n\n" + "\n".join(group) for kind, group in changed.items() if group]
+    return head + f"; {count} of them change{'s' if count == 1 else ''} with the budget:\n\n" + "\n\n".join(groups) + dagger
 
 
 def single_seed_contrasts(findings: dict[str, Findings], judged: str = "cpu", single: str = "paper",
