@@ -1,5 +1,6 @@
 """mope.book.chapter_runs and mope.book.run_records: which runs a chapter shows, what is missing, and where they came from."""
 import json
+import re
 from pathlib import Path
 
 from mope.store import results
@@ -272,3 +273,15 @@ def test_chapter_4_says_where_mope_with_a_causal_gate_stands_though_its_tables_l
     assert text.startswith("**At the paper's own scale")  # the published protocol against Table 2 comes first
     assert "With a gate that cannot see the future, MoPE's loss is still lower (one seed only).**" in text
     assert "(EGA-MORLET-CAUSAL), 0.070 below on the whole validation split (one seed;" in text
+
+
+def test_a_stages_wall_time_is_quoted_from_its_stored_runs():
+    """The reproducibility page quotes what a stage of the GPU suite cost from the store (it once typed "262–326 s")."""
+    def timed(seconds):
+        return {"provenance": {"wall_time_s": seconds}}
+
+    assert run_records.wall_range([timed(325.7), timed(261.5), timed(297.4)]) == "262–326 s"
+    assert run_records.wall_range([timed(141.0), timed(141.04)]) == "141 s"
+    assert run_records.wall_range([]) == run_records.wall_range([{"provenance": {}}]) == "not stored"
+    page = (Path(__file__).resolve().parents[1] / "book" / "reproducibility.md").read_text()
+    assert "{eval}`TABLE_2_WALL`" in page and "{eval}`CONTROLS_WALL`" in page and not re.search(r"\d+–\d+ s\b", page)

@@ -102,6 +102,15 @@ def run_table(preset: str | None, runs: Sequence[dict]) -> str:
     return markdown_table(header, rows)
 
 
+def wall_range(runs: Sequence[dict]) -> str:
+    """"262–326 s" (or "141 s" where they agree to the second): the wall times of ``runs``, as the page quotes
+    what a stage of the GPU suite cost; "not stored" without runs."""
+    seconds = sorted(round(run["provenance"]["wall_time_s"]) for run in runs if run["provenance"].get("wall_time_s"))
+    if not seconds:
+        return "not stored"
+    return f"{seconds[0]} s" if seconds[0] == seconds[-1] else f"{seconds[0]}–{seconds[-1]} s"
+
+
 def most_at_once(runs: Sequence[dict]) -> int:
     """The largest number of ``runs`` that were training at the same moment (from their start and end times)."""
     spans = [(datetime.fromisoformat(p["started"]), datetime.fromisoformat(p["finished"]))
