@@ -257,3 +257,33 @@ def test_the_things_to_try_are_computed_from_the_package():
     assert f"ω = {omega127}, σ = {sigma127}" in text
     sigma0 = float(initial_morlet_parameters(128)[1][0])
     assert f"σ = {sigma0:g}" in text
+
+
+def executed_names_before_each_markdown_cell(page: Path) -> list[tuple[str, set[str]]]:
+    """(each Markdown cell's text, the names the code cells above it bind) of a page as the book builds it: with
+    inline execution myst-nb never runs a cell tagged remove-cell, so its names are not counted."""
+    import ast
+
+    bound: set[str] = set()
+    cells = []
+    for cell in jupytext.read(page).cells:
+        tags = cell.metadata.get("tags", [])
+        if cell.cell_type == "markdown":
+            cells.append((cell.source, set(bound)))
+        elif "remove-cell" not in tags and "remove_cell" not in tags:
+            tree = ast.parse("\n".join(line for line in cell.source.splitlines() if not line.startswith(("%", "!"))))
+            bound |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+            bound |= {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+                      if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    return cells
+
+
+@pytest.mark.parametrize("page", sorted([*NOTEBOOKS.glob("*.md"), *(ROOT / "book").glob("*.md")]), ids=lambda p: p.name)
+def test_every_value_a_pages_text_evaluates_is_bound_by_a_cell_the_build_runs_above_it(page):
+    """The reproducibility page's {eval} of a value bound in a cell tagged remove-cell failed the book's -W build after
+    ten minutes: myst-nb runs no such cell. Each {eval} names a value that a code cell the build runs binds above it."""
+    if "code-cell" not in page.read_text(encoding="utf-8"):
+        return  # a page without code: nothing is evaluated
+    for text, bound in executed_names_before_each_markdown_cell(page):
+        for name in re.findall(r"\{eval(?::figure)?\}[`\s]+([A-Za-z_][A-Za-z0-9_]*)", text):  # a role or a figure
+            assert name in bound, f"{page.name}: {{eval}}`{name}` is bound by no cell the build runs above it"
