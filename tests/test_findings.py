@@ -348,6 +348,8 @@ def test_the_causal_gate_on_mope_at_the_papers_context_is_said_with_its_share_ga
                            f"{share.mean:.0%} ± {share.spread:.0%} of EGA-MORLET's gain over PE-MORLET "
                            "(+0.062 against +0.050 on the whole validation split, 3 seeds; 95% by Fieller's interval, "
                            "which counts the uncertainty of both gains: ")
+    assert said.endswith("%)")  # the interval, and no verdict of its own on it: no claim fixed one before its runs
+    assert "need" not in findings.mope_gate_share({"cpu-long": mope_gate_runs(2.0)})
     assert said in findings.causal_gate(judged(runs), runs)  # the introduction says it where the gate's finding is
     assert findings.mope_gate_share({"cpu": gate_runs(0.0)}) is None  # no causal MoPE run there: nothing said
     assert findings.mope_gate_share(runs) not in findings.causal_gate(judged(runs))  # no runs handed over
