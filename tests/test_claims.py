@@ -317,6 +317,9 @@ def test_budget_changes_count_outcomes_not_the_wording_of_verdicts(store):  # no
     short, long = (claims.verdict_of(findings[p], "ega-mope-gain") for p in ("cpu-short", "cpu"))
     assert short.text != long.text and short.outcome == long.outcome == "confirmed"
     assert claims_tables.budget_changes(findings).endswith("none of these verdicts changes with the training budget.")
+    found = claims_tables.budget_found(findings)  # the page's opening says the same, first
+    assert found.startswith("**A shorter training budget turns no claim round.** Of the ")
+    assert "`cpu-short` (1/3 of `cpu`'s training tokens, 3 seeds) and `cpu` (3 seeds), none changes its verdict" in found
     findings["cpu"] = claims.judge_all("cpu", ega_morlet(-0.05))  # the other way round: the outcome changes
     changed = [line for line in claims_tables.budget_changes(findings).splitlines() if line.startswith("* ")]
     assert len(changed) == 1 and changed[0].startswith("* EGA-MORLET improves on BASE-DOT by 0.119 (§1, §6.2, §9): "
@@ -326,17 +329,27 @@ def test_budget_changes_count_outcomes_not_the_wording_of_verdicts(store):  # no
     assert "; 1 of them changes with the budget:\n\n*Settled under both budgets, the other way round (1):*\n\n* EGA-MORLET" \
         in claims_tables.budget_changes(findings)
     assert "(†)" not in claims_tables.budget_changes(findings)  # the same three seeds under both budgets
+    found = claims_tables.budget_found(findings)
+    assert found.startswith("**A shorter training budget settles 1 of the paper's claims the other way round.**")
+    assert "1 differ: 1 settled the other way round (*EGA-MORLET improves on BASE-DOT by 0.119*)" in found
     findings["cpu-short"] = claims.judge_all("cpu-short", [r for r in ega_morlet(0.016) if r["seed"] < 2])
     text = claims_tables.budget_changes(findings)
     assert text.count("(†)") == 2 and text.count("the interval of fewer seeds is the wider one") == 1  # said once
     # two seeds under the shorter budget settle nothing: a change only because one interval is wide is told apart
     # from one whose estimate turns round (all 9 changes of the book's budgets once read as if the budget moved them)
     assert "*Settled under one budget only, its estimate pointing the other way under the other (" in text
+    found = claims_tables.budget_found(findings)
+    assert found.startswith("**A shorter training budget settles no claim the other way round, but points 1 the other way.**")
+    assert "`cpu-short` (1/3 of `cpu`'s training tokens, 2 seeds) and `cpu` (3 seeds)" in found
     findings["cpu"] = claims.judge_all("cpu", ega_morlet(0.119))
     text = claims_tables.budget_changes(findings)
     assert "*Settled under one budget only, its estimate pointing the same way under both (" in text
     assert "the other way" not in text
-    assert claims_tables.budget_changes({"cpu": findings["cpu"]}) == ""
+    found = claims_tables.budget_found(findings)
+    assert found.startswith("**A shorter training budget turns no claim round.**")
+    assert "1 differ: 1 settled under one budget only and pointing the same way under the other" in found
+    assert found.endswith(" ({ref}`budget-changes`).")  # the list, one click away
+    assert claims_tables.budget_changes({"cpu": findings["cpu"]}) == claims_tables.budget_found({"cpu": findings["cpu"]}) == ""
 
 
 def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_points_away(store):  # no twin preset read from the repository

@@ -17,6 +17,7 @@ from mope.evidence.standings import INDICATIVE, NOT_JUDGED, NOT_TESTED, Standing
 from mope.evidence.verdict_rules import RULES, Rule
 from mope.evidence.verdicts import DECIDED, PLAIN_WORDS, Verdict
 from mope.evidence.estimates import DASH
+from mope.store.presets import get_preset
 
 
 def verdict_markdown(verdict: Verdict) -> str:
@@ -163,6 +164,61 @@ BUDGET_CHANGES = {
 }
 
 
+def _budget_differences(findings: dict[str, Findings], short: str, long: str) -> tuple[list, dict[str, list]]:
+    """(the claims judged under both budgets as (claim, verdict under ``short``, under ``long``), {kind of
+    :data:`BUDGET_CHANGES`: those of them whose outcome differs that way})."""
+    judged, changed = [], {kind: [] for kind in BUDGET_CHANGES}
+    for (claim, before), (_, after) in zip(findings[short], findings[long]):
+        if {before.outcome, after.outcome} & {"indicative", "not_judged", "not_run"}:
+            continue
+        judged.append((claim, before, after))
+        if before.outcome != after.outcome:
+            kind = ("reversed" if before.outcome in DECIDED and after.outcome in DECIDED else "same way"
+                    if points_the_claims_way(claim, before) == points_the_claims_way(claim, after) else "other way")
+            changed[kind].append((claim, before, after))
+    return judged, changed
+
+
+def _seeds_of(verdicts: Sequence[Verdict]) -> str:
+    """"3 seeds", "5–8 seeds": the seeds the verdicts stand on."""
+    counts = sorted({verdict.estimate.n for verdict in verdicts})
+    return f"{counts[0]}{'–' + str(counts[-1]) if len(counts) > 1 else ''} seed{'s' if counts[-1] > 1 else ''}"
+
+
+def budget_found(findings: dict[str, Findings], short: str = "cpu-short", long: str = "cpu") -> str:
+    """What the training budget page found, first (MyST Markdown): whether a shorter budget settles any claim the
+    other way round, how many of the claims judged under both it points the other way, and how many it only
+    leaves unsettled (:func:`budget_changes` lists them); "" when either preset is missing or judges nothing."""
+    if short not in findings or long not in findings:
+        return ""
+    judged, changed = _budget_differences(findings, short, long)
+    if not judged:
+        return ""
+    turned, other, same = (changed[kind] for kind in BUDGET_CHANGES)
+    if turned:
+        lead = f"**A shorter training budget settles {len(turned)} of the paper's claims the other way round.**"
+    elif other:
+        lead = (f"**A shorter training budget settles no claim the other way round, but points {len(other)} "
+                f"the other way.**")
+    else:
+        lead = "**A shorter training budget turns no claim round.**"
+    names = lambda group: "; ".join(f"*{claim.words}*" for claim, _, _ in group)  # noqa: E731
+    parts = ([f"{len(turned)} settled the other way round ({names(turned)})"] if turned else []) + (
+        [f"{len(other)} settled under one budget only and pointing the other way under the other ({names(other)})"]
+        if other else []) + (
+        [f"{len(same)} settled under one budget only and pointing the same way under the other, whose seeds are "
+         "too few to settle them"] if same else [])
+    differ = sum(map(len, changed.values()))
+    tokens = lambda cfg: cfg.steps * cfg.batch_size * cfg.block_size  # noqa: E731
+    where = (f" Of the {len(judged)} claims with a verdict under both `{short}` (1/"
+             f"{tokens(get_preset(long)) / tokens(get_preset(short)):.0f} of `{long}`'s training tokens, "
+             f"{_seeds_of([before for _, before, _ in judged])}) and `{long}` "
+             f"({_seeds_of([after for _, _, after in judged])}), ")
+    if not differ:
+        return lead + where + "none changes its verdict ({ref}`budget-changes`)."
+    return lead + where + f"{differ} differ: " + "; ".join(parts) + " ({ref}`budget-changes`)."
+
+
 def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long: str = "cpu") -> str:
     """Which verdicts change between a shorter and a longer training budget (MyST Markdown): the claims
     judged under both (confirmed, refuted or undecided), and among them those whose outcome (not merely
@@ -171,20 +227,9 @@ def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long
     estimate pointing the other way or the same way); "" when either preset is missing."""
     if short not in findings or long not in findings:
         return ""
-    judged, changed = 0, {kind: [] for kind in BUDGET_CHANGES}
-    for (claim, before), (_, after) in zip(findings[short], findings[long]):
-        if {before.outcome, after.outcome} & {"indicative", "not_judged", "not_run"}:
-            continue
-        judged += 1
-        if before.outcome != after.outcome:
-            seeds = "" if before.estimate.n == after.estimate.n else " (†)"
-            kind = ("reversed" if before.outcome in DECIDED and after.outcome in DECIDED else "same way"
-                    if points_the_claims_way(claim, before) == points_the_claims_way(claim, after) else "other way")
-            changed[kind].append(f"* {claim.words} ({claim.tag}): **{before.text}** under `{short}` "
-                                 f"({estimate_text(claim, before)}), **{after.text}** under `{long}` "
-                                 f"({estimate_text(claim, after)}){seeds}")
-    waiting = len(CLAIMS) - judged
-    head = (f"Of the {len(CLAIMS)} claims, {judged} have a verdict under both `{short}` and `{long}`"
+    judged, changed = _budget_differences(findings, short, long)
+    waiting = len(CLAIMS) - len(judged)
+    head = (f"Of the {len(CLAIMS)} claims, {len(judged)} have a verdict under both `{short}` and `{long}`"
             + (f" ({waiting} still lack one: a single seed gives an indication only, or the runs are missing)"
                if waiting else ""))
     if not judged:
@@ -192,11 +237,15 @@ def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long
     count = sum(map(len, changed.values()))
     if not count:
         return head + "; none of these verdicts changes with the training budget."
-    lines = [line for group in changed.values() for line in group]
+    groups = {kind: [f"* {claim.words} ({claim.tag}): **{before.text}** under `{short}` "
+                     f"({estimate_text(claim, before)}), **{after.text}** under `{long}` "
+                     f"({estimate_text(claim, after)}){'' if before.estimate.n == after.estimate.n else ' (†)'}"
+                     for claim, before, after in group] for kind, group in changed.items()}
+    lines = [line for group in groups.values() for line in group]
     dagger = ("\n\n(†) Not on the same number of seeds under both budgets: the interval of fewer seeds is the "
               "wider one, which alone can change a verdict." if any(line.endswith(" (†)") for line in lines) else "")
-    groups = [f"*{BUDGET_CHANGES[kind]} ({len(group)}):*\n\n" + "\n".join(group) for kind, group in changed.items() if group]
-    return head + f"; {count} of them change{'s' if count == 1 else ''} with the budget:\n\n" + "\n\n".join(groups) + dagger
+    blocks = [f"*{BUDGET_CHANGES[kind]} ({len(group)}):*\n\n" + "\n".join(group) for kind, group in groups.items() if group]
+    return head + f"; {count} of them change{'s' if count == 1 else ''} with the budget:\n\n" + "\n\n".join(blocks) + dagger
 
 
 def single_seed_contrasts(findings: dict[str, Findings], judged: str = "cpu", single: str = "paper",
