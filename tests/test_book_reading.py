@@ -947,10 +947,11 @@ def test_the_introduction_opens_with_the_bottom_line_above_its_first_figure():
 @needs_build
 @pytest.mark.parametrize("chapter", [f"notebooks/{p.stem}" for p in sorted((ROOT / "notebooks").glob("0[0-9]_*.md"))
                                      if "explorer" not in p.stem]  # the explorer opens with the instrument itself
-                         + ["book/training_budget"])
+                         + ["book/training_budget", "book/reproducibility"])
 def test_every_chapter_opens_with_what_it_found_before_anything_else(chapter):
-    """A page opens with what it found: the first paragraph of every chapter (and of the training budget's page),
-    above its first section, figure and dropdown, starts with a bold answer and links to where the page shows it."""
+    """A page opens with what it found: the first paragraph of every chapter (and of the training budget's and the
+    reproducibility page), above its first section, figure and dropdown, starts with a bold answer and links to
+    where the page shows it."""
     html = built(f"{chapter}.html")
     article = html[html.index('class="bd-article"'):]
     first = re.search(r"<p>(.*?)</p>", article, flags=re.S)

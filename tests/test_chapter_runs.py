@@ -285,3 +285,23 @@ def test_a_stages_wall_time_is_quoted_from_its_stored_runs():
     assert run_records.wall_range([]) == run_records.wall_range([{"provenance": {}}]) == "not stored"
     page = (Path(__file__).resolve().parents[1] / "book" / "reproducibility.md").read_text()
     assert "{eval}`TABLE_2_WALL`" in page and "{eval}`CONTROLS_WALL`" in page and not re.search(r"\d+–\d+ s\b", page)
+
+
+def test_the_reproducibility_page_opens_with_the_runs_it_shows_and_what_they_cost_on_each_device():
+    """The page opened with what it explains, not with what it found: how many runs, all of committed code, and the
+    hours of wall time on CPUs and GPUs, with each one's hardware (a stored name shown as text, never as markup)."""
+    gpu = run("EGA-1", 0, 1.4, preset=get_preset("paper"))
+    gpu["provenance"].update(device="cuda: NVIDIA H200", wall_time_s=1800.0)
+    xeon = run("BASE-DOT", 1, 1.5)
+    xeon["provenance"].update(device="cpu: Intel(R) Xeon(R) Processor, 1 thread", wall_time_s=36000.0)
+    found = run_records.store_found({"cpu": [run("BASE-DOT", 0, 1.5), xeon], "paper": [gpu]})
+    assert found == ("**The book's pages show 3 trained runs, every one made from committed code: 10 hours of wall "
+                     "time on CPUs (Intel Xeon Processor, test) and 0.5 hours of wall time on GPUs (NVIDIA H200).** "
+                     "Each stores its configuration, seed, commit, hardware and wall time, listed below "
+                     "({ref}`reproducibility-runs`).")
+    odd = run("BASE-DOT", 2, 1.5)
+    odd["provenance"]["device"] = "cpu: <b>*x*</b>, 1 thread"
+    assert "<b>" not in run_records.store_found({"cpu": [odd]}) and "*x*" not in run_records.store_found({"cpu": [odd]})
+    assert run_records.store_found({"cpu": [], "paper": []}).startswith("**No run is stored yet**")
+    page = (Path(__file__).resolve().parents[1] / "book" / "reproducibility.md").read_text()
+    assert page.index("run_records.store_found(RUNS)") < page.index("Every number of")  # first, above the prose

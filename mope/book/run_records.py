@@ -2,10 +2,10 @@
 hardware, the instruction set of its CPU kernels and wall time, and every stored file that is not
 shown, with the reason.
 
-This module owns the reproducibility page's tables (:func:`run_table`, :func:`preset_summary`,
-:func:`not_shown_table`). Only current runs reach a chapter: the store (:mod:`mope.store.results`) counts a run
-made from a working tree with uncommitted changes as stale, because no commit holds the code that made
-it. A run is named by preset, variant and seed, never by a path on the machine that made it.
+This module owns the reproducibility page's opening (:func:`store_found`) and tables (:func:`run_table`,
+:func:`preset_summary`, :func:`not_shown_table`). Only current runs reach a chapter: the store
+(:mod:`mope.store.results`) counts a run made from a working tree with uncommitted changes as stale, because no
+commit holds the code that made it. A run is named by preset, variant and seed, never by a path on the machine that made it.
 
 Results arrive by pull request, so every string a results file (or a folder's name) holds is shown
 as text, never read as Markdown or HTML (:func:`stored_text`): the book must not run what a file says.
@@ -100,6 +100,28 @@ def run_table(preset: str | None, runs: Sequence[dict]) -> str:
                      by_stretch(p, lambda q: stored_text(q.get("device") or DASH)),
                      by_stretch(p, instruction_set), _minutes(p.get("wall_time_s"))])
     return markdown_table(header, rows)
+
+
+def store_found(runs: Mapping[str, Sequence[dict]]) -> str:
+    """What the reproducibility page found, first (MyST Markdown): how many runs the pages show, whether every one
+    was made from committed code, and the hours of wall time they trained on each kind of device, with its hardware
+    (the device a run records for itself; a resumed run's stretches are in :func:`run_table`)."""
+    shown = [run for preset_runs in runs.values() for run in preset_runs]
+    if not shown:
+        return "**No run is stored yet**: no page shows a trained model."
+    dirty = sum(bool(run["provenance"].get("git_dirty")) for run in shown)
+    hours: dict[str, float] = {}
+    hardware: dict[str, set[str]] = {}
+    for run in shown:
+        kind, _, name = str(run["provenance"].get("device") or DASH).partition(": ")
+        kind = "GPU" if kind.startswith("cuda") else "CPU"
+        hours[kind] = hours.get(kind, 0.0) + (run["provenance"].get("wall_time_s") or 0.0) / 3600
+        hardware.setdefault(kind, set()).add(re.sub(r"\((R|TM)\)", "", name.split(",")[0]).strip() or DASH)
+    spent = " and ".join(f"{hours[kind]:.{0 if hours[kind] >= 10 else 1}f} hours of wall time on {kind}s "
+                         f"({', '.join(stored_text(n) for n in sorted(hardware[kind]))})" for kind in sorted(hours))
+    committed = "every one made from committed code" if not dirty else f"{dirty} of them from uncommitted code"
+    return (f"**The book's pages show {len(shown)} trained runs, {committed}: {spent}.** Each stores its "
+            "configuration, seed, commit, hardware and wall time, listed below ({ref}`reproducibility-runs`).")
 
 
 def wall_range(runs: Sequence[dict]) -> str:
