@@ -2,10 +2,11 @@
 hardware, the instruction set of its CPU kernels and wall time, and every stored file that is not
 shown, with the reason.
 
-This module owns the reproducibility page's opening (:func:`store_found`) and tables (:func:`run_table`,
-:func:`preset_summary`, :func:`not_shown_table`). Only current runs reach a chapter: the store
-(:mod:`mope.store.results`) counts a run made from a working tree with uncommitted changes as stale, because no
-commit holds the code that made it. A run is named by preset, variant and seed, never by a path on the machine that made it.
+This module owns the reproducibility page's opening (:func:`store_found`), what the machine that built it
+reproduces (:func:`reference_remade`) and its tables (:func:`run_table`, :func:`preset_summary`,
+:func:`not_shown_table`). Only current runs reach a chapter: the store (:mod:`mope.store.results`) counts a run
+made from a working tree with uncommitted changes as stale, because no commit holds the code that made it. A
+run is named by preset, variant and seed, never by a path on the machine that made it.
 
 Results arrive by pull request, so every string a results file (or a folder's name) holds is shown
 as text, never read as Markdown or HTML (:func:`stored_text`): the book must not run what a file says.
@@ -122,6 +123,27 @@ def store_found(runs: Mapping[str, Sequence[dict]]) -> str:
     committed = "every one made from committed code" if not dirty else f"{dirty} of them from uncommitted code"
     return (f"**The book's pages show {len(shown)} trained runs, {committed}: {spent}.** Each stores its "
             "configuration, seed, commit, hardware and wall time, listed below ({ref}`reproducibility-runs`).")
+
+
+def reference_remade(reference: dict, result: dict, tolerance: float) -> str:
+    """"The tests' reference run ..., stored from an AMD EPYC with AVX512 kernels, made again on the machine that
+    built this page (...): it differs by at most 4.6e-04 in a step's loss, first at step 6": what
+    :func:`mope.train.reproduce.compare` found here, with the tolerance the tests hold it to."""
+    from mope.train.reproduce import compare
+
+    found = compare(result, reference)
+    here = result["provenance"]
+    cpu = str(here.get("device") or DASH).partition(": ")[2].split(",")[0] or DASH
+    kernels = lambda capability: f", {stored_text(capability)} kernels" if capability else ""  # noqa: E731
+    outcome = (f"its {found.steps} steps' losses equal the stored ones bit for bit" if found.bit_for_bit else
+               f"it differs by at most {found.largest:.1e} in a step's loss, first at step {found.first_step}")
+    return (f"The tests' reference run (PE-MORLET, `smoke` shortened to {found.steps} steps, seed "
+            f"{reference['seed']}, {reference['threads']} thread), stored as made on one CPU "
+            f"({stored_text(reference['cpu'])}{kernels(reference.get('cpu_capability'))}, torch "
+            f"{stored_text(reference['torch'])}), was made again on the machine that built this page "
+            f"({stored_text(cpu)}{kernels(here.get('cpu_capability'))}, torch {stored_text(here.get('torch') or DASH)}): "
+            f"{outcome}. The tests hold it to {tolerance:g} on any CPU, and bit for bit only to the same run made "
+            "again in the same test (`tests/test_throughput.py`).")
 
 
 def wall_range(runs: Sequence[dict]) -> str:
