@@ -276,7 +276,8 @@ def test_the_headline_gives_its_standing_then_its_verdict_at_every_scale_the_pap
             "paper": headline_runs("paper", 0.11, 1)}
     found = judged(runs)
     text = findings.headline(found)
-    assert text.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: it depends on the scale** (holds "
+    # a size the scales judge on its direction alone: said so (it read "it depends on the scale (holds on `paper`")
+    assert text.startswith("**The headline, EGA-MORLET improves on BASE-DOT by +0.119: its direction depends on the scale** (holds "
                            "on `cpu`; fails on `cpu-long`; `paper`: one seed, the claim's way), and the scales differ in "
                            "context and in token budget: `paper` a context of 256 characters and 82 passes over the "
                            "training data; `cpu-long` a context of 256 characters and 6.1 passes over the training data; "

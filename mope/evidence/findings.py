@@ -385,7 +385,8 @@ def headline(findings: Mapping[str, Findings]) -> str | None:
     claimed = claims.get_claim("ega-mope-gain").paper
     standing = across.standings(findings)
     held = standing["ega-mope-gain"]
-    sentences = [f"**The headline, EGA-MORLET improves on BASE-DOT by +{claimed:.3f}: it {SINGULAR[held.words]}** "
+    subject = "its direction" if held.phrase != held.words else "it"  # a size judged on its direction alone
+    sentences = [f"**The headline, EGA-MORLET improves on BASE-DOT by +{claimed:.3f}: {subject} {SINGULAR[held.words]}** "
                  f"({held.behind}), and the scales differ in context and in token budget: "
                  + "; ".join(f"`{preset}` {budget_words(preset)}" for preset, _ in measured) + "."]
     sentences += [f"On {scale(preset, verdict.estimate.n)}: {verdict.estimate.format(signed=True)}"
