@@ -1,7 +1,7 @@
 r"""What the book found: the introduction's first screen.
 
-The findings are ordered by how close their evidence is to the paper's protocol: first whether our code
-gives the paper's numbers on its own model, then the paper's headline at every scale (that model first),
+The findings are ordered by how close their evidence is to the paper's protocol: first how far our losses lie
+from the paper's on its own model, then the paper's headline at every scale (that model first),
 then the rest of what the paper's own model shows (one seed of each model, each finding with its caveat),
 then the CPU model at the paper's context, then the CPU model at a quarter of it (each verdict with the
 claim's standing across the scales), and last a tally of each claim's standing across every scale. Each
@@ -127,10 +127,10 @@ def reproduction(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
     models = "all six models" if len(gaps) == len(paper.TABLE_2_VAL) else f"{len(gaps)} of the six models"
     several = max(counts.values()) > 1  # some model has more seeds than one
     mean = " (ours a model's mean over its seeds)" if several else ""
-    text = (f"**At the paper's own scale, our code gives the paper's numbers.** On {model_words(PUBLISHED)}, "
-            f"{_seeds_by_model(counts)} (`{PUBLISHED}`), {models} of the paper's Table 2 land within "
-            f"{abs(gaps[furthest]):.3f} nats (the loss's unit; the furthest, {furthest}) of its losses{mean}, {within} of them "
-            f"within its own run-to-run noise of {paper.RUN_TO_RUN}")
+    text = (f"**At the paper's own scale, our losses lie within {abs(gaps[furthest]):.3f} nats of Table 2's** (nats: "
+            f"the loss's unit). On {model_words(PUBLISHED)}, {_seeds_by_model(counts)} (`{PUBLISHED}`), we trained "
+            f"{models} of the paper's Table 2; the furthest from the paper's loss is {furthest}{mean}, and {within} of "
+            f"them lie within its own run-to-run noise of {paper.RUN_TO_RUN}")
     compared = [(claim, verdict) for claim, verdict in findings.get(PUBLISHED, [])
                 if claim.source == "paper" and claim.kind in ("ordering", "size", "equivalence")
                 and verdict.estimate.n == 1]
