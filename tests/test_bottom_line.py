@@ -268,3 +268,23 @@ def test_one_seed_of_a_causal_gate_is_said_in_the_plain_word_of_a_verdict_on_one
     assert paper_gate.mope_against_table(runs, name_seeds=False).endswith(" BASE-DOT's (a single seed)")
     assert bottom_line.causal_mope_answer(bottom_line.causal_mope_gain({"paper": runs})) == (
         "With a gate that cannot see the future, MoPE's loss is still lower (a single seed).")
+
+
+def test_what_to_use_instead_says_only_what_the_claims_document_settles_of_rope():
+    """It read "RoPE has the lowest loss of the encodings tested", a ranking of the book's own from raw intervals,
+    over encodings (ROPE-ONLY, Morlet-RoPE) no claim compares with it. Now: the two orderings the document settles,
+    and the near-equality with the learned table in the document's words."""
+    found = {"cpu": {"rope-beats-mope": record("rope-beats-mope", 0.191, interval=(0.18, 0.2)),
+                     "rope-beats-sincos": record("rope-beats-sincos", 0.374, interval=(0.33, 0.42)),
+                     "rope-matches-base": record("rope-matches-base", 0.058, outcome="not_judged")}}
+    text = bottom_line.instead(found)
+    assert text.startswith("**What to use instead?** Rotary positions (RoPE) have a lower loss than MoPE and sin/cos "
+                           "on `cpu`, 8 seeds: 0.191 below MoPE's and 0.374 below sin/cos's (settled); 0.058 below "
+                           "the learned table's (whether it nearly matches the table, as the paper says: cannot be "
+                           "tested at this scale)")
+    assert "lowest" not in text
+    found["cpu"]["rope-beats-mope"] = record("rope-beats-mope", 0.01, outcome="undecided", seeds_needed=20)
+    text = bottom_line.instead(found)
+    assert "than sin/cos on `cpu`" in text and "MoPE's" not in text  # an ordering not settled is not said
+    found["cpu"]["rope-beats-sincos"] = record("rope-beats-sincos", 0.3, n=1)
+    assert bottom_line.instead(found) is None  # one seed settles nothing: no advice
