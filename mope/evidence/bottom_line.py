@@ -100,8 +100,14 @@ def size_open(record: dict) -> bool:
 def certainty(record: dict) -> str:
     """"settled", "not settled: about 20 seeds if the effect is what we measured", "not
     settled", "one seed only", or for a size whose direction is settled and size not "its size not settled: about 9
-    seeds ...": the plain words of :data:`~mope.evidence.verdicts.PLAIN_WORDS`."""
+    seeds ...": the plain words of :data:`~mope.evidence.verdicts.PLAIN_WORDS`. What is settled is said: a size judged
+    on its direction alone off the paper's protocol "its direction settled"; a mechanism, the side of its threshold
+    the claims document decides ("settled: below 0.5"), not the number quoted beside it."""
     if record["outcome"] in SETTLED:
+        if record.get("kind") == "size" and record.get("judged_on") == "direction":
+            return "its direction settled"
+        if record.get("kind") == "mechanism" and ": " in record.get("plain", ""):
+            return "settled: " + record["plain"].split(": ", 1)[1]
         return "settled"
     if record["n"] == 1:
         return PLAIN_WORDS["indicative"]
@@ -169,7 +175,7 @@ def mope_against_the_usual(records: Records, where=where) -> str | None:
         against = [_against(found[k], "PE-MORLET", model) if not parts else below_or_above(lower_by(found[k], "PE-MORLET"))
                    for k, model in keys]  # after the first scale, the models in the same order, unnamed
         parts.append(f"on {where(preset, n)} its loss is " + ", ".join(against)
-                     + f" ({'all settled' if all(found[k]['outcome'] in SETTLED for k, _ in keys) else 'not all settled'})")
+                     + f" ({'all settled in direction' if all(found[k]['outcome'] in SETTLED for k, _ in keys) else 'not all settled'})")
     text = (f"**Does MoPE beat the usual position encodings? {answer}.** In nats a character, "
             + "; ".join(parts) + " ({ref}`repro-table-2`)")
     if scaled and "sin/cos" in beaten:
@@ -181,8 +187,8 @@ def mope_against_the_usual(records: Records, where=where) -> str | None:
 
 def reads_the_future(records: Records, preset: str) -> bool:
     """Whether on ``preset`` a gate that sees only the past keeps, settled, less than half of the published gate's
-    settled gain (``gain-survives-causal-gate`` refuted, ``ega-gain`` confirmed): its gain comes from reading
-    future tokens, which a language model cannot, and is no help to one."""
+    settled gain (``gain-survives-causal-gate`` refuted, ``ega-gain`` confirmed): its gain comes mostly from reading
+    future tokens, which a language model cannot."""
     found = records.get(preset, {})
     share, gain = found.get("gain-survives-causal-gate"), found.get("ega-gain")
     return bool(share and gain and share["outcome"] == "refuted" and gain["outcome"] == "confirmed")
@@ -217,7 +223,7 @@ def gate(records: Records, where=where, whole: Mapping[str, float] | None = None
     verbs = [f"{'lowers' if by[p] > 0 else 'raises'} the loss" for p, _ in gains]
     said = "; ".join(f"{verb if i == 0 or verb != verbs[i - 1] else ''} by {abs(by[p]):.3f} ".lstrip()
                      + f"on {where(p, record['n'])}{how_sure(record)}" for i, ((p, record), verb) in enumerate(zip(gains, verbs)))
-    answer = "; ".join(f"only by reading future tokens on `{p}`" if reads_the_future(records, p) else
+    answer = "; ".join(f"mostly by reading future tokens on `{p}`" if reads_the_future(records, p) else
                        f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains)
     text = (f"**Does the energy gate help? {answer[0].upper() + answer[1:]}.** Added to a model with a learned "
             f"position table, {'on the whole validation split ' if whole else ''}it {said}")
@@ -334,7 +340,7 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
                  "({ref}`book-unknowns`)")
     cpu = [(p, records[p]["ega-mope-gain"]) for p in (LONG, MAIN) if records.get(p, {}).get("ega-mope-gain", {}).get("n")]
     if cpu:
-        text += "; on the CPU models it is " + "; ".join(
+        text += f"; on {'one' if len(cpu) == 1 else 'two'} of the CPU models it is " + "; ".join(
             f"{below_or_above(lower_by(r, 'EGA-MORLET'))} on "
             f"{where(p, r['n'])} ({certainty(r)})" for p, r in cpu)
     return text + " ({ref}`repro-table-2`)."

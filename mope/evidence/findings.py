@@ -229,17 +229,16 @@ def causal_gate(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]
     if survives is None or not survives.estimate.n or gain is None or not gain.estimate.n:
         return None
     share = _percent(survives.estimate.mean)
-    kept = f"it loses all of that gain (keeps {share}" if survives.estimate.mean <= 0 else f"it keeps {share} of that gain ("
-    kept += (f" ± {_percent(survives.estimate.spread)}" if survives.estimate.n > 1 else "") + ")"
+    kept = f"it keeps {share}" + (f" ± {_percent(survives.estimate.spread)}" if survives.estimate.n > 1 else "") + " of that gain"
     short = _verdict(findings, SHORT, "gain-survives-causal-gate")
     budget = short is not None and short.estimate.n > 1  # the other budget, said whether it decides or not
     depends = budget and survives.outcome in DECIDED and short.outcome in DECIDED and short.outcome != survives.outcome
     other_way = (budget and survives.outcome in DECIDED and short.outcome not in DECIDED
                  and (short.estimate.mean > 0.5) == (survives.outcome == "refuted"))
     lead = ("**Whether EGA's gain needs the future depends on the training budget.**" if depends else
-            f"**On `{MAIN}` EGA's gain {'needs the future' if survives.outcome == 'refuted' else 'survives a causal gate'}"
+            f"**On `{MAIN}` EGA's gain {'mostly needs the future' if survives.outcome == 'refuted' else 'survives a causal gate'}"
             f"; a shorter training (`{SHORT}`) points the other way, not settled.**" if other_way else
-            {"refuted": "**EGA's gain needs the future.**",
+            {"refuted": "**EGA's gain mostly needs the future.**",  # the claim decides below half, not none
              "confirmed": "**EGA's gain survives a causal gate.**"}.get(survives.outcome,
                                                                        "**Whether EGA's gain needs the future is open.**"))
     whole = paired(runs[MAIN], "BASE-DOT", "EGA-1", "val_loss_full") if (runs or {}).get(MAIN) else None  # as ch. 6
