@@ -205,7 +205,8 @@ def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_then_the_see
     seed0 = [paper_run("BASE-DOT", 0, 1.47), paper_run("EGA-MORLET", 0, 1.36)]
     text = bottom_line.what_would_settle_it(undecided, {"paper": seed0})
     assert text.startswith("**What would settle it?** Seeds 1 and 2 of the learned table") and "(4 runs; about 6 minutes a run" in text
-    assert "6 minutes a run on one H200 GPU or 14 hours of steps on one CPU core:" in text  # the stored rehearsal's 10.2 s
+    assert ("6 minutes a run on one H200 GPU or 14 hours of steps on one core of an Intel Xeon (the learned table's and "
+            "MoPE's runs, measured side by side):") in text  # the stored rehearsal's 10.2 s a step, on its CPU
     three = seed0 + [paper_run(v, s, 1.4) for v in ("BASE-DOT", "EGA-MORLET") for s in (1, 2)]
     text = bottom_line.what_would_settle_it(undecided, {"paper": three})
     assert text.startswith("**What would settle it?** If the effect is what we measured, 6 more seeds of both models "
@@ -221,7 +222,11 @@ def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_then_the_see
 
 
 def test_a_runs_cpu_hours_come_from_the_rehearsals_seconds_a_step_and_without_one_nothing_is_said(monkeypatch):
-    assert bottom_line.cpu_hours({"side_by_side": {"BASE-DOT": 10.0, "EGA-MORLET": 14.4}}) == "20 hours of steps on one CPU core"
+    timed = {"side_by_side": {"BASE-DOT": 10.0, "EGA-MORLET": 14.4}}
+    assert bottom_line.cpu_hours(timed) == ("20 hours of steps on one core of a CPU (the learned table's and MoPE's "
+                                            "runs, measured side by side)")
+    timed["side_by_side_provenance"] = {"device": "cpu: Intel(R) Xeon(R) Processor, 1 thread"}  # the CPU it names
+    assert bottom_line.cpu_hours(timed).startswith("20 hours of steps on one core of an Intel Xeon (")
     monkeypatch.setattr(bottom_line.devices, "load_rehearsal", lambda: None)
     assert bottom_line.cpu_hours() is None
     undecided = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, outcome="undecided", seeds_needed=9,

@@ -133,6 +133,12 @@ def test_the_causal_statistics_sentence_reads_the_published_runs_and_says_what_i
     assert ("EGA-1's loss rises by 0.560 (one seed), to +0.463 against BASE-DOT's; EGA-MORLET's loss rises by 1.061 (one "
             "seed), to +0.954 against BASE-DOT's (BASE-DOT, which has no gate: one seed)") in text
     assert "only a causal gate trained at the paper's scale would separate the two" in text
+    # the lead is what was measured (it read "the published EGA models lean on statistics of future positions")
+    assert text.startswith("**At the paper's protocol, the published EGA models' loss rises when their gate's "
+                           "statistics leave out future positions.**")
+    lower = {"paper": runs["paper"][:2] + [run("EGA-MORLET", 0, 1.36, full=1.360, causal_stats=1.300, preset="paper")]}
+    assert findings.causal_statistics(lower).startswith("**At the paper's protocol, not every published EGA model's "
+                                                        "loss rises when")
     assert findings.causal_statistics({"paper": runs["paper"][:1]}) is None
     # each model's numbers on its own seeds: a second seed of EGA-MORLET and BASE-DOT, none of EGA-1
     runs["paper"] += [run("BASE-DOT", 1, 1.48, full=1.477, preset="paper"),

@@ -87,13 +87,19 @@ def hours_left(record: dict) -> float:
 
 
 def cpu_cost(record: dict | None) -> str:
-    """"about 20 hours on a CPU, at the 14.2 s a step the run in training has averaged": a causal gate's run of the
-    paper's protocol on the CPU, at the pace of the one in training (``record``); without one, at the stored
-    rehearsal's pace (:func:`~mope.evidence.bottom_line.cpu_hours`: the learned table and MoPE, whose steps cost less
-    than a causal gate's)."""
+    """"about 20 hours on a CPU, at the 14.5 s a step the run in training (EGA-MORLET-CAUSAL, 2 threads on an AMD
+    EPYC) has averaged": a causal gate's run of the paper's protocol on the CPU, at the pace of the one in training
+    (``record``, where its last stretch computed); without one, at the stored rehearsal's pace
+    (:func:`~mope.evidence.bottom_line.cpu_hours`: the learned table and MoPE, whose steps cost less than a causal
+    gate's)."""
     if record is not None:
         pace = record["timing"]["seconds_per_step"]
-        return f"about {record['steps'] * pace / 3600:.0f} hours on a CPU, at the {pace:.1f} s a step the run in training has averaged"
+        last = (record.get("segments") or [{}])[-1]
+        cpu = re.sub(r"[^\w .-]", "", str(last.get("device") or "").partition(": ")[2].split(",")[0])  # stored text: no markup
+        where = ", ".join(filter(None, [record["variant"], f"{last['threads']} threads" if last.get("threads") else "",
+                                        f"on an {cpu}" if cpu else ""])).replace(" threads, on", " threads on")
+        return (f"about {record['steps'] * pace / 3600:.0f} hours on a CPU, at the {pace:.1f} s a step the run in "
+                f"training ({where}) has averaged")
     hours = bottom_line.cpu_hours()
     return f"more than {hours}" if hours else "many hours on a CPU"
 

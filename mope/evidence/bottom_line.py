@@ -365,13 +365,18 @@ def missing_runs(stored: Mapping[str, list[dict]], preset: str = PUBLISHED,
 
 
 def cpu_hours(rehearsal: Mapping | None = None) -> str | None:
-    """"14 hours of steps on one CPU core": a run of the paper's protocol at the seconds a step the stored CPU
-    rehearsal measured with two runs side by side, one core each (:func:`mope.evidence.devices.load_rehearsal`, the
-    slower of its models); None where none is stored."""
-    timing = (rehearsal or devices.load_rehearsal() or {}).get("side_by_side")
+    """"14 hours of steps on one core of an Intel Xeon (the learned table's and MoPE's runs, measured side by side)":
+    a run of the paper's protocol at the seconds a step the stored CPU rehearsal measured with two runs side by side,
+    one core each (:func:`mope.evidence.devices.load_rehearsal`, the slower of its models), on the CPU it names;
+    None where none is stored."""
+    found = rehearsal or devices.load_rehearsal() or {}
+    timing = found.get("side_by_side")
     if not timing:
         return None
-    return f"{get_preset(PUBLISHED).steps * max(timing.values()) / 3600:.0f} hours of steps on one CPU core"
+    device = str((found.get("side_by_side_provenance") or {}).get("device") or "")
+    cpu = re.sub(r"\((R|TM)\)|\s*Processor|[^\w .-]", "", device.partition(": ")[2].split(",")[0]).strip()  # no markup
+    return (f"{get_preset(PUBLISHED).steps * max(timing.values()) / 3600:.0f} hours of steps on one core of "
+            f"{'an ' + cpu if cpu else 'a CPU'} (the learned table's and MoPE's runs, measured side by side)")
 
 
 def what_would_settle_it(records: Records, stored: Mapping[str, list[dict]]) -> str | None:
