@@ -78,7 +78,7 @@ def test_the_sincos_sentence_names_the_scale_when_scaled_sincos_beats_mope():
     scale = findings.sincos_scale(judged({"cpu": sincos(-0.05)}), {"cpu": sincos(-0.05)})
     assert scale.startswith("**MoPE's advantage over sin/cos is the scale of sin/cos.** On a 4-layer model at a "
                             "quarter of the paper's context (`cpu`), MoPE beats the published sin/cos by +0.209 (3 seeds)")
-    assert "sin/cos gains +0.258 over the published one and then beats MoPE by 0.049 (3 seeds; " in scale
+    assert "sin/cos gains +0.258 over the published one (3 seeds) and then beats MoPE by 0.049 (3 seeds; " in scale
     locality = findings.sincos_scale(judged({"cpu": sincos(+0.05)}), {"cpu": sincos(+0.05)})
     assert locality.startswith("**MoPE beats sin/cos through locality.**") and "still trails MoPE by 0.051" in locality
     # and where else it holds: its standing over every preset judged, the one of the claims table

@@ -312,7 +312,8 @@ def sincos_scale(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
         lead = "**Whether MoPE beats sin/cos through locality is open.**"
         then = f"then differs from MoPE by {locality.estimate.mean:+.3f}"
     rescaling = paired(runs.get(MAIN, []), "PE-SINCOS", "PE-SINCOS-SCALED")
-    gains = f" gains {rescaling.mean:+.3f} over the published one and" if rescaling.n else ""
+    # its own seeds: those that hold both sin/cos models, which need not be the ones of MoPE's lead over sin/cos
+    gains = f" gains {rescaling.mean:+.3f} over the published one ({seeds_count(rescaling.n)}) and" if rescaling.n else ""
     return (f"{lead} On {named(MAIN)}, MoPE beats the published sin/cos by {beats.estimate.mean:+.3f} "
             f"({seeds_count(beats.estimate.n)}), but the published sin/cos vectors are far larger than the token embeddings "
             f"they are added to; scaled down to them, sin/cos{gains} {then} ({seeds_count(locality.estimate.n)}; "

@@ -99,8 +99,8 @@ class MorletPositions(nn.Module):
     $e^{-b^2/50}$. At d = 128 the encoding's norm $(\sum_i G_i(b)^2)^{1/2}$ is 8.0 at b = 0, 0.34 at b = 10, 5.0e-04 at
     b = 20 and 3.4e-35 at b = 63, below a thousandth of its norm at b = 0 from b = 17 on: it tells positions apart
     near the start of the sequence only, until training widens σ_i (or ``learned_centre`` moves the windows). At b = 0
-    its norm is √(d/2), 35 times that of a token embedding drawn N(0, 0.02²) (0.02·√d), the amplitude that stalls
-    the published sin/cos (:class:`~mope.model.positional.sincos.SinusoidalPositions`): ``amplitude`` scales it.
+    its norm is √(d/2), 35 times that of a token embedding drawn N(0, 0.02²) (0.02·√d), as the published sin/cos
+    (:class:`~mope.model.positional.sincos.SinusoidalPositions`) has at every position: ``amplitude`` scales it.
 
     Shapes: ``forward(length, offset=0)`` → (length, n_embd) at positions offset … offset+length−1 (a query after a
     key-value cache of ``offset`` tokens), the same for every sequence of the batch (broadcast it).

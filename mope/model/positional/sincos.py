@@ -32,11 +32,11 @@ class SinusoidalPositions(FixedBuffers):
     $\mathrm{PE}(b, 2i+1) = A\cos(\omega_i b)$, $\omega_i = 10000^{-2i/d}$. No parameters.
 
     :param n_embd: the model width d (even).
-    :param amplitude: A. The published 1 makes the positions about 35 times the RMS of token embeddings initialised
-        N(0, 0.02), and training stalls: PE-SINCOS trains far worse than every other encoding in this book's small
-        models (chapter 4), and in a reader's own small model too (the page "MoPE and EGA in your own model"
-        measures the stall against a learned table). The PE-SINCOS-SCALED control uses
-        ``EMBEDDING_MATCHED_AMPLITUDE`` = 0.02·√2, the embeddings' RMS. Pass that unless you reproduce the paper.
+    :param amplitude: A. The published 1 gives the positions an RMS of 1/√2, about 35 times the RMS (0.02) of token
+        embeddings initialised N(0, 0.02). The PE-SINCOS-SCALED control uses ``EMBEDDING_MATCHED_AMPLITUDE`` =
+        0.02·√2, the embeddings' RMS; chapter 4 sets the two against MoPE (the claim "…because of Gaussian locality,
+        not the scale of sin/cos"), and the page "MoPE and EGA in your own model" trains both in a small model of
+        its own. Pass it unless you reproduce the paper.
 
     The frequencies are a buffer outside the state dict, rebuilt by :meth:`reset_parameters` and after
     ``load_state_dict`` (a meta-device build, ``to_empty``, then loaded, computes as the original).
