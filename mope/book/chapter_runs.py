@@ -264,6 +264,10 @@ def empty_presets_line(presets: Sequence[str]) -> str:
     return f"No tab for {names}: none of these runs is stored there."
 
 
+#: Beside an estimate that reads the whole validation split, where the page's other numbers are Val (random batches).
+WHOLE_SPLIT = " on the whole validation split"
+
+
 def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
     """The verdicts of the claims whose evidence is in the sections ``shown_in``, one line per claim (its
     verdict, then our estimate) in a tab per preset where some of them were judged (the others named below
@@ -285,7 +289,7 @@ def section_verdicts(findings: dict[str, list], shown_in: Sequence[str]) -> str:
             beside = claim.read_beside([preset])
             return f"{claim.tag}; on {beside}" if beside else claim.tag
         return [f"* {claim.words} ({where(claim)}): {verdict_markdown(verdict)}; ours "
-                f"{claims.estimate_text(claim, verdict)}"
+                f"{claims.estimate_text(claim, verdict)}{WHOLE_SPLIT if claim.loss == 'val_loss_full' else ''}"
                 + "".join(f"; {said}" for said in [plain_caveat(verdict.caveat)] if said) for claim, verdict in found]
 
     empty = [preset for preset in findings if preset not in judged]
