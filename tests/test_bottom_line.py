@@ -130,6 +130,13 @@ def test_the_gate_answer_starts_at_the_papers_protocol_and_gives_a_share_only_of
                            "lowers the loss by 0.098 on `paper`, one seed; by 0.116 on `cpu`")  # the verb said once
     # issue 71: at the paper's protocol the share is said from its first seed, whose gain one seed cannot settle
     assert "a gate that sees only the past keeps 64% on `paper`, one seed; −3% on `cpu`, 5 seeds (settled) (" in text
+    # a share is quoted only with the gain it divides: `cpu-short`'s gain is said once its share is (it was not)
+    short = {**gate, "cpu-short": {"ega-gain": record("ega-gain", 0.07, n=3),
+                                   "gain-survives-causal-gate": record("gain-survives-causal-gate", 0.88, n=3,
+                                                                       outcome="undecided", seeds_needed=4)}}
+    said = bottom_line.gate(short)
+    assert "; by 0.070 on `cpu-short`, 3 seeds (settled)." in said and "88% on `cpu-short`, 3 seeds" in said
+    assert "on `cpu-short`" not in said.split("**")[1]  # the answer itself stays on the three scales
     stored = {"paper": [paper_run(v, 0, 1.4) for v in ("BASE-DOT", "EGA-1", "EGA-1-CAUSAL")]}
     assert ("keeps 64% on `paper`, one seed (seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it); −3% on `cpu`"
             in bottom_line.gate(gate, stored=stored))

@@ -216,7 +216,13 @@ def gate(records: Records, where=where, whole: Mapping[str, float] | None = None
     gain comes from reading the future (:func:`reads_the_future`). With ``whole`` (:func:`whole_gains`) each gain
     is quoted on the whole validation split, the gain the share divides, as every page quotes it; whether its
     sign is settled is its record's (``ega-gain``)."""
-    gains = [(p, records[p]["ega-gain"]) for p in (PUBLISHED, MAIN, LONG) if records.get(p, {}).get("ega-gain", {}).get("n")]
+    shares = [(p, records[p]["gain-survives-causal-gate"]) for p in GATE_PRESETS
+              if records.get(p, {}).get("gain-survives-causal-gate", {}).get("n", 0) > (p != PUBLISHED)]
+    quoted = [(p, record) for p, record in shares
+              if p == PUBLISHED or gain_settled(records, p) or record["outcome"] == "moot"]
+    # the gain on each of the three scales, and on any other whose share is quoted (a share of a gain not said misleads)
+    gained = (PUBLISHED, MAIN, LONG, *(p for p, _ in quoted if p not in (PUBLISHED, MAIN, LONG)))
+    gains = [(p, records[p]["ega-gain"]) for p in gained if records.get(p, {}).get("ega-gain", {}).get("n")]
     if not gains:
         return None
     by = {p: whole[p] if whole and p in whole else lower_by(record, "EGA-1") for p, record in gains}
@@ -224,13 +230,10 @@ def gate(records: Records, where=where, whole: Mapping[str, float] | None = None
     said = "; ".join(f"{verb if i == 0 or verb != verbs[i - 1] else ''} by {abs(by[p]):.3f} ".lstrip()
                      + f"on {where(p, record['n'])}{how_sure(record)}" for i, ((p, record), verb) in enumerate(zip(gains, verbs)))
     answer = "; ".join(f"mostly by reading future tokens on `{p}`" if reads_the_future(records, p) else
-                       f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains)
+                       f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains
+                       if p in (PUBLISHED, MAIN, LONG))  # the answer's three scales; another's gain is in the text
     text = (f"**Does the energy gate help? {answer[0].upper() + answer[1:]}.** Added to a model with a learned "
             f"position table, {'on the whole validation split ' if whole else ''}it {said}")
-    shares = [(p, records[p]["gain-survives-causal-gate"]) for p in GATE_PRESETS
-              if records.get(p, {}).get("gain-survives-causal-gate", {}).get("n", 0) > (p != PUBLISHED)]
-    quoted = [(p, record) for p, record in shares
-              if p == PUBLISHED or gain_settled(records, p) or record["outcome"] == "moot"]
     if quoted:  # the paper's protocol from its first seed on ("one seed" says its certainty), the CPU scales from two
         test = would_test(stored, CAUSAL_PAIRS["EGA-1-CAUSAL"]) if stored is not None else ""
         kept = "; ".join(_kept(record, where(p, record["n"])) + (f" ({test})" if p == PUBLISHED and test else "")
