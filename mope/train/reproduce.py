@@ -1,14 +1,14 @@
-"""Whether this machine reproduces a run stored from another: the reference run made again and set against it.
+r"""Whether this machine reproduces a run stored from another: the reference run made again and set against it.
 
 The reference (``tests/reference_smoke_losses.json``) is PE-MORLET in the ``smoke`` preset shortened to 60 steps,
 seed 0, on one torch thread, with every step's loss kept, as one machine (its ``cpu`` and ``cpu_capability``)
 made it. Made again here, step by step
 
-.. math:: d_s = |\\ell_s^{\\text{here}} - \\ell_s^{\\text{reference}}|,
+$$d_s = \lvert\ell_s^{\text{here}} - \ell_s^{\text{reference}}\rvert,$$
 
-the largest :math:`d_s` and the first step with :math:`d_s > 0` say how far this CPU's kernels take the same
-arithmetic from the reference's (0 and none: bit for bit). The tests hold :math:`\\max_s d_s` to a tolerance
-measured across machines; the reproducibility page reports what the machine that built it measured::
+the largest $d_s$ and the first step with $d_s > 0$ say how far this CPU's kernels take the same arithmetic from
+the reference's (0 and none: bit for bit). The tests hold $\max_s d_s$ to a tolerance measured across machines;
+the reproducibility page reports what the machine that built it measured::
 
     reference = load_reference()
     found = compare(remake(reference, scratch_folder), reference)
@@ -29,7 +29,7 @@ STEPS = 60  # the reference's shortened smoke preset
 #: How far a fresh run's losses (every step's, and the final ones) may be from the stored reference, made on
 #: an AMD EPYC with AVX-512 kernels. Not bit for bit: the same torch, thread count and instruction set do not
 #: decide the bits, the kernels' blocking and dispatch differ between CPU models. Measured against
-#: the reference (largest |difference| over the 60 steps, torch 2.13.0+cpu): an AMD EPYC with AVX2 kernels,
+#: the reference (largest absolute difference over the 60 steps, torch 2.13.0+cpu): an AMD EPYC with AVX2 kernels,
 #: 3.6e-4 on one thread and 4.6e-4 on two (both at step 54, the first difference at step 6 and 2);
 #: an Intel Xeon (Sapphire Rapids) with AVX-512, 3.2333 against 3.2331 at step 56 (~2e-4). 2e-3 is
 #: four times the largest: the spread grows with the steps and other CPU models may spread further.
@@ -64,7 +64,7 @@ class Comparison:
     """How a run made here differs from the reference, step by step."""
 
     steps: int  # the steps compared
-    largest: float  # the largest |difference| of a step's loss
+    largest: float  # the largest absolute difference of a step's loss
     first_step: int | None  # the first step whose loss differs; None: every step equal, bit for bit
 
     @property
