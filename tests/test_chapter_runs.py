@@ -296,7 +296,7 @@ def test_the_reproducibility_page_opens_with_the_runs_it_shows_and_what_they_cos
     xeon["provenance"].update(device="cpu: Intel(R) Xeon(R) Processor, 1 thread", wall_time_s=36000.0)
     found = run_records.store_found({"cpu": [run("BASE-DOT", 0, 1.5), xeon], "paper": [gpu]})
     assert found == ("**The book's pages show 3 trained runs, every one made from committed code: 10 hours of wall "
-                     "time on CPUs (Intel Xeon Processor, test) and 0.5 hours of wall time on GPUs (NVIDIA H200).** "
+                     "time on CPUs (Intel Xeon, test) and 0.5 hours of wall time on GPUs (NVIDIA H200).** "
                      "Each stores its configuration, seed, commit, hardware and wall time, listed below "
                      "({ref}`reproducibility-runs`).")
     odd = run("BASE-DOT", 2, 1.5)

@@ -117,7 +117,7 @@ def store_found(runs: Mapping[str, Sequence[dict]]) -> str:
         kind, _, name = str(run["provenance"].get("device") or DASH).partition(": ")
         kind = "GPU" if kind.startswith("cuda") else "CPU"
         hours[kind] = hours.get(kind, 0.0) + (run["provenance"].get("wall_time_s") or 0.0) / 3600
-        hardware.setdefault(kind, set()).add(re.sub(r"\((R|TM)\)", "", name.split(",")[0]).strip() or DASH)
+        hardware.setdefault(kind, set()).add(re.sub(r"\((R|TM)\)|\s*Processor", "", name.split(",")[0]).strip() or DASH)
     spent = " and ".join(f"{hours[kind]:.{0 if hours[kind] >= 10 else 1}f} hours of wall time on {kind}s "
                          f"({', '.join(stored_text(n) for n in sorted(hardware[kind]))})" for kind in sorted(hours))
     committed = "every one made from committed code" if not dirty else f"{dirty} of them from uncommitted code"
