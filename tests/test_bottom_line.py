@@ -301,6 +301,13 @@ def test_certainty_says_what_is_settled_a_direction_or_the_side_of_a_threshold()
     assert bottom_line.certainty({**direction, "outcome": "undecided", "seeds_needed": 30}).startswith("not settled")
 
 
+def test_a_scales_first_naming_and_its_certainty_share_one_pair_of_parentheses():
+    settled = record("ega-gain", 0.07, n=3)
+    assert bottom_line.sure_at("`cpu-short` (4 layers; 3 seeds)", settled) == "`cpu-short` (4 layers; 3 seeds; settled)"
+    assert bottom_line.sure_at("`cpu`, 3 seeds", settled) == "`cpu`, 3 seeds (settled)"
+    assert bottom_line.sure_at("`paper`, one seed", record("ega-gain", 0.07, n=1)) == "`paper`, one seed"
+
+
 def test_what_to_use_instead_says_only_what_the_claims_document_settles_of_rope():
     """It read "RoPE has the lowest loss of the encodings tested", a ranking of the book's own from raw intervals,
     over encodings (ROPE-ONLY, Morlet-RoPE) no claim compares with it. Now: the two orderings the document settles,

@@ -228,7 +228,7 @@ def gate(records: Records, where=where, whole: Mapping[str, float] | None = None
     by = {p: whole[p] if whole and p in whole else lower_by(record, "EGA-1") for p, record in gains}
     verbs = [f"{'lowers' if by[p] > 0 else 'raises'} the loss" for p, _ in gains]
     said = "; ".join(f"{verb if i == 0 or verb != verbs[i - 1] else ''} by {abs(by[p]):.3f} ".lstrip()
-                     + f"on {where(p, record['n'])}{how_sure(record)}" for i, ((p, record), verb) in enumerate(zip(gains, verbs)))
+                     + f"on {sure_at(where(p, record['n']), record)}" for i, ((p, record), verb) in enumerate(zip(gains, verbs)))
     answer = "; ".join(f"mostly by reading future tokens on `{p}`" if reads_the_future(records, p) else
                        f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains
                        if p in (PUBLISHED, MAIN, LONG))  # the answer's three scales; another's gain is in the text
@@ -247,7 +247,7 @@ def _kept(record: dict, scale: str) -> str:
     """"88% on `cpu-short`, 3 seeds (not settled: ...)": the share of the gate's gain a causal gate keeps."""
     if record["outcome"] == "moot":
         return f"nothing on {scale}, where the published gate gains nothing"
-    return f"{percent(record['ours'])} on {scale}{how_sure(record)}"
+    return f"{percent(record['ours'])} on {sure_at(scale, record)}"
 
 
 #: Each causal gate with the published model it is judged against at the paper's protocol: their seeds test it.
@@ -304,6 +304,14 @@ def causal_mope_answer(gain: estimates.Estimate) -> str:
 def how_sure(record: dict) -> str:
     """" (settled)", " (not settled: ...)", or nothing for one seed (the scale's "one seed" already says it)."""
     return "" if record["n"] == 1 else f" ({certainty(record)})"
+
+
+def sure_at(scale: str, record: dict) -> str:
+    """A scale as :func:`where` names it, then :func:`how_sure`: inside its parentheses where the first naming of a
+    scale opened some ("`cpu-short` (4 layers, ...; 3 seeds; settled)", not "...; 3 seeds) (settled)")."""
+    if record["n"] == 1 or not scale.endswith(")"):
+        return scale + how_sure(record)
+    return f"{scale[:-1]}; {certainty(record)})"
 
 
 def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] | None = None) -> str | None:

@@ -8,7 +8,7 @@ words of :data:`~mope.evidence.verdicts.PLAIN_WORDS` and no statistics, and link
 from __future__ import annotations
 
 from mope.evidence import learned_parameters, paper
-from mope.evidence.bottom_line import MAIN, PUBLISHED, SETTLED, Records, certainty, how_sure, percent, where
+from mope.evidence.bottom_line import MAIN, PUBLISHED, SETTLED, Records, certainty, how_sure, percent, sure_at, where
 
 
 def _record(records: Records, preset: str, key: str) -> dict | None:
@@ -36,7 +36,7 @@ def learned(records: Records, decayed: tuple[float, float] | None = None) -> str
             f"[{reported[0]:.2f}, {reported[1]:.2f}]")
     if shares:
         text += "; of σ's move from its initial value, the data's share is " + " and ".join(
-            f"{percent(r['ours'])} on {where(p, r['n'])}{how_sure(r)}" for p, r in shares)
+            f"{percent(r['ours'])} on {sure_at(where(p, r['n']), r)}" for p, r in shares)
     if every is not None:
         pairs = ("every pair on the bound ωσ = 5, as the paper says" if every["ours"] >= 1 else
                  f"{percent(every['ours'])} of the pairs on the bound ωσ = 5, not every pair as the paper says")
