@@ -137,6 +137,7 @@ def test_the_gate_answer_starts_at_the_papers_protocol_and_gives_a_share_only_of
     said = bottom_line.gate(short)
     assert "; by 0.070 on `cpu-short`, 3 seeds (settled)." in said and "88% on `cpu-short`, 3 seeds" in said
     assert "on `cpu-short`" not in said.split("**")[1]  # the answer itself stays on the three scales
+    assert bottom_line.gate({"cpu-short": short["cpu-short"]}) is None  # no gain on the three scales: no answer
     stored = {"paper": [paper_run(v, 0, 1.4) for v in ("BASE-DOT", "EGA-1", "EGA-1-CAUSAL")]}
     assert ("keeps 64% on `paper`, one seed (seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it); −3% on `cpu`"
             in bottom_line.gate(gate, stored=stored))
@@ -321,6 +322,8 @@ def test_what_to_use_instead_says_only_what_the_claims_document_settles_of_rope(
                            "the learned table's (whether it nearly matches the table, as the paper says: cannot be "
                            "tested at this scale)")
     assert "lowest" not in text
+    found["cpu"]["rope-matches-base"] = record("rope-matches-base", 0.058, outcome="refuted")  # settled: which way
+    assert "(whether it nearly matches the table, as the paper says: fails)" in bottom_line.instead(found)
     found["cpu"]["rope-beats-mope"] = record("rope-beats-mope", 0.01, outcome="undecided", seeds_needed=20)
     text = bottom_line.instead(found)
     assert "than sin/cos on `cpu`" in text and "MoPE's" not in text  # an ordering not settled is not said

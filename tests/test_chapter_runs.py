@@ -303,6 +303,7 @@ def test_the_reproducibility_page_opens_with_the_runs_it_shows_and_what_they_cos
     odd["provenance"]["device"] = "cpu: <b>*x*</b>, 1 thread"
     assert "<b>" not in run_records.store_found({"cpu": [odd]}) and "*x*" not in run_records.store_found({"cpu": [odd]})
     assert run_records.store_found({"cpu": [], "paper": []}).startswith("**No run is stored yet**")
+    assert run_records.store_found({"cpu": [xeon]}).startswith("**The book's pages show 1 trained run, every one")
     page = (Path(__file__).resolve().parents[1] / "book" / "reproducibility.md").read_text()
     assert page.index("run_records.store_found(RUNS)") < page.index("Every number of")  # first, above the prose
 
@@ -320,12 +321,13 @@ def test_the_reproducibility_page_says_what_the_machine_that_built_it_reproduces
     same = run_records.reference_remade(reference, here, 2e-3)
     assert same.startswith("The tests' reference run (PE-MORLET, `smoke` shortened to 60 steps, seed 0, 1 thread), "
                            "stored as made on one CPU (AMD EPYC, AVX512 kernels, torch 2.13.0+cpu), was made again "
-                           "on the machine that built this page (Intel(R) Xeon(R) Processor, AVX2 kernels, torch "
+                           "on the machine that built this page (Intel Xeon, AVX2 kernels, torch "
                            "2.13.0+cpu): its 60 steps' losses equal the stored ones bit for bit. The tests hold it "
                            "to 0.002 on any CPU")
     here["train_curve"][6][1] += 4.6e-4
     here["provenance"]["device"] = "cpu: <i>x</i>, 1 thread"
     moved = run_records.reference_remade(reference, here, 2e-3)
     assert "it differs by at most 4.6e-04 in a step's loss, first at step 6." in moved and "<i>" not in moved
+    assert "(ixi, AVX2 kernels" in moved  # a stored name: no character of markup left in it
     page = (Path(__file__).resolve().parents[1] / "book" / "reproducibility.md").read_text()
     assert "reproduce.remake(REFERENCE" in page and "by hand" not in page

@@ -137,8 +137,11 @@ def test_the_causal_statistics_sentence_reads_the_published_runs_and_says_what_i
     assert text.startswith("**At the paper's protocol, the published EGA models' loss rises when their gate's "
                            "statistics leave out future positions.**")
     lower = {"paper": runs["paper"][:2] + [run("EGA-MORLET", 0, 1.36, full=1.360, causal_stats=1.300, preset="paper")]}
-    assert findings.causal_statistics(lower).startswith("**At the paper's protocol, not every published EGA model's "
-                                                        "loss rises when")
+    fell = findings.causal_statistics(lower)
+    assert fell.startswith("**At the paper's protocol, not every published EGA model's loss rises when")
+    assert "EGA-MORLET's loss falls by 0.060 (one seed)" in fell and "rises by -" not in fell
+    one = findings.causal_statistics({"paper": runs["paper"][:2]})  # one gate: named, in the singular
+    assert one.startswith("**At the paper's protocol, the published EGA-1's loss rises when its gate's statistics")
     assert findings.causal_statistics({"paper": runs["paper"][:1]}) is None
     # each model's numbers on its own seeds: a second seed of EGA-MORLET and BASE-DOT, none of EGA-1
     runs["paper"] += [run("BASE-DOT", 1, 1.48, full=1.477, preset="paper"),

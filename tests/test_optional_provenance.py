@@ -99,3 +99,13 @@ def test_every_provenance_field_read_without_a_fallback_is_one_the_schema_requir
     assert ("book/reproducibility.md", "git_dirty") in found and ("mope/evidence/devices.py", "device") in found
     assert not {(where, field) for where, field in found if field not in REQUIRED_PROVENANCE} - {
         ("mope/train/checkpoints.py", "properties")}  # the schema's own declaration, read there
+
+
+def test_a_stored_device_description_is_named_as_a_sentence_names_it():
+    """One helper names a stored CPU or GPU on every page ("Intel(R) Xeon(R) Processor" was "Intel Xeon" on one line
+    of the reproducibility page and kept whole on the next), with no character of markup left in it."""
+    from mope.store.results import device_name
+
+    assert device_name("cpu: Intel(R) Xeon(R) Processor, 2 threads") == "Intel Xeon"
+    assert device_name("cpu: AMD EPYC, 1 thread") == "AMD EPYC" and device_name("cuda: NVIDIA H200") == "NVIDIA H200"
+    assert device_name("cpu: <b>*x*</b>, 1 thread") == "bxb" and device_name("") == ""

@@ -194,3 +194,4 @@ def test_compile_is_off_by_default_and_a_compiled_smoke_run_works_on_the_cpu(sto
     plain = train("NOPE", cfg, 0, results_root=store[0] / "plain", progress=False)
     # compiled dropout draws other random numbers: the same distribution, not the same bits
     assert abs(stored["final"]["val_loss"] - plain["final"]["val_loss"]) < 0.2
+

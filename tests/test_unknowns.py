@@ -96,9 +96,13 @@ def test_the_opening_says_how_far_the_run_in_training_has_come(headline_runs):
     assert (f"In training now: EGA-MORLET-CAUSAL seed 0, step 1,250 of {PAPER.steps:,} (about {hours:.0f} hours of "
             "steps left; below, in progress, no verdict).") in text
     # a causal gate's run costs what the run in training measures, not the rehearsal's cheaper models
+    segment = record["segments"][-1]
+    where = f"{segment['threads']} thread{'s' if segment['threads'] > 1 else ''} on {segment['device'].split(': ')[1].split(',')[0]}"
     assert (f"a run takes about {PAPER.steps * 4.8 / 3600:.0f} hours on a CPU, at the 4.8 s a step the run in training "
-            "(EGA-MORLET-CAUSAL") in text and bottom_line.cpu_hours() not in text
-    assert ") has averaged, longer than a working session" in text  # the model and where it computes, named
+            f"(EGA-MORLET-CAUSAL, {where}) has averaged, longer than a working session") in text
+    assert bottom_line.cpu_hours() not in text  # the model and where it computes, named
+    one = {**record, "segments": [{**segment, "threads": 1, "device": "cpu: Intel(R) Xeon(R) Processor, 1 thread"}]}
+    assert "(EGA-MORLET-CAUSAL, 1 thread on Intel Xeon) has averaged" in unknowns.cpu_cost(one)
 
 
 def test_once_a_seed_of_the_causal_gates_is_stored_the_opening_says_what_it_finds_and_that_one_seed_cannot_test(

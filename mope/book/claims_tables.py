@@ -196,7 +196,7 @@ def budget_found(findings: dict[str, Findings], short: str = "cpu-short", long: 
         return ""
     turned, other, same = (changed[kind] for kind in BUDGET_CHANGES)
     if turned:
-        lead = f"**A shorter training budget settles {len(turned)} of the paper's claims the other way round.**"
+        lead = f"**A shorter training budget settles {len(turned)} claim{'s' if len(turned) > 1 else ''} the other way round.**"
     elif other:
         lead = (f"**A shorter training budget settles no claim the other way round, but points {len(other)} "
                 f"the other way.**")
@@ -209,14 +209,19 @@ def budget_found(findings: dict[str, Findings], short: str = "cpu-short", long: 
         [f"{len(same)} settled under one budget only and pointing the same way under the other, whose seeds are "
          "too few to settle them"] if same else [])
     differ = sum(map(len, changed.values()))
+    fewer, more = get_preset(short), get_preset(long)
     tokens = lambda cfg: cfg.steps * cfg.batch_size * cfg.block_size  # noqa: E731
+    # the budget is not all that differs: what else does is said, so the lead is read with it
+    others = ([f"a context of {fewer.block_size} against {more.block_size}"] if fewer.block_size != more.block_size
+              else []) + ([f"a peak learning rate of {fewer.lr:g} against {more.lr:g}"] if fewer.lr != more.lr else [])
+    also = f"; also {' and '.join(others)}, so the budget is not all that differs" if others else ""
     where = (f" Of the {len(judged)} claims with a verdict under both `{short}` (1/"
-             f"{tokens(get_preset(long)) / tokens(get_preset(short)):.0f} of `{long}`'s training tokens, "
+             f"{tokens(more) / tokens(fewer):.0f} of `{long}`'s training tokens{also}; "
              f"{_seeds_of([before for _, before, _ in judged])}) and `{long}` "
              f"({_seeds_of([after for _, _, after in judged])}), ")
     if not differ:
         return lead + where + "none changes its verdict ({ref}`budget-changes`)."
-    return lead + where + f"{differ} differ: " + "; ".join(parts) + " ({ref}`budget-changes`)."
+    return lead + where + f"{differ} differ{'s' if differ == 1 else ''}: " + "; ".join(parts) + " ({ref}`budget-changes`)."
 
 
 def budget_changes(findings: dict[str, Findings], short: str = "cpu-short", long: str = "cpu") -> str:

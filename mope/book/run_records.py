@@ -22,6 +22,7 @@ from mope.store import plan, results
 from mope.evidence.estimates import DASH
 from mope.store.presets import TrainConfig
 from mope.book.tables import markdown_table
+from mope.store.results import device_name
 
 
 NOT_RECORDED = "not recorded"  # the instruction set of a run made before runs recorded it
@@ -114,14 +115,15 @@ def store_found(runs: Mapping[str, Sequence[dict]]) -> str:
     hours: dict[str, float] = {}
     hardware: dict[str, set[str]] = {}
     for run in shown:
-        kind, _, name = str(run["provenance"].get("device") or DASH).partition(": ")
-        kind = "GPU" if kind.startswith("cuda") else "CPU"
+        device = str(run["provenance"].get("device") or "")
+        kind = "GPU" if device.startswith("cuda") else "CPU"
         hours[kind] = hours.get(kind, 0.0) + (run["provenance"].get("wall_time_s") or 0.0) / 3600
-        hardware.setdefault(kind, set()).add(re.sub(r"\((R|TM)\)|\s*Processor", "", name.split(",")[0]).strip() or DASH)
+        hardware.setdefault(kind, set()).add(device_name(device) or DASH)
     spent = " and ".join(f"{hours[kind]:.{0 if hours[kind] >= 10 else 1}f} hours of wall time on {kind}s "
                          f"({', '.join(stored_text(n) for n in sorted(hardware[kind]))})" for kind in sorted(hours))
     committed = "every one made from committed code" if not dirty else f"{dirty} of them from uncommitted code"
-    return (f"**The book's pages show {len(shown)} trained runs, {committed}: {spent}.** Each stores its "
+    runs = f"{len(shown)} trained run{'s' if len(shown) > 1 else ''}"
+    return (f"**The book's pages show {runs}, {committed}: {spent}.** Each stores its "
             "configuration, seed, commit, hardware and wall time, listed below ({ref}`reproducibility-runs`).")
 
 
@@ -133,13 +135,13 @@ def reference_remade(reference: dict, result: dict, tolerance: float) -> str:
 
     found = compare(result, reference)
     here = result["provenance"]
-    cpu = str(here.get("device") or DASH).partition(": ")[2].split(",")[0] or DASH
+    cpu = device_name(here.get("device") or "") or DASH
     kernels = lambda capability: f", {stored_text(capability)} kernels" if capability else ""  # noqa: E731
     outcome = (f"its {found.steps} steps' losses equal the stored ones bit for bit" if found.bit_for_bit else
                f"it differs by at most {found.largest:.1e} in a step's loss, first at step {found.first_step}")
     return (f"The tests' reference run (PE-MORLET, `smoke` shortened to {found.steps} steps, seed "
-            f"{reference['seed']}, {reference['threads']} thread), stored as made on one CPU "
-            f"({stored_text(reference['cpu'])}{kernels(reference.get('cpu_capability'))}, torch "
+            f"{reference['seed']}, {reference['threads']} thread{'s' if reference['threads'] > 1 else ''}), stored as made "
+            f"on one CPU ({stored_text(device_name('cpu: ' + reference['cpu']))}{kernels(reference.get('cpu_capability'))}, torch "
             f"{stored_text(reference['torch'])}), was made again on the machine that built this page "
             f"({stored_text(cpu)}{kernels(here.get('cpu_capability'))}, torch {stored_text(here.get('torch') or DASH)}): "
             f"{outcome}. The tests hold it to {tolerance:g} on any CPU, and bit for bit only to the same run made "

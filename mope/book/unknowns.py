@@ -22,6 +22,7 @@ from mope.evidence import bottom_line, paper_gate
 from mope.evidence.estimates import history
 from mope.store import plan
 from mope.store.presets import get_preset
+from mope.store.results import device_name
 
 PUBLISHED = "paper"
 CAUSAL = ("EGA-MORLET-CAUSAL", "EGA-1-CAUSAL")
@@ -95,9 +96,10 @@ def cpu_cost(record: dict | None) -> str:
     if record is not None:
         pace = record["timing"]["seconds_per_step"]
         last = (record.get("segments") or [{}])[-1]
-        cpu = re.sub(r"[^\w .-]", "", str(last.get("device") or "").partition(": ")[2].split(",")[0])  # stored text: no markup
-        where = ", ".join(filter(None, [record["variant"], f"{last['threads']} threads" if last.get("threads") else "",
-                                        f"on an {cpu}" if cpu else ""])).replace(" threads, on", " threads on")
+        cpu = device_name(last.get("device") or "")
+        threads = last.get("threads")
+        parts = [f"{threads} thread{'s' if threads > 1 else ''}" if isinstance(threads, int) else "", f"on {cpu}" if cpu else ""]
+        where = ", ".join(filter(None, [record["variant"], " ".join(filter(None, parts))]))
         return (f"about {record['steps'] * pace / 3600:.0f} hours on a CPU, at the {pace:.1f} s a step the run in "
                 f"training ({where}) has averaged")
     hours = bottom_line.cpu_hours()

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from mope.evidence import claims, devices, estimates
 from mope.evidence.verdicts import PLAIN_WORDS, settle_text
 from mope.store import plan
+from mope.store.results import device_name
 from mope.store.presets import TRAINING_CHARACTERS, get_preset
 
 PUBLISHED, MAIN, LONG, BPE = "paper", "cpu", "cpu-long", "cpu-bpe"
@@ -232,6 +233,8 @@ def gate(records: Records, where=where, whole: Mapping[str, float] | None = None
     answer = "; ".join(f"mostly by reading future tokens on `{p}`" if reads_the_future(records, p) else
                        f"{_settled_word(record, lower_by(record, 'EGA-1') > 0)} on `{p}`" for p, record in gains
                        if p in (PUBLISHED, MAIN, LONG))  # the answer's three scales; another's gain is in the text
+    if not answer:  # no gain on the answer's three scales: no answer (another scale's gain alone answers nothing)
+        return None
     text = (f"**Does the energy gate help? {answer[0].upper() + answer[1:]}.** Added to a model with a learned "
             f"position table, {'on the whole validation split ' if whole else ''}it {said}")
     if quoted:  # the paper's protocol from its first seed on ("one seed" says its certainty), the CPU scales from two
@@ -384,8 +387,7 @@ def cpu_hours(rehearsal: Mapping | None = None) -> str | None:
     timing = found.get("side_by_side")
     if not timing:
         return None
-    device = str((found.get("side_by_side_provenance") or {}).get("device") or "")
-    cpu = re.sub(r"\((R|TM)\)|\s*Processor|[^\w .-]", "", device.partition(": ")[2].split(",")[0]).strip()  # no markup
+    cpu = device_name((found.get("side_by_side_provenance") or {}).get("device") or "")
     return (f"{get_preset(PUBLISHED).steps * max(timing.values()) / 3600:.0f} hours of steps on one core of "
             f"{'an ' + cpu if cpu else 'a CPU'} (the learned table's and MoPE's runs, measured side by side)")
 
@@ -431,7 +433,7 @@ def instead(records: Records, where=where) -> str | None:
                     f"{lower_by(r, 'PE-ROPE'):.3f} below {name}'s" for name, r in beaten) + " (settled)")
         base = found.get("rope-matches-base")
         if base and base["n"] > 1 and (by := lower_by(base, "PE-ROPE")) is not None:
-            judged = (PLAIN_WORDS["not_judged"] if base["outcome"] == "not_judged" else certainty(base))
+            judged = (PLAIN_WORDS[base["outcome"]] if base["outcome"] in ("not_judged", *SETTLED) else certainty(base))
             text += (f"; {below_or_above(by)} the learned table's (whether it nearly matches the table, as the paper "
                      f"says: {judged})")
         parts.append(text)

@@ -130,7 +130,7 @@ def reproduction(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]
     text = (f"**At the paper's own scale, our losses lie within {abs(gaps[furthest]):.3f} nats of Table 2's** (nats: "
             f"the loss's unit). On {model_words(PUBLISHED)}, {_seeds_by_model(counts)} (`{PUBLISHED}`), we trained "
             f"{models} of the paper's Table 2; the furthest from the paper's loss is {furthest}{mean}, and {within} of "
-            f"them lie within its own run-to-run noise of {paper.RUN_TO_RUN}")
+            f"them {'lies' if within == 1 else 'lie'} within its own run-to-run noise of {paper.RUN_TO_RUN}")
     compared = [(claim, verdict) for claim, verdict in findings.get(PUBLISHED, [])
                 if claim.source == "paper" and claim.kind in ("ordering", "size", "equivalence")
                 and verdict.estimate.n == 1]
@@ -175,14 +175,16 @@ def causal_statistics(runs: Mapping[str, list[dict]], findings: Mapping[str, Fin
         return None
     mean = lambda values: sum(values.values()) / len(values)  # noqa: E731
     # differences only: a loss level on the whole split would restate Table 2's random-batch one with another number
-    moves = "; ".join(f"{gate}'s loss rises by {mean(causal) - mean(whole):.3f} ({seeds_count(len(whole))}), to "
+    moves = "; ".join(f"{gate}'s loss {'rises' if mean(causal) > mean(whole) else 'falls'} by "
+                      f"{abs(mean(causal) - mean(whole)):.3f} ({seeds_count(len(whole))}), to "
                       f"{mean(causal) - mean(base):+.3f} against BASE-DOT's" for gate, whole, causal in gates)
     trained = paper_gate.trained(published, paper_gate.share_record(findings or {}))
     separate = (f"the causal gates trained at the paper's scale separate the two: {trained}" if trained else
                 "only a causal gate trained at the paper's scale would separate the two")
     rises = all(sum(causal.values()) > sum(whole.values()) for _, whole, causal in gates)
-    lead = (f"{'the published EGA models' if rises else 'not every published EGA model'}'s loss rises when their "
-            "gate's statistics leave out future positions").replace("models's", "models'")  # a measurement: no verdict
+    models = ("the published EGA models'" if len(gates) > 1 else f"the published {gates[0][0]}'s") if rises else \
+        "not every published EGA model's"
+    lead = f"{models} loss rises when {'their' if len(gates) > 1 else 'its'} gate's statistics leave out future positions"
     return (f"**At the paper's protocol, {lead}.** "
             f"The EGA gate standardises attention energies with their mean and spread over every position of the "
             f"window, future ones included (whole-window statistics). Evaluated on the whole validation split with those statistics taken over the past only, "

@@ -374,3 +374,12 @@ def load_result(preset: str | TrainConfig, variant: str, seed: int, root=None) -
     """The run of (variant, seed) if it is stored, valid and current; else None."""
     path = result_path(preset, variant, seed, root)
     return check_file(path, folder_config(preset))[0] if os.path.lexists(path) else None
+
+
+def device_name(description: str) -> str:
+    """"Intel Xeon" from a stored description ("cpu: Intel(R) Xeon(R) Processor, 2 threads"; "NVIDIA H200" from
+    "cuda: NVIDIA H200"): the hardware as a sentence names it, with no trademark signs, no "Processor", and none of
+    the characters markup is made of (a stored string is never read as markup); "" for an empty description."""
+    name = str(description or "").partition(": ")[2] or str(description or "")
+    name = re.sub(r"\((R|TM)\)|\bProcessor\b", "", name.split(",")[0])
+    return " ".join(re.sub(r"[^\w .-]", "", name).split())

@@ -43,17 +43,19 @@ def load_reference(path: Path = REFERENCE) -> dict:
 
 
 def remake(reference: dict, scratch: Path) -> dict:
-    """The reference's run made here, on one thread with every step's loss kept, its files under ``scratch``
-    (the result and checkpoint of a run the store never shows)."""
+    """The reference's run made here, on the CPU with the reference's thread count and every step's loss kept, its
+    files under ``scratch`` (the result and checkpoint of a run the store never shows); the torch threads, the loop's
+    curve spacing and the random state are restored after it."""
     from mope.train import loop
 
     threads, every = torch.get_num_threads(), loop.CURVE_EVERY
     torch.set_num_threads(reference["threads"])
     loop.CURVE_EVERY = 1
     try:
-        return loop.train(reference["variant"], get_preset("smoke").shortened(STEPS), reference["seed"],
-                          results_root=Path(scratch) / "results", checkpoint_dir=Path(scratch) / "checkpoints",
-                          progress=False)
+        with torch.random.fork_rng(devices=[]):  # the caller's random state is left as it was
+            return loop.train(reference["variant"], get_preset("smoke").shortened(STEPS), reference["seed"],
+                              results_root=Path(scratch) / "results", checkpoint_dir=Path(scratch) / "checkpoints",
+                              device="cpu", progress=False)  # the reference is a CPU run: on the CPU, GPU or none
     finally:
         loop.CURVE_EVERY = every
         torch.set_num_threads(threads)
