@@ -141,9 +141,9 @@ def reference_remade(reference: dict, result: dict, tolerance: float) -> str:
                f"it differs by at most {found.largest:.1e} in a step's loss, first at step {found.first_step}")
     return (f"The tests' reference run (PE-MORLET, `smoke` shortened to {found.steps} steps, seed "
             f"{reference['seed']}, {reference['threads']} thread{'s' if reference['threads'] > 1 else ''}), stored as made "
-            f"on one CPU ({stored_text(device_name('cpu: ' + reference['cpu']))}{kernels(reference.get('cpu_capability'))}, torch "
+            f"on one CPU ({device_name(reference['cpu']) or DASH}{kernels(reference.get('cpu_capability'))}, torch "
             f"{stored_text(reference['torch'])}), was made again on the machine that built this page "
-            f"({stored_text(cpu)}{kernels(here.get('cpu_capability'))}, torch {stored_text(here.get('torch') or DASH)}): "
+            f"({cpu}{kernels(here.get('cpu_capability'))}, torch {stored_text(here.get('torch') or DASH)}): "
             f"{outcome}. The tests hold it to {tolerance:g} on any CPU, and bit for bit only to the same run made "
             "again in the same test (`tests/test_throughput.py`).")
 
