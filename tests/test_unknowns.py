@@ -13,7 +13,7 @@ import yaml
 
 from mope.book import unknowns
 from mope.book.figure_style import COLUMN_WIDTH
-from mope.evidence import bottom_line, claims, devices
+from mope.evidence import bottom_line, claims, devices, measures
 from mope.store import in_progress, plan, results
 from mope.store.presets import get_preset
 from synthetic_runs import run
@@ -186,6 +186,15 @@ def test_the_page_on_the_committed_store_shows_only_computed_numbers():
                str(PAPER.n_layer), str(PAPER.block_size),
                f"{PAPER.steps * PAPER.batch_size * PAPER.block_size / 1e6:.1f}M",
                bottom_line.cpu_hours().split()[0], *(str(s) for seeds in unknowns.missing(runs).values() for s in seeds)}
+    causal = bottom_line.causal_mope_gain({"paper": runs})  # MoPE with a past-only gate, once it is stored
+    if causal.n:
+        allowed.add(f"{abs(causal.mean):.3f}")
+    share = records.get("gain-survives-causal-gate", {})
+    if share.get("n"):  # the share EGA-1's past-only gate keeps: the record's, its two gains, its plain words' threshold
+        published, retrained = measures.common_gains(runs, "EGA-1", "EGA-1-CAUSAL", "BASE-DOT")
+        allowed |= {bottom_line.percent(share["ours"]).strip("%").replace("−", ""),
+                    *(f"{abs(sum(g.values()) / len(g)):.3f}" for g in (published, retrained)),
+                    *re.findall(r"\d+(?:\.\d+)?", share["plain"])}
     for record in progress:
         allowed |= {f"{record['step']:,}", f"{record['steps']:,}", str(record["seed"]),
                     f"{unknowns.hours_left(record):.0f}", f"{record['timing']['seconds_per_step']:.1f}",
