@@ -105,6 +105,21 @@ def test_the_opening_says_how_far_the_run_in_training_has_come(headline_runs):
     assert "(EGA-MORLET-CAUSAL, 1 thread on Intel Xeon) has averaged" in unknowns.cpu_cost(one)
 
 
+def test_with_no_run_in_training_a_causal_gate_stored_from_a_cpu_gives_the_hours_a_run_takes(headline_runs):
+    """A causal gate's whole run, once one is stored from a CPU, says what a run costs there better than the
+    rehearsal's cheaper models: its wall time, its threads and its CPU; a run stored from a GPU says nothing of it."""
+    cpu_run = paper_run("EGA-MORLET-CAUSAL", 0, 1.50, device="cpu: AMD EPYC, 2 threads")
+    cpu_run["provenance"].update(wall_time_s=72842.3, threads=2)
+    text = unknowns.answer(records_of(headline_runs + [cpu_run]), headline_runs + [cpu_run], [])
+    assert ("without one a run takes about 20 hours on a CPU, as EGA-MORLET-CAUSAL seed 0 took (2 threads on AMD "
+            "EPYC), longer than a working session") in text
+    gpu_run = paper_run("EGA-MORLET-CAUSAL", 0, 1.50)
+    gpu_run["provenance"].update(wall_time_s=400.0)
+    assert unknowns.cpu_cost(None, headline_runs + [gpu_run]) == f"more than {bottom_line.cpu_hours()}"
+    # the run in training, where there is one, still sets the pace
+    assert "has averaged" in unknowns.cpu_cost(progress_record(), [cpu_run])
+
+
 def test_once_a_seed_of_the_causal_gates_is_stored_the_opening_says_what_it_finds_and_that_one_seed_cannot_test(
         headline_runs):
     """Issue 71: seed 0 of each causal gate trained on the CPU: the opening gives what they find (the share EGA-1's
@@ -189,6 +204,10 @@ def test_the_page_on_the_committed_store_shows_only_computed_numbers():
     causal = bottom_line.causal_mope_gain({"paper": runs})  # MoPE with a past-only gate, once it is stored
     if causal.n:
         allowed.add(f"{abs(causal.mean):.3f}")
+    for run in runs:  # a causal gate trained on a CPU: the hours it took, its threads and seed
+        if run["variant"] in unknowns.CAUSAL and run["provenance"].get("wall_time_s"):
+            allowed |= {f"{run['provenance']['wall_time_s'] / 3600:.0f}", str(run["provenance"].get("threads")),
+                        str(run["seed"])}
     share = records.get("gain-survives-causal-gate", {})
     if share.get("n"):  # the share EGA-1's past-only gate keeps: the record's, its two gains, its plain words' threshold
         published, retrained = measures.common_gains(runs, "EGA-1", "EGA-1-CAUSAL", "BASE-DOT")

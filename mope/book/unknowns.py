@@ -87,21 +87,31 @@ def hours_left(record: dict) -> float:
     return (record["steps"] - record["step"]) * record["timing"]["seconds_per_step"] / 3600
 
 
-def cpu_cost(record: dict | None) -> str:
+def cpu_cost(record: dict | None, stored: Sequence[dict] = ()) -> str:
     """"about 20 hours on a CPU, at the 14.5 s a step the run in training (EGA-MORLET-CAUSAL, 2 threads on an AMD
     EPYC) has averaged": a causal gate's run of the paper's protocol on the CPU, at the pace of the one in training
-    (``record``, where its last stretch computed); without one, at the stored rehearsal's pace
-    (:func:`~mope.evidence.bottom_line.cpu_hours`: the learned table and MoPE, whose steps cost less than a causal
-    gate's)."""
+    (``record``, where its last stretch computed); without one, the wall time a causal gate of ``stored`` took on
+    a CPU ("about 20 hours on a CPU, as EGA-MORLET-CAUSAL seed 0 took (2 threads on an AMD EPYC)"); without either,
+    at the stored rehearsal's pace (:func:`~mope.evidence.bottom_line.cpu_hours`: the learned table and MoPE, whose
+    steps cost less than a causal gate's)."""
+    def on(threads, description) -> str:  # "2 threads on AMD EPYC"
+        cpu = device_name(description or "")
+        return " ".join(filter(None, [f"{threads} thread{'s' if threads > 1 else ''}" if isinstance(threads, int) else "",
+                                      f"on {cpu}" if cpu else ""]))
+
     if record is not None:
         pace = record["timing"]["seconds_per_step"]
         last = (record.get("segments") or [{}])[-1]
-        cpu = device_name(last.get("device") or "")
-        threads = last.get("threads")
-        parts = [f"{threads} thread{'s' if threads > 1 else ''}" if isinstance(threads, int) else "", f"on {cpu}" if cpu else ""]
-        where = ", ".join(filter(None, [record["variant"], " ".join(filter(None, parts))]))
+        where = ", ".join(filter(None, [record["variant"], on(last.get("threads"), last.get("device"))]))
         return (f"about {record['steps'] * pace / 3600:.0f} hours on a CPU, at the {pace:.1f} s a step the run in "
                 f"training ({where}) has averaged")
+    done = [r for r in stored if r["variant"] in CAUSAL and str(r["provenance"].get("device", "")).startswith("cpu")
+            and r["provenance"].get("wall_time_s")]
+    if done:
+        run = min(done, key=lambda r: (CAUSAL.index(r["variant"]), r["seed"]))
+        where = on(run["provenance"].get("threads"), run["provenance"]["device"])
+        return (f"about {run['provenance']['wall_time_s'] / 3600:.0f} hours on a CPU, as {run['variant']} seed "
+                f"{run['seed']} took" + (f" ({where})" if where else ""))
     hours = bottom_line.cpu_hours()
     return f"more than {hours}" if hours else "many hours on a CPU"
 
@@ -135,7 +145,7 @@ def answer(records: Records, stored: Sequence[dict], progress: Sequence[dict]) -
         "trained none of the stages of `scripts/gpu_suite.sh`"
     training = [r for r in progress if r["variant"] in causal]
     text += (f" Why: they are planned for a GPU, and the GPU time lent so far {trained}, not `{first}`, which trains "
-             f"them; without one a run takes {cpu_cost(training[0] if training else None)}, longer than a working "
+             f"them; without one a run takes {cpu_cost(training[0] if training else None, stored)}, longer than a working "
              "session, so it lives on its checkpoints and is resumed until it is stored.")
     if training:
         text += " In training now: " + "; ".join(
