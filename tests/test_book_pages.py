@@ -70,6 +70,21 @@ def test_the_built_pages_show_the_source_of_the_model_and_the_gates():
     assert "scaler.step(optimizer)" in text_of("04_reproduction.html")
 
 
+@pytest.mark.skipif(not (BUILT / "notebooks" / "06_stress_tests.html").is_file(), reason="the book is not built")
+def test_the_stress_tests_say_what_a_causal_gate_on_mope_keeps_at_the_papers_context_and_at_its_protocol():
+    """Chapter 6's table has a `paper` row once EGA-MORLET-CAUSAL is stored there; the paragraph under it says the
+    share of EGA-MORLET's gain the causal gate keeps on `cpu-long` and, from its seeds, on `paper` too."""
+    from mope.evidence import findings
+    from mope.store import results
+
+    html = (BUILT / "notebooks" / "06_stress_tests.html").read_text()
+    text = " ".join(re.sub(r"<[^>]+>", "", html).replace("&#8217;", "'").replace("’", "'").split())
+    said = [findings.mope_gate_share({p: results.load_results(p)}, p) for p in ("cpu-long", "paper")]
+    for share in filter(None, said):
+        assert share[3:].replace("’", "'") in text, share  # "On ..." opens the paragraph, "on ..." follows it
+    assert any(said)
+
+
 def test_source_lines_quotes_a_passage_of_the_package_and_fails_when_it_moved():
     loop = chapter_runs.source_lines(training._train, "for step in range(start, cfg.steps):", "optimizer.zero_grad(")
     assert loop.startswith("for step in range(start, cfg.steps):") and loop.rstrip().endswith(")")

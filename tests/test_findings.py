@@ -370,6 +370,15 @@ def test_the_causal_gate_on_mope_at_the_papers_context_is_said_with_its_share_ga
     assert findings.mope_gate_share(runs) not in findings.causal_gate(judged(runs))  # no runs handed over
 
 
+def test_the_causal_gate_on_mope_at_the_papers_protocol_is_said_from_one_seed_with_no_interval():
+    """Issue 71: seed 0 of EGA-MORLET-CAUSAL at the paper's protocol: the share and its two gains, "one seed only",
+    and no interval (one seed bounds nothing)."""
+    runs = {"paper": [r for r in mope_gate_runs(0.1, preset="paper") if r["seed"] == 0]}
+    said = findings.mope_gate_share(runs, "paper")
+    assert said.startswith("On the paper's own model and protocol (`paper`), a causal gate on MoPE keeps ")
+    assert said.endswith("on the whole validation split, one seed only)") and "Fieller" not in said
+
+
 def test_the_sentences_a_reader_could_not_parse_are_gone():
     """Issue 46, item 5: a seed count given once for the whole sentence when its numbers stand on different
     seeds, "Trained 501 steps … trained 501 steps", "of the N that … changes 1", an aside with no verb."""

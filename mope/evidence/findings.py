@@ -295,7 +295,7 @@ def mope_gate_share(runs: Mapping[str, list[dict]], preset: str = LONG) -> str |
                 "; the seeds do not bound the share" if share.n > 1 else "")
     return (f"On {named(preset)}, a causal gate on MoPE keeps {_percent(share.mean)}{spread} of EGA-MORLET's "
             f"gain over PE-MORLET ({mean(retrained):+.3f} against {mean(published):+.3f} on the whole validation "
-            f"split, {seeds_count(share.n)}{interval})")
+            f"split, {'one seed only' if share.n == 1 else seeds_count(share.n)}{interval})")
 
 
 def sincos_scale(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]) -> str | None:
