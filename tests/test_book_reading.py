@@ -525,6 +525,16 @@ def test_times_are_read_from_measurements():
     later = run("NOPE", 0, 1.5, preset="paper")
     later["provenance"].update(started="2026-11-30T07:00:00+00:00", finished="2026-11-30T07:05:00+00:00")
     assert run_times.busy_seconds([*paper_runs, later]) == 900  # 10 min, an idle hour, 5 min
+    # a run of the same preset on a CPU (hours, where the GPU's took minutes) is timed apart, its kind named
+    for r in paper_runs:
+        r["provenance"]["device"] = "cuda: NVIDIA H200"
+    cpu_run = run("EGA-MORLET-CAUSAL", 0, 1.5, preset="paper")
+    cpu_run["provenance"].update(device="cpu: AMD EPYC, 2 threads", wall_time_s=72842.0)
+    mixed = run_times.preset_rows("paper", [*paper_runs, cpu_run])
+    assert [row[:2] for row in mixed] == [["`paper` on a CPU: one model", "20.2 h"],
+                                          ["`paper` on a GPU: one model", "4 min (median; 4 min–5 min)"],
+                                          ["`paper` on a GPU: all 6 stored runs", "10 min (26 min of runs)"]]
+    assert mixed[0][2] == "the wall time of its one stored run (cpu: AMD EPYC, 2 threads)"
 
 
 def test_the_how_to_run_page_shows_the_measured_times():

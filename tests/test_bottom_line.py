@@ -284,7 +284,7 @@ def test_one_seed_of_a_causal_gate_is_said_in_the_plain_word_of_a_verdict_on_one
     share = {"n": 1, "outcome": "indicative", "ours": 0.5, "plain": "a single seed: below 0.5, against the claim"}
     assert paper_gate.gate_share(runs, share, name_seeds=False) == (
         "EGA-1 keeps 50% of its gain over BASE-DOT (+0.050 against +0.100, a single seed: below 0.5, against the claim)")
-    assert paper_gate.mope_against_table(runs, name_seeds=False).endswith(" BASE-DOT's (a single seed)")
+    assert paper_gate.mope_against_table(runs, name_seeds=False).endswith(" the learned table's (BASE-DOT; a single seed)")
     assert bottom_line.causal_mope_answer(bottom_line.causal_mope_gain({"paper": runs})) == (
         "With a gate that cannot see the future, MoPE's loss is still lower (a single seed).")
 

@@ -39,6 +39,19 @@ def test_a_comparison_across_two_kinds_of_device_says_which_runs_computed_how_an
         "These runs computed on two kinds of device (BASE-DOT (seeds 0, 1, 2) in bf16 on cuda; NOPE (seed 0) in float32")
 
 
+def test_a_causal_gate_set_against_a_model_of_another_device_says_how_each_computed():
+    """The pages' one-seed sentences at the paper's protocol ("0.035 above the learned table's (...; float32 on cpu
+    against bf16 on cuda)") name the two arithmetics; two runs of one kind of device say nothing."""
+    h200, epyc = "cuda: NVIDIA H200", "cpu: AMD EPYC, 2 threads"
+    runs = [with_device("BASE-DOT", s, h200) for s in range(3)] + [with_device("EGA-MORLET-CAUSAL", 0, epyc)]
+    assert devices.against(runs, "EGA-MORLET-CAUSAL", "BASE-DOT") == "float32 on cpu against bf16 on cuda"
+    assert devices.against(runs, "BASE-DOT", "EGA-MORLET-CAUSAL") == "bf16 on cuda against float32 on cpu"
+    assert devices.against(runs + [with_device("EGA-MORLET-CAUSAL", 1, h200)], "EGA-MORLET-CAUSAL", "BASE-DOT") == (
+        "bf16 on cuda and float32 on cpu against bf16 on cuda")
+    assert devices.against([with_device("EGA-1", 0, epyc), with_device("EGA-1-CAUSAL", 0, epyc)], "EGA-1-CAUSAL", "EGA-1") == ""
+    assert devices.against(runs, "EGA-1-CAUSAL", "BASE-DOT") == ""  # no run of one of them: nothing to compare
+
+
 def test_the_rehearsal_is_compared_at_the_steps_both_evaluated_and_the_spread_needs_two_seeds(store):
     history = [{"step": s, "lr": 1e-4, "train_loss": 2.0, "val_loss": v} for s, v in ((0, 4.3), (500, 2.14), (1000, 1.78))]
     stored = with_device("BASE-DOT", 0, "cuda: NVIDIA H200", history=history)

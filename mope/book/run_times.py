@@ -32,21 +32,45 @@ def _devices(runs: Sequence[dict]) -> str:
     return ", ".join(sorted({str(r["provenance"].get("device")) for r in runs}))
 
 
+#: How a page names the kind of device a stored run names first ("cuda: NVIDIA H200" -> "a GPU").
+DEVICE_KINDS = {"cpu": "a CPU", "cuda": "a GPU", "mps": "an Apple GPU"}
+
+
+def device_kind(run: dict) -> str:
+    """"cpu", "cuda": the kind of device ``run`` trained on, the part of its stored device before the colon."""
+    return str(run["provenance"].get("device") or "").partition(":")[0].strip() or "unrecorded"
+
+
 def preset_rows(preset: str, runs: Sequence[dict]) -> list[list[str]]:
     """Two rows for ``preset``'s stored runs: one model (median and range of the runs' wall times) and all
-    of them (their sum, and that sum divided by the most runs that trained at once); none without runs."""
+    of them (their sum, and that sum divided by the most runs that trained at once); none without runs. A preset
+    whose runs trained on more than one kind of device (``paper``: a GPU's minutes, a CPU's hours) has the two
+    rows for each kind, named ("`paper` on a GPU"): one median of minutes and hours would describe neither."""
+    kinds = sorted({device_kind(r) for r in runs})
+    if len(kinds) > 1:
+        return [row for kind in kinds for row in _rows(f"`{preset}` on {DEVICE_KINDS.get(kind, kind)}",
+                                                        [r for r in runs if device_kind(r) == kind])]
+    return _rows(f"`{preset}`", runs)
+
+
+def _rows(name: str, runs: Sequence[dict]) -> list[list[str]]:
     walls = _walls(runs)
     if not walls:
         return []
     at_once = max(most_at_once(runs), 1)
-    where = f"{_devices(runs)}; up to {at_once} runs side by side"
-    rows = [[f"`{preset}`: one model", f"{duration(median(walls))} (median; {duration(min(walls))}–{duration(max(walls))})",
-             f"the wall time of each of its {len(walls)} stored runs ({where})"]]
+    where = f"{_devices(runs)}; up to {at_once} run{'s' if at_once > 1 else ''} side by side"
+    several = len(walls) > 1
+    rows = [[f"{name}: one model", f"{duration(median(walls))} (median; {duration(min(walls))}–{duration(max(walls))})"
+             if several else duration(walls[0]),
+             f"the wall time of each of its {len(walls)} stored runs ({where})" if several else
+             f"the wall time of its one stored run ({_devices(runs)})"]]
+    if not several:
+        return rows
     total, busy = sum(walls), busy_seconds(runs)
     if busy is None:
-        rows.append([f"`{preset}`: all {len(walls)} stored runs", duration(total), "the sum of their wall times"])
+        rows.append([f"{name}: all {len(walls)} stored runs", duration(total), "the sum of their wall times"])
     else:
-        rows.append([f"`{preset}`: all {len(walls)} stored runs", f"{duration(busy)} ({duration(total)} of runs)",
+        rows.append([f"{name}: all {len(walls)} stored runs", f"{duration(busy)} ({duration(total)} of runs)",
                      "the time during which at least one of them was training (from their start and end times); "
                      "in brackets, the sum of their wall times"])
     return rows

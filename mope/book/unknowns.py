@@ -88,10 +88,11 @@ def hours_left(record: dict) -> float:
 
 
 def cpu_cost(record: dict | None, stored: Sequence[dict] = ()) -> str:
-    """"about 20 hours on a CPU, at the 14.5 s a step the run in training (EGA-MORLET-CAUSAL, 2 threads on an AMD
+    """"about 20 hours on a CPU, at the 14.5 s a step the run in training (EGA-MORLET-CAUSAL, 2 threads on AMD
     EPYC) has averaged": a causal gate's run of the paper's protocol on the CPU, at the pace of the one in training
     (``record``, where its last stretch computed); without one, the wall time a causal gate of ``stored`` took on
-    a CPU ("about 20 hours on a CPU, as EGA-MORLET-CAUSAL seed 0 took (2 threads on an AMD EPYC)"); without either,
+    a CPU, every stretch of it ("about 20 hours on a CPU, as EGA-MORLET-CAUSAL seed 0 did (2 threads on AMD EPYC)");
+    without either,
     at the stored rehearsal's pace (:func:`~mope.evidence.bottom_line.cpu_hours`: the learned table and MoPE, whose
     steps cost less than a causal gate's)."""
     def on(threads, description) -> str:  # "2 threads on AMD EPYC"
@@ -105,13 +106,13 @@ def cpu_cost(record: dict | None, stored: Sequence[dict] = ()) -> str:
         where = ", ".join(filter(None, [record["variant"], on(last.get("threads"), last.get("device"))]))
         return (f"about {record['steps'] * pace / 3600:.0f} hours on a CPU, at the {pace:.1f} s a step the run in "
                 f"training ({where}) has averaged")
-    done = [r for r in stored if r["variant"] in CAUSAL and str(r["provenance"].get("device", "")).startswith("cpu")
-            and r["provenance"].get("wall_time_s")]
+    done = [r for r in stored if r["variant"] in CAUSAL and r["provenance"].get("wall_time_s") and all(
+        str(part.get("device") or "").startswith("cpu") for part in r["provenance"].get("segments") or [r["provenance"]])]
     if done:
         run = min(done, key=lambda r: (CAUSAL.index(r["variant"]), r["seed"]))
         where = on(run["provenance"].get("threads"), run["provenance"]["device"])
         return (f"about {run['provenance']['wall_time_s'] / 3600:.0f} hours on a CPU, as {run['variant']} seed "
-                f"{run['seed']} took" + (f" ({where})" if where else ""))
+                f"{run['seed']} did" + (f" ({where})" if where else ""))
     hours = bottom_line.cpu_hours()
     return f"more than {hours}" if hours else "many hours on a CPU"
 

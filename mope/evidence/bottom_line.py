@@ -346,8 +346,9 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
             + (")" if size_open(headline) else f"; {certainty(headline)})"))
     if causal.n:
         test = would_test(stored or {}, CAUSAL_PAIRS["EGA-MORLET-CAUSAL"])
+        arithmetic = devices.against((stored or {}).get(PUBLISHED, []), "EGA-MORLET-CAUSAL", "BASE-DOT")
         text += (f"; with a gate that sees only the past (EGA-MORLET-CAUSAL), {below_or_above(causal.mean)} on the "
-                 f"whole validation split ({seeds_count(causal.n)}"
+                 f"whole validation split ({seeds_count(causal.n)}{'; ' + arithmetic if arithmetic else ''}"
                  f"{'; ' + test if test else ''})")
     elif leaks:
         text += ("; whether a gate that cannot see the future keeps that gain there is not known yet "

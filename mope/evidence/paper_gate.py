@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from mope.evidence import bottom_line, claims, measures
+from mope.evidence import bottom_line, claims, devices, measures
 from mope.evidence.bottom_line import CAUSAL_PAIRS, PUBLISHED, below_or_above, percent, seeds_count, would_test
 from mope.evidence.verdicts import PLAIN_WORDS
 
@@ -42,18 +42,22 @@ def gate_share(runs: list[dict], record: dict | None, name_seeds: bool = True) -
     if record["outcome"] == "moot":
         return f"EGA-1's published gate gains nothing over BASE-DOT to share ({gains}, {_seeds(record['n'])})"
     test = would_test({PUBLISHED: runs}, CAUSAL_PAIRS["EGA-1-CAUSAL"]) if name_seeds else ""
+    arithmetic = devices.against(runs, "EGA-1-CAUSAL", "EGA-1")
     return (f"EGA-1 keeps {percent(record['ours'])} of its gain over BASE-DOT ({gains}, {_seeds(record['n'])}: "
-            f"{record['plain'].removeprefix(PLAIN_WORDS['indicative'] + ': ')}{'; ' + test if test else ''})")
+            f"{record['plain'].removeprefix(PLAIN_WORDS['indicative'] + ': ')}{'; ' + arithmetic if arithmetic else ''}"
+            f"{'; ' + test if test else ''})")
 
 
 def mope_against_table(runs: list[dict], name_seeds: bool = True) -> str | None:
-    """"MoPE with that gate (EGA-MORLET-CAUSAL) has a loss 0.077 below BASE-DOT's (one seed only; ...)"."""
+    """"MoPE with that gate (EGA-MORLET-CAUSAL) has a loss 0.077 below the learned table's (BASE-DOT; one seed only;
+    ...)": the model named as the headline beside it names it, then by its name in the tables."""
     gain = bottom_line.causal_mope_gain({PUBLISHED: runs})
     if not gain.n:
         return None
     test = would_test({PUBLISHED: runs}, CAUSAL_PAIRS["EGA-MORLET-CAUSAL"]) if name_seeds else ""
-    return (f"MoPE with that gate (EGA-MORLET-CAUSAL) has a loss {below_or_above(gain.mean)} BASE-DOT's "
-            f"({_seeds(gain.n)}{'; ' + test if test else ''})")
+    arithmetic = devices.against(runs, "EGA-MORLET-CAUSAL", "BASE-DOT")
+    return (f"MoPE with that gate (EGA-MORLET-CAUSAL) has a loss {below_or_above(gain.mean)} the learned table's "
+            f"(BASE-DOT; {_seeds(gain.n)}{'; ' + arithmetic if arithmetic else ''}{'; ' + test if test else ''})")
 
 
 def share_record(findings: Mapping[str, claims.Findings]) -> dict | None:
