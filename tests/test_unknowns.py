@@ -197,6 +197,21 @@ def test_the_figure_marks_the_run_in_progress_and_fits_the_column(headline_runs)
     plt.close(fig)
 
 
+def test_each_causal_gate_in_progress_is_set_beside_its_published_gate_and_the_learned_table(headline_runs):
+    """EGA-1-CAUSAL's curve and last evaluation beside EGA-1's and BASE-DOT's, EGA-MORLET-CAUSAL's beside
+    EGA-MORLET's and BASE-DOT's: each gate against the published model it is the control of."""
+    record = {**progress_record(step=1250, values=(4.2, 2.3, 1.9)), "variant": "EGA-1-CAUSAL",
+              "config_hash": results.expected_hash("paper", "EGA-1-CAUSAL")}
+    stored = [r for r in headline_runs if r["variant"] != "EGA-1"] + [paper_run("EGA-1", 0, 1.37, evaluations((4.2, 2.0, 1.7)))]
+    fig = unknowns.plot_in_progress([record, progress_record()], stored)
+    first, second = ({line.get_label() for line in ax.get_lines()} for ax in fig.axes[:2])
+    assert {"EGA-1 (stored, 1 seed)", "BASE-DOT (stored, 3 seeds)", "EGA-1-CAUSAL (in progress)"} <= first
+    assert not any(label.startswith("EGA-MORLET") for label in first)
+    assert {"EGA-MORLET (stored, 3 seeds)", "BASE-DOT (stored, 3 seeds)"} <= second
+    plt.close(fig)
+    assert "(at that step, stored: EGA-1 1.700; BASE-DOT 1.810, mean over seeds)" in unknowns.progress_lines([record], stored)
+
+
 def test_the_page_on_the_committed_store_shows_only_computed_numbers():
     """The opening on the committed store and records: every number in it is one the store, the plan, the claims
     document, the rehearsal or a record of a run in progress gives (code in backticks aside)."""

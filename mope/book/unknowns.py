@@ -26,7 +26,13 @@ from mope.store.results import device_name
 
 PUBLISHED = "paper"
 CAUSAL = ("EGA-MORLET-CAUSAL", "EGA-1-CAUSAL")
-STORED_BESIDE = ("EGA-MORLET", "BASE-DOT")  # the stored curves an in-progress run is drawn beside
+#: The stored curves a causal gate in progress is drawn beside: its published gate's, and the learned table's.
+STORED_BESIDE = {"EGA-MORLET-CAUSAL": ("EGA-MORLET", "BASE-DOT"), "EGA-1-CAUSAL": ("EGA-1", "BASE-DOT")}
+
+
+def stored_beside(variant: str | None) -> tuple[str, str]:
+    """The two stored models a run of ``variant`` in progress is set beside (the headline's two for any other)."""
+    return STORED_BESIDE.get(variant, STORED_BESIDE["EGA-MORLET-CAUSAL"])
 #: What the two causal gates alone can answer at the paper's scale, in plain words.
 QUESTIONS = {
     "EGA-MORLET-CAUSAL": "whether MoPE with a gate that cannot see the future still has a lower loss than the learned "
@@ -186,7 +192,7 @@ def progress_lines(progress: Sequence[dict], stored: Sequence[dict]) -> str:
         last = r["evaluations"][-1] if r["evaluations"] else None
         beside = ""
         if last is not None:
-            means = {v: mean_at(stored, v, last["step"]) for v in STORED_BESIDE}
+            means = {v: mean_at(stored, v, last["step"]) for v in stored_beside(r["variant"])}
             beside = "; ".join(f"{v} {value:.3f}" for v, value in means.items() if value is not None)
             beside = f" (at that step, stored: {beside}, mean over seeds)" if beside else ""
         evaluated = (f"its last evaluation, at step {last['step']:,}, a validation loss of {last['val_loss']:.3f}{beside}"
@@ -212,10 +218,9 @@ def in_progress_title(record: dict) -> str:
     return f"{record['variant']} seed {record['seed']}: in progress,\nstep {record['step']:,} of {record['steps']:,}, no verdict"
 
 
-def _stored_curves(ax, stored: Sequence[dict], first: int) -> None:
-    """The stored EGA-MORLET and BASE-DOT runs' validation loss from step ``first`` on: the mean over seeds, the band
-    their range."""
-    for variant in STORED_BESIDE:
+def _stored_curves(ax, stored: Sequence[dict], first: int, variants: Sequence[str]) -> None:
+    """The stored ``variants``' validation loss from step ``first`` on: the mean over seeds, the band their range."""
+    for variant in variants:
         seeds = history(stored, variant)
         steps = sorted(s for s in set.intersection(*(set(h) for h in seeds.values())) if s >= first) if seeds else []
         if steps:
@@ -227,14 +232,14 @@ def _stored_curves(ax, stored: Sequence[dict], first: int) -> None:
 
 def plot_in_progress(progress: Sequence[dict], stored: Sequence[dict], preset: str = PUBLISHED):
     """One panel a run in progress: its random-batch validation loss at each evaluation it reached (dashed, its
-    marks hollow) beside the stored EGA-MORLET and BASE-DOT runs' (mean over seeds, the band their range), from the
-    first evaluation after step 0 on, the whole run's steps on the axis; titled in progress, with no verdict. With
-    no run in progress, the stored curves alone, titled so."""
+    marks hollow) beside its published gate's stored runs and BASE-DOT's (:func:`stored_beside`: mean over seeds, the
+    band their range), from the first evaluation after step 0 on, the whole run's steps on the axis; titled in
+    progress, with no verdict. With no run in progress, the headline's stored curves alone, titled so."""
     cfg = get_preset(preset)
     with book_style():
         fig, axes = panels(max(1, len(progress)), height=3.0)
         for ax, record in zip(axes, progress or [None]):
-            _stored_curves(ax, stored, cfg.eval_interval)
+            _stored_curves(ax, stored, cfg.eval_interval, stored_beside(record and record["variant"]))
             if record is None:
                 ax.set_title(f"no run of {preset!r} in progress")
             else:
