@@ -109,3 +109,12 @@ def test_a_stored_device_description_is_named_as_a_sentence_names_it():
     assert device_name("cpu: Intel(R) Xeon(R) Processor, 2 threads") == "Intel Xeon"
     assert device_name("cpu: AMD EPYC, 1 thread") == "AMD EPYC" and device_name("cuda: NVIDIA H200") == "NVIDIA H200"
     assert device_name("cpu: <b>*x*</b>, 1 thread") == "bxb" and device_name("") == ""
+
+
+def test_a_stored_device_description_is_sorted_by_its_kind_in_one_place():
+    """The how-to-run table, the reproducibility page's hours and the unknowns page's cost all split runs into CPU
+    and GPU runs by one helper, the part of the stored description before its colon."""
+    from mope.store.results import device_kind
+
+    assert device_kind("cpu: AMD EPYC, 2 threads") == "cpu" and device_kind("cuda: NVIDIA H200") == "cuda"
+    assert device_kind("mps") == "mps" and device_kind("") == "unrecorded" and device_kind(None) == "unrecorded"

@@ -22,7 +22,7 @@ from mope.store import plan, results
 from mope.evidence.estimates import DASH
 from mope.store.presets import TrainConfig
 from mope.book.tables import markdown_table
-from mope.store.results import device_name
+from mope.store.results import device_kind, device_name
 
 
 NOT_RECORDED = "not recorded"  # the instruction set of a run made before runs recorded it
@@ -116,7 +116,7 @@ def store_found(runs: Mapping[str, Sequence[dict]]) -> str:
     hardware: dict[str, set[str]] = {}
     for run in shown:
         device = str(run["provenance"].get("device") or "")
-        kind = "GPU" if device.startswith("cuda") else "CPU"
+        kind = "GPU" if device_kind(device) == "cuda" else "CPU"
         hours[kind] = hours.get(kind, 0.0) + (run["provenance"].get("wall_time_s") or 0.0) / 3600
         hardware.setdefault(kind, set()).add(device_name(device) or DASH)
     spent = " and ".join(f"{hours[kind]:.{0 if hours[kind] >= 10 else 1}f} hours of wall time on {kind}s "

@@ -13,6 +13,7 @@ from statistics import median
 
 from mope.book.run_records import most_at_once
 from mope.model.variants import TABLE_2
+from mope.store.results import device_kind
 
 
 def duration(seconds: float) -> str:
@@ -36,9 +37,8 @@ def _devices(runs: Sequence[dict]) -> str:
 DEVICE_KINDS = {"cpu": "a CPU", "cuda": "a GPU", "mps": "an Apple GPU"}
 
 
-def device_kind(run: dict) -> str:
-    """"cpu", "cuda": the kind of device ``run`` trained on, the part of its stored device before the colon."""
-    return str(run["provenance"].get("device") or "").partition(":")[0].strip() or "unrecorded"
+def _kind(run: dict) -> str:
+    return device_kind(run["provenance"].get("device"))
 
 
 def preset_rows(preset: str, runs: Sequence[dict]) -> list[list[str]]:
@@ -46,10 +46,10 @@ def preset_rows(preset: str, runs: Sequence[dict]) -> list[list[str]]:
     of them (their sum, and that sum divided by the most runs that trained at once); none without runs. A preset
     whose runs trained on more than one kind of device (``paper``: a GPU's minutes, a CPU's hours) has the two
     rows for each kind, named ("`paper` on a GPU"): one median of minutes and hours would describe neither."""
-    kinds = sorted({device_kind(r) for r in runs})
+    kinds = sorted({_kind(r) for r in runs})
     if len(kinds) > 1:
         return [row for kind in kinds for row in _rows(f"`{preset}` on {DEVICE_KINDS.get(kind, kind)}",
-                                                        [r for r in runs if device_kind(r) == kind])]
+                                                        [r for r in runs if _kind(r) == kind])]
     return _rows(f"`{preset}`", runs)
 
 

@@ -22,7 +22,7 @@ from mope.evidence import bottom_line, paper_gate
 from mope.evidence.estimates import history
 from mope.store import plan
 from mope.store.presets import get_preset
-from mope.store.results import device_name
+from mope.store.results import device_kind, device_name
 
 PUBLISHED = "paper"
 CAUSAL = ("EGA-MORLET-CAUSAL", "EGA-1-CAUSAL")
@@ -33,6 +33,8 @@ STORED_BESIDE = {"EGA-MORLET-CAUSAL": ("EGA-MORLET", "BASE-DOT"), "EGA-1-CAUSAL"
 def stored_beside(variant: str | None) -> tuple[str, str]:
     """The two stored models a run of ``variant`` in progress is set beside (the headline's two for any other)."""
     return STORED_BESIDE.get(variant, STORED_BESIDE["EGA-MORLET-CAUSAL"])
+
+
 #: What the two causal gates alone can answer at the paper's scale, in plain words.
 QUESTIONS = {
     "EGA-MORLET-CAUSAL": "whether MoPE with a gate that cannot see the future still has a lower loss than the learned "
@@ -113,7 +115,7 @@ def cpu_cost(record: dict | None, stored: Sequence[dict] = ()) -> str:
         return (f"about {record['steps'] * pace / 3600:.0f} hours on a CPU, at the {pace:.1f} s a step the run in "
                 f"training ({where}) has averaged")
     done = [r for r in stored if r["variant"] in CAUSAL and r["provenance"].get("wall_time_s") and all(
-        str(part.get("device") or "").startswith("cpu") for part in r["provenance"].get("segments") or [r["provenance"]])]
+        device_kind(part.get("device")) == "cpu" for part in r["provenance"].get("segments") or [r["provenance"]])]
     if done:
         run = min(done, key=lambda r: (CAUSAL.index(r["variant"]), r["seed"]))
         where = on(run["provenance"].get("threads"), run["provenance"]["device"])

@@ -376,6 +376,12 @@ def load_result(preset: str | TrainConfig, variant: str, seed: int, root=None) -
     return check_file(path, folder_config(preset))[0] if os.path.lexists(path) else None
 
 
+def device_kind(description: str) -> str:
+    """"cpu", "cuda", "mps": the kind of device a stored description names ("cuda: NVIDIA H200" -> "cuda"), the part
+    before its colon; "unrecorded" for an empty description."""
+    return str(description or "").partition(":")[0].strip() or "unrecorded"
+
+
 def device_name(description: str) -> str:
     """"Intel Xeon" from a stored description ("cpu: Intel(R) Xeon(R) Processor, 2 threads"; "NVIDIA H200" from
     "cuda: NVIDIA H200"): the hardware as a sentence names it, with no trademark signs, no "Processor", and none of
