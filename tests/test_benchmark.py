@@ -4,7 +4,6 @@ import importlib.util
 import json
 import math
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,12 +20,10 @@ def load_benchmark(name: str = "throughput"):
 
 
 def test_quick_benchmark_reports_ratios_to_base_dot(tmp_path, capsys):
-    """Budget: under 60 s on two shared cores (a few seconds when the machine is idle)."""
-    started = time.perf_counter()
+    """A few seconds on an idle machine (timed by nothing here: a test never depends on the machine's speed)."""
     out = tmp_path / "bench.json"
     results = load_benchmark().main(["--quick", "--shapes", "smoke", "--variants", "BASE-DOT", "PE-MORLET",
                                      "--repeats", "2", "--threads", "1", "--device", "cpu", "--json", str(out)])
-    assert time.perf_counter() - started < 60
     rows = results["shapes"]["smoke"]["rows"]
     assert set(rows) == {"BASE-DOT", "PE-MORLET", "REFERENCE"}
     for row in rows.values():
