@@ -52,8 +52,33 @@ def test_unknown_scheme_names_the_valid_choices(field, value, choices):
 
 
 def test_dropout_outside_unit_interval_is_refused():
-    with pytest.raises(ValueError, match="dropout must lie in"):
+    with pytest.raises(ValueError, match="dropout must be a number in"):
         GPTConfig(dropout=1.0)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("n_head", 2.0, "n_head must be a positive integer, got 2.0"),
+    ("vocab_size", "65", "vocab_size must be a positive integer, got '65'"),
+    ("n_layer", True, "n_layer must be a positive integer, got True"),
+    ("dropout", "0.1", r"dropout must be a number in \[0, 1\), got '0.1'"),
+    ("morlet_centre", 1, "morlet_centre must be True or False, got 1"),
+])
+def test_a_field_of_the_wrong_kind_is_named_before_a_model_is_built(field, value, message):
+    """A float head count built a model; a string vocabulary or dropout failed inside a comparison, naming no field."""
+    with pytest.raises(ValueError, match=message):
+        GPTConfig(**{field: value})
+
+
+def test_a_numpy_integer_is_taken_as_the_int_it_is():
+    import numpy as np
+
+    config = GPTConfig(n_layer=np.int64(2))
+    assert type(config.n_layer) is int and config == GPTConfig(n_layer=2)
+
+
+def test_a_misspelt_override_names_the_fields_a_configuration_has():
+    with pytest.raises(ValueError, match=r"GPTConfig has no field 'n_hed'; its fields: vocab_size, block_size, .*gate"):
+        build_model("BASE-DOT", GPTConfig(n_layer=1, n_head=2, n_embd=8), n_hed=4)
 
 
 def test_a_presets_shape_is_gptconfigs_own_fields_with_gptconfigs_defaults():

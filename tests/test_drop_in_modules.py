@@ -42,6 +42,17 @@ def test_each_drop_in_module_is_at_the_top_level_with_its_own_docstring_shapes_a
         assert "Define the computation performed at every call" not in cls.forward.__doc__  # torch's boilerplate
 
 
+def test_every_example_of_a_positional_module_runs_as_printed():
+    """The modules of :mod:`mope.model.positional` beyond the top level's (the relative Morlet-RoPE) keep a running
+    example too."""
+    from mope.model import positional
+
+    shown = [name for name in positional.__all__ if "Example::" in (getattr(positional, name).__doc__ or "")]
+    assert "RelativeMorletRotary" in shown
+    for name in shown:
+        exec(compile(example(getattr(positional, name)), f"<example of {name}>", "exec"), {})
+
+
 TINY = mope.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8)
 
 

@@ -40,6 +40,22 @@ def test_relative_morlet_rope_with_infinite_bandwidth_is_rope():
     assert torch.allclose(hook.scores(q, k), (q @ k.transpose(-1, -2)) / 32**0.5, atol=1e-5)
 
 
+def test_relative_morlet_rope_scores_take_either_layout_and_refuse_a_shape_they_cannot_read():
+    """The scores of (batch, heads, time, head_size) and of (batch, time, heads, head_size) are the same logits;
+    a head of another width, or a 4-D layout left unnamed, is refused with the module's name (a mismatched width
+    was an IndexError, an unnamed layout scored heads as time)."""
+    g = torch.Generator().manual_seed(0)
+    q, k = RelativeMorletRotary(16, seq_dim=2).rotate(torch.randn(2, 4, 10, 16, generator=g),
+                                                     torch.randn(2, 4, 10, 16, generator=g))
+    by_heads = RelativeMorletRotary(16, seq_dim=2).scores(q, k)
+    by_time = RelativeMorletRotary(16, seq_dim=1).scores(q.transpose(1, 2), k.transpose(1, 2))
+    assert by_heads.shape == (2, 4, 10, 10) and torch.equal(by_heads, by_time)
+    with pytest.raises(ValueError, match=r"RelativeMorletRotary: q must be .*head_size=16.*\(2, 4, 10, 40\)"):
+        RelativeMorletRotary(16, seq_dim=2).scores(torch.randn(2, 4, 10, 40), torch.randn(2, 4, 10, 40))
+    with pytest.raises(ValueError, match="say which: seq_dim=2 or seq_dim=1"):
+        RelativeMorletRotary(16).scores(q, k)
+
+
 def test_absolute_morlet_rope_has_an_origin_prior():
     q, k = MorletRotary(32, seq_dim=2).rotate(*constant_content(64, 32))
     scores = (q @ k.transpose(-1, -2))[0, 0]

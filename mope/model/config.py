@@ -8,6 +8,8 @@ each scheme may take are registered here once (``ABSOLUTE_SCHEMES``, ``ATTENTION
 from __future__ import annotations
 
 import dataclasses
+import numbers
+import operator
 from dataclasses import dataclass
 
 from mope.errors import ConfigError
@@ -91,10 +93,15 @@ class GPTConfig:
         _choose("gate", self.gate, GATES)
         check_admissibility(self.admissibility)
         for field in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
-            if getattr(self, field) < 1:
-                raise ConfigError(f"{field} must be a positive integer, got {getattr(self, field)}")
-        if not 0.0 <= self.dropout < 1.0:
-            raise ConfigError(f"dropout must lie in [0, 1), got {self.dropout}")
+            value = getattr(self, field)
+            if isinstance(value, bool) or not hasattr(type(value), "__index__") or value < 1:
+                raise ConfigError(f"{field} must be a positive integer, got {value!r}")
+            object.__setattr__(self, field, operator.index(value))  # a NumPy integer stored as the int it is
+        if isinstance(self.dropout, bool) or not isinstance(self.dropout, numbers.Real) or not 0.0 <= self.dropout < 1.0:
+            raise ConfigError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
+        for field in ("morlet_centre", "decay_positional"):
+            if not isinstance(getattr(self, field), bool):
+                raise ConfigError(f"{field} must be True or False, got {getattr(self, field)!r}")
         if self.n_embd % self.n_head:
             raise ConfigError(
                 f"n_head={self.n_head} does not divide n_embd={self.n_embd}; "
@@ -116,6 +123,11 @@ class GPTConfig:
         return self.n_embd // self.n_head
 
     def replace(self, **changes) -> "GPTConfig":
+        """This configuration with ``changes``; a field it does not have is named, with the fields it has."""
+        fields = [field.name for field in dataclasses.fields(self)]
+        unknown = sorted(set(changes) - set(fields))
+        if unknown:
+            raise ConfigError(f"GPTConfig has no field {', '.join(map(repr, unknown))}; its fields: {', '.join(fields)}")
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict:

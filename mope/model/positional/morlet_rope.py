@@ -26,6 +26,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from mope.model.arguments import check_count
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND
 from mope.model.positional.rope import Rotary, query_and_key_positions
 
@@ -82,7 +83,27 @@ class MorletRotary(Rotary):
 
 
 class RelativeMorletRotary(Rotary):
-    """Attention hook: RoPE scores with a per-frequency Gaussian on the offset $i-k$."""
+    r"""Relative Morlet-RoPE (ours, not the paper's): RoPE's rotation, then each pair's score damped by a learned
+    Gaussian of the offset, $e^{-(i-k)^2/4\sigma_j^2}$, so that shifting every position leaves the scores as they
+    were; σ_j starts at $5/\theta_j$ (every pair on ωσ = 5). An attention hook: it gives the scores themselves, pair
+    by pair, where :class:`MorletRotary` gives rotated q and k for any attention.
+
+    :param head_size: the channels of one head, d_k (even): d_k/2 learned σ_j, shared by the heads.
+    :param seq_dim: the dimension of q and k that is time, as :class:`Rotary`'s (needed for 4-D tensors).
+    :param base: the base of the frequencies θ_j, as :class:`Rotary`'s.
+
+    Shapes: ``rotate(q, k, offset=None)`` as :class:`Rotary`'s; ``scores(q, k, offset=None)`` of rotated q
+    (…, Tq, …, head_size) and k (…, Tk, …, head_size), time at ``seq_dim``: the scaled logits (…, Tq, Tk), q's other
+    dimensions (batch, heads) first, before the causal mask.
+
+    Example::
+
+        import torch
+        from mope.model.positional import RelativeMorletRotary
+        hook = RelativeMorletRotary(head_size=16, seq_dim=2)
+        q, k = hook.rotate(torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16))
+        logits = hook.scores(q, k)                     # (2, 4, 10, 10); add the causal mask, then softmax
+    """
 
     def __init__(self, head_size: int, seq_dim: int | None = None, base: float = 10000.0):
         super().__init__(head_size, seq_dim, base)
@@ -98,9 +119,14 @@ class RelativeMorletRotary(Rotary):
         offset_sq = (queries[:, None] - keys[None, :]).square()
         return torch.exp(-offset_sq[None] / (4 * self.log_sigma.exp().square()[:, None, None]))
 
-    def scores(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None) -> torch.Tensor:
-        """Scaled logits (B, H, Tq, Tk) before the causal mask; q and k are already rotated (positions as
-        :meth:`rotate`)."""
+    def scores(self, q: torch.Tensor, k: torch.Tensor, offset: int | None = None,
+               seq_dim: int | None = None) -> torch.Tensor:
+        """Scaled logits (…, Tq, Tk) before the causal mask, of q and k already rotated (positions as :meth:`rotate`),
+        time at ``seq_dim`` (default: the module's)."""
+        if offset is not None:
+            check_count(type(self).__name__, "offset", offset, minimum=0)
+        time = self.time_dimension(q, k, seq_dim)
+        q, k = q.movedim(time, -2), k.movedim(time, -2)
         envelopes = self.offset_envelopes(q.size(-2), offset, k.size(-2)).to(q.dtype)
         q_pairs, k_pairs = q.unflatten(-1, (-1, 2)), k.unflatten(-1, (-1, 2))
         total = torch.zeros(q.shape[:-1] + (k.size(-2),), device=q.device, dtype=q.dtype)

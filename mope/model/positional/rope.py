@@ -181,7 +181,7 @@ class Rotary(FixedBuffers):
             if q.dim() == 4:
                 raise ValueError(f"{owner}: a 4-D q of shape {tuple(q.shape)} may be (batch, heads, time, head_size) "
                                  "or (batch, time, heads, head_size); say which: seq_dim=2 or seq_dim=1 (to the "
-                                 "constructor or to rotate)")
+                                 "constructor or to the call)")
             seq_dim = -2
         if not -q.dim() <= seq_dim < q.dim() or seq_dim % q.dim() == q.dim() - 1:
             raise ValueError(f"{owner}: seq_dim={seq_dim} is not a time dimension of q of shape {tuple(q.shape)} "
