@@ -187,14 +187,19 @@ class CausalEnergyGate(EnergyScores):
         centred, mean, std = self.prefix_statistics(normed)
         return (centred[..., None, :] - mean[..., :, None]) / std[..., :, None]
 
+    def row_coefficients(self, mean: torch.Tensor, std: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(a_i, c_i), (B, H, n) each, of the query rows whose prefix statistics are ``mean``, ``std``: alpha (z_ij -
+        tau) = a_i (e_j - e_0) + c_i, a_i = alpha / s_i, c_i = -alpha ((mu_i - e_0) / s_i + tau)."""
+        slope = self.alpha[:, None] / std
+        return slope, -(slope * mean + (self.alpha * self.tau)[:, None])
+
     def rows(self, keys: torch.Tensor, mean: torch.Tensor, std: torch.Tensor) -> torch.Tensor:
         """log g_ij of the query rows whose prefix statistics are ``mean``, ``std`` (B, H, n) against the centred
         energies ``keys`` (B, H, T) of the keys: (B, H, n, T), in one pass, alpha (z_ij - tau) = a_i (e_j - e_0) + c_i
         with a_i = alpha / s_i and c_i = -alpha ((mu_i - e_0) / s_i + tau) (the same numbers as
         ``logsigmoid(alpha * (standardised - tau))`` up to rounding, with one temporary of the output's size instead
         of four)."""
-        slope = self.alpha[:, None] / std
-        offset = -(slope * mean + (self.alpha * self.tau)[:, None])
+        slope, offset = self.row_coefficients(mean, std)
         return F.logsigmoid(torch.addcmul(offset[..., :, None], slope[..., :, None], keys[..., None, :]))
 
     def log_gate(self, normed: torch.Tensor) -> torch.Tensor:
@@ -207,8 +212,7 @@ class CausalEnergyGate(EnergyScores):
         """score + log sigma(c_i + a_i (e_j - e_0)), the row of :meth:`rows` at query i and key j from (B, H, T)
         tensors: no T x T one."""
         centred, mean, std = self.prefix_statistics(normed)
-        slope = self.alpha[:, None] / std
-        offset = -(slope * mean + (self.alpha * self.tau)[:, None])
+        slope, offset = self.row_coefficients(mean, std)
 
         def modify(score, b, h, q_idx, kv_idx):
             return score + F.logsigmoid(offset[b, h, q_idx] + slope[b, h, q_idx] * centred[b, h, kv_idx])
