@@ -89,8 +89,12 @@ def test_the_learned_tables_error_names_the_drop_in_classes_and_the_gpts_the_con
         mope.LearnedPositions(8, 16)(6, 4)
     assert one_line(error) == ("LearnedPositions: a context of 10 tokens is longer than the learned position table "
                                "(8 rows); use at most 8 tokens, or positions without a table (MorletPositions, "
-                               "SinusoidalPositions, Rotary, ALiBi)")
+                               "SinusoidalPositions, Rotary, MorletRotary, ALiBi)")
     assert "GPTConfig" not in str(error.value) and "sincos" not in str(error.value)
     model = mope.build_model("BASE-DOT", mope.GPTConfig(block_size=8, n_layer=1, n_head=2, n_embd=16))
     with pytest.raises(ValueError, match=r"use at most block_size=8 tokens or a scheme without a table \(absolute: "):
         model(torch.zeros(1, 10, dtype=torch.long))
+    with pytest.raises(ValueError) as error:
+        model(torch.zeros(1, 10, dtype=torch.long))
+    assert str(error.value).endswith("(absolute: sincos, sincos_scaled, morlet, none; attention_positions: rope, "
+                                     "morlet_rope, morlet_rope_relative, alibi)")  # every scheme without a table

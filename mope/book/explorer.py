@@ -198,7 +198,7 @@ def explorer(points: Sequence[ParameterPoint], start: int = 0) -> LayoutDOM:
                       step=1, sizing_mode=STRETCH)
     centre = Slider(name="centre", title="centre b₀ (Section 7; 0 as published)", start=CENTRE_SPAN[0],
                     end=CENTRE_SPAN[1], value=within(first.centre, CENTRE_SPAN), step=0.1, sizing_mode=STRETCH)
-    admissibility = RadioButtonGroup(name="admissibility", labels=["ωσ ≥ 5 projected (published)", "bound off (FREE)"],
+    admissibility = RadioButtonGroup(name="admissibility", labels=[check_admissibility(mode).label for mode in ADMISSIBILITY_MODES],
                                      active=ADMISSIBILITY_MODES.index(first.admissibility), sizing_mode=STRETCH)
     menu_options: dict[str, list[tuple[str, str]]] = {}
     for index, point in enumerate(points):

@@ -32,18 +32,18 @@ class AdmissibilityMode:
     name: str
     label: str  # what a widget, table or legend shows
     projects: bool  # the forward replaces omega by 5/sigma where omega*sigma < 5
-    gradient: str  # how the loss gradient crosses the projection
 
 
 #: The admissibility modes, in one place: :class:`GPTConfig` validates against it, the projection reads
 #: it, and its error messages and labels come from it. Modes with the same ``projects`` draw the same
 #: forward values (they differ in the gradient only): see :func:`forward_modes`.
 ADMISSIBILITY_MODES: dict[str, AdmissibilityMode] = {mode.name: mode for mode in (
-    AdmissibilityMode("published", "ωσ ≥ 5 projected (published)", True,
-                      "inside autograd, as released: log ω gets no loss gradient where the bound acts"),
-    AdmissibilityMode("straight_through", "ωσ ≥ 5 projected, straight-through gradient", True,
-                      "straight-through: the backward pass sees no projection, log ω keeps its gradient (Appendix A.3's wording)"),
-    AdmissibilityMode("none", "bound off (FREE)", False, "no bound, no projection"),
+    # inside autograd, as released: log ω gets no loss gradient where the bound acts
+    AdmissibilityMode("published", "ωσ ≥ 5 projected (published)", True),
+    # the backward pass sees no projection, log ω keeps its gradient (Appendix A.3's wording)
+    AdmissibilityMode("straight_through", "ωσ ≥ 5 projected, straight-through gradient", True),
+    # no bound, no projection
+    AdmissibilityMode("none", "bound off (FREE)", False),
 )}
 
 

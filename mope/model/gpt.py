@@ -17,7 +17,7 @@ from torch import nn
 
 from mope.model import flex
 from mope.model.attention import CausalSelfAttention
-from mope.model.config import GPTConfig
+from mope.model.config import ABSOLUTE_SCHEMES, ATTENTION_SCHEMES, GPTConfig
 from mope.model.energy_gate import CausalEnergyGate, FutureLeakWarning, FutureReadingEnergyGate
 from mope.model.positional import (
     ALiBi,
@@ -164,8 +164,9 @@ class GPT(nn.Module):
         if self.max_context is not None and length > self.max_context:
             raise ValueError(
                 f"context of {length} tokens is longer than the learned position table ({self.max_context} rows): "
-                f"use at most block_size={self.max_context} tokens or a scheme without a table (absolute: sincos, "
-                "morlet, none; attention_positions: rope, alibi)"
+                f"use at most block_size={self.max_context} tokens or a scheme without a table (absolute: "
+                f"{', '.join(s for s in ABSOLUTE_SCHEMES if s != 'learned')}; attention_positions: "
+                f"{', '.join(s for s in ATTENTION_SCHEMES if s != 'none')})"
             )
         x = self.tok_emb(idx)
         if self.pos is not None:

@@ -53,6 +53,6 @@ class LearnedPositions(nn.Module):
             raise ValueError(
                 f"LearnedPositions: a context of {offset + length} tokens is longer than the learned position table "
                 f"({self.max_context} rows); use at most {self.max_context} tokens, or positions without a table "
-                "(MorletPositions, SinusoidalPositions, Rotary, ALiBi)"
+                "(MorletPositions, SinusoidalPositions, Rotary, MorletRotary, ALiBi)"
             )
         return self.table.weight[offset:offset + length]
