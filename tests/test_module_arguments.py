@@ -76,6 +76,9 @@ def test_rotary_takes_its_base():
     (lambda: mope.LearnedPositions(16, 64)(4.5), "LearnedPositions: length must be an int >= 0, got float 4.5"),
     (lambda: mope.LearnedPositions(0, 64), "LearnedPositions: block_size must be an int >= 1, got 0"),
     (lambda: mope.ALiBi(0), "ALiBi: n_head must be an int >= 1, got 0"),
+    (lambda: mope.SinusoidalPositions(64, amplitude="x"),
+     r"SinusoidalPositions: amplitude must be a finite number \(1.0 as published\), got str 'x'"),
+    (lambda: mope.MorletPositions(64, amplitude=float("nan")), "MorletPositions: amplitude must be a finite number"),
     (lambda: mope.ALiBi(4).logit_bias(-1), "ALiBi: length must be an int >= 0, got -1"),
 ])
 def test_a_mistake_is_one_line_naming_the_module_what_it_got_and_what_it_expects(call, expected):

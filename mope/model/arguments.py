@@ -9,6 +9,8 @@ dynamic time dimension, ``torch.compile``).
 """
 from __future__ import annotations
 
+import math
+import numbers
 import operator
 
 import torch
@@ -32,6 +34,15 @@ def check_count(owner: str, name: str, value, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"{owner}: {name} must be an int >= {minimum}, got {value}")
     return value
+
+
+def check_amplitude(owner: str, value) -> float:
+    """``value`` as a float if it is a finite real number (a Python or NumPy number, not a bool or a tensor); else one
+    line naming ``owner`` and what was given."""
+    if isinstance(value, (bool, torch.Tensor)) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise TypeError(f"{owner}: amplitude must be a finite number (1.0 as published), got {type(value).__name__} "
+                        f"{value!r}")
+    return float(value)
 
 
 def check_positions(owner: str, length, offset) -> None:

@@ -34,7 +34,7 @@ import math
 import torch
 from torch import nn
 
-from mope.model.arguments import check_count, check_positions
+from mope.model.arguments import check_amplitude, check_count, check_positions
 from mope.model.config import check_admissibility
 
 ADMISSIBILITY_BOUND = 5.0  # omega * sigma >= 5 (Appendix A.2-A.3)
@@ -129,7 +129,7 @@ class MorletPositions(nn.Module):
         self.log_sigma = nn.Parameter(torch.log(sigma))
         self.centre = nn.Parameter(torch.zeros(n_embd // 2)) if learned_centre else None
         self.weight_decay = weight_decay
-        self.amplitude = amplitude
+        self.amplitude = check_amplitude("MorletPositions", amplitude)
 
     def reset_parameters(self) -> None:
         """The released initialisation again, in place: the step after ``to_empty`` of a meta-device build."""
@@ -161,8 +161,8 @@ class MorletPositions(nn.Module):
         with autocast_off:
             omega, sigma = self.effective()
             b = torch.arange(offset, offset + length, device=omega.device, dtype=omega.dtype)[:, None]
-            offset = b - self.centre.to(omega.dtype) if self.centre is not None else b
-            envelope = torch.exp(-offset.square() / (2 * sigma.square() + ENVELOPE_EPS))
+            distance = b - self.centre.to(omega.dtype) if self.centre is not None else b
+            envelope = torch.exp(-distance.square() / (2 * sigma.square() + ENVELOPE_EPS))
             phase = omega * b
             table = torch.stack((torch.cos(phase) * envelope, torch.sin(phase) * envelope), dim=-1).flatten(1)
             return (table if self.amplitude == 1.0 else self.amplitude * table).to(self.log_omega.dtype)

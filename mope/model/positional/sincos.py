@@ -16,7 +16,7 @@ import math
 
 import torch
 
-from mope.model.arguments import check_count, check_positions
+from mope.model.arguments import check_amplitude, check_count, check_positions
 from mope.model.positional.rope import FixedBuffers
 
 EMBEDDING_MATCHED_AMPLITUDE = 0.02 * math.sqrt(2.0)  # channel RMS 0.02, the N(0, 0.02) embedding init
@@ -57,7 +57,7 @@ class SinusoidalPositions(FixedBuffers):
     def __init__(self, n_embd: int, amplitude: float = 1.0):
         super().__init__()
         check_count("SinusoidalPositions", "n_embd", n_embd)
-        self.amplitude = amplitude
+        self.amplitude = check_amplitude("SinusoidalPositions", amplitude)
         if n_embd % 2:
             raise ValueError(f"SinusoidalPositions: sin/cos positions pair channels (2i, 2i+1), n_embd must be even, "
                              f"got {n_embd}")
