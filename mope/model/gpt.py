@@ -28,7 +28,7 @@ from mope.model.positional import (
     Rotary,
     SinusoidalPositions,
 )
-from mope.model.positional.rope import FixedBuffers
+from mope.model.positional.fixed_buffers import FixedBuffers
 from mope.model.positional.sincos import EMBEDDING_MATCHED_AMPLITUDE
 
 
@@ -86,7 +86,7 @@ class Block(nn.Module):
 
 def _fixed_tables_follow_the_weights(model: "GPT", incompatible_keys) -> None:
     """Load-state-dict post hook of :class:`GPT` (a function, so that the model pickles): the fixed tables of its
-    positions (:class:`~mope.model.positional.rope.FixedBuffers`, outside the state dict) lie where its weights lie.
+    positions (:class:`~mope.model.positional.fixed_buffers.FixedBuffers`, outside the state dict) lie where its weights lie.
     After ``load_state_dict(..., assign=True)`` of a meta-device build the weights are the state dict's, on its device,
     and the tables, computed on the default device, are computed again there."""
     device = model.tok_emb.weight.device

@@ -15,7 +15,7 @@ import math
 import torch
 
 from mope.model.arguments import check_count
-from mope.model.positional.rope import FixedBuffers
+from mope.model.positional.fixed_buffers import FixedBuffers
 
 
 def alibi_slopes(n_head: int) -> torch.Tensor:

@@ -17,7 +17,7 @@ import math
 import torch
 
 from mope.model.arguments import check_amplitude, check_count, check_positions
-from mope.model.positional.rope import FixedBuffers
+from mope.model.positional.fixed_buffers import FixedBuffers
 
 EMBEDDING_MATCHED_AMPLITUDE = 0.02 * math.sqrt(2.0)  # channel RMS 0.02, the N(0, 0.02) embedding init
 
