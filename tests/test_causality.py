@@ -68,3 +68,8 @@ def test_published_energy_gate_leaks_the_future(name, training):
 
 def test_the_non_causal_list_is_exactly_the_published_ega_models():
     assert sorted(KNOWINGLY_NON_CAUSAL) == ["EGA-1", "EGA-MORLET"]
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_the_registry_says_of_each_variant_what_its_built_model_says(name):
+    assert build_model(name, SHAPE, knowingly_non_causal=True).causal == VARIANTS[name].causal

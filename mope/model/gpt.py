@@ -54,10 +54,17 @@ def attention_positions(config: GPTConfig) -> nn.Module | None:
     return hooks[config.attention_positions]() if config.attention_positions in hooks else None
 
 
+#: The gate class of each configured gate (``GPTConfig.gate``); whether it reads the future is the class's ``causal``.
+GATE_CLASSES = {"ega": FutureReadingEnergyGate, "ega_causal": CausalEnergyGate}
+
+
 def energy_gate(config: GPTConfig) -> nn.Module | None:
-    # the published gate knowingly: EGA-1 and EGA-MORLET reproduce the paper (tests/test_causality.py marks them)
-    gates = {"ega": lambda d, h: FutureReadingEnergyGate(d, h, warn=False), "ega_causal": CausalEnergyGate}
-    return gates[config.gate](config.n_embd, config.n_head) if config.gate in gates else None
+    if config.gate not in GATE_CLASSES:
+        return None
+    if GATE_CLASSES[config.gate] is FutureReadingEnergyGate:
+        # the published gate knowingly: EGA-1 and EGA-MORLET reproduce the paper (tests/test_causality.py marks them)
+        return FutureReadingEnergyGate(config.n_embd, config.n_head, warn=False)
+    return GATE_CLASSES[config.gate](config.n_embd, config.n_head)
 
 
 class MLP(nn.Module):

@@ -13,7 +13,7 @@ import torch
 from mope.model.config import GPTConfig
 from mope.errors import ConfigError
 from mope.model.energy_gate import FutureLeakWarning
-from mope.model.gpt import GPT, leak_message
+from mope.model.gpt import GATE_CLASSES, GPT, leak_message
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,9 @@ class Variant:
 
     @property
     def causal(self) -> bool:
-        return self.settings.get("gate") != "ega"
+        """False for a variant whose gate reads the future (the published EGA); the gate's class says which."""
+        gate = GATE_CLASSES.get(self.settings.get("gate"))
+        return gate is None or gate.causal
 
 
 _VARIANTS = [
