@@ -28,9 +28,8 @@ import json
 import os
 import sys
 import traceback
-from collections import Counter
 
-from mope.errors import ConfigError, UserError, shown
+from mope.errors import ConfigError, UserError, listed_more_than_once, shown
 from mope.store.presets import PRESETS, STANDING_PRESETS, get_preset, with_autocast
 from mope.store.in_progress import RECORDED
 from mope.store.result_schema import MAX_COUNT
@@ -219,6 +218,9 @@ def _check_store(results_dir) -> None:
     root = results_root(results_dir)
     if root.is_dir():
         return
+    if results_dir is not None and os.path.lexists(root):
+        raise ConfigError(f"--results-dir {shown(results_dir)} is not a folder; give the folder that holds "
+                          "<preset>/<variant>/seed<N>.json, or leave it out for the default results/")
     if results_dir is not None:
         raise ConfigError(f"--results-dir {results_dir}: no such folder; give the folder that holds "
                           "<preset>/<variant>/seed<N>.json, or leave it out for the default results/")
@@ -275,9 +277,8 @@ def _print_standing(results_dir, as_json: bool) -> None:
 
 
 def _check_repeats(args) -> None:
-    for option in ("seeds", "variants"):
-        counts = Counter(getattr(args, option, None) or [])  # one pass: 50,000 names took 82 s pairwise
-        repeated = sorted(str(value) for value, count in counts.items() if count > 1)
+    for option in ("seeds", "variants", "confirmed"):
+        repeated = listed_more_than_once(getattr(args, option, None) or [])
         if repeated:
             raise ConfigError(f"--{option} lists {', '.join(repeated)} more than once; give each once")
 
@@ -297,7 +298,7 @@ def say_where(args) -> None:
           f"{', '.join(choices)})", file=sys.stderr)
 
 
-def run(args, parser: argparse.ArgumentParser) -> None:
+def run(args) -> None:
     say_where(args)
     if args.command == "stamp":
         from mope.store.code_version import write_stamp
@@ -314,6 +315,10 @@ def run(args, parser: argparse.ArgumentParser) -> None:
     if args.command == "progress":
         from mope.train.progress import record_progress
 
+        if args.checkpoint_dir is not None and os.path.lexists(args.checkpoint_dir) and not os.path.isdir(
+                args.checkpoint_dir):  # none there is no run in progress; a file is a mistake
+            raise ConfigError(f"--checkpoint-dir {shown(args.checkpoint_dir)} is not a folder; give the folder that "
+                              "holds <preset>/<variant>/seed<N>-<hash>.pt, or leave it out for the default")
         done = record_progress([args.preset] if args.preset else None, args.checkpoint_dir, args.results_dir)
         lines = done.lines(args.results_dir)
         print("\n".join(lines) if lines else f"no run in progress: no checkpoint of an evidence preset under "
@@ -331,6 +336,7 @@ def run(args, parser: argparse.ArgumentParser) -> None:
     if args.command == "train":
         import torch
 
+        from mope.train.devices import DataParallelRank
         from mope.train.loop import train
 
         if args.threads:
@@ -338,7 +344,7 @@ def run(args, parser: argparse.ArgumentParser) -> None:
         result = train(args.variant, preset, args.seed, results_root=args.results_dir, data_path=args.data,
                        device=args.device, progress=not args.no_progress, unless_stored=args.unless_stored)
         final = result["final"]
-        if os.environ.get("RANK", "0") == "0":  # under torchrun every rank returns the result
+        if DataParallelRank.from_environment().main:  # under torchrun every rank returns the result
             print(f"{args.variant} seed {args.seed}: val {final['val_loss']:.4f}, whole val {final['val_loss_full']:.4f}"
                   + (f" (filed as preset {preset.name!r})" if preset.name != args.preset else ""))
     elif args.command == "suite":
@@ -359,8 +365,8 @@ def run(args, parser: argparse.ArgumentParser) -> None:
     else:
         _check_store(args.results_dir)
         if not _print_table(preset, args.results_dir):
-            parser.error(f"no current stored results for preset {preset.name!r}; "
-                         f"run `python -m mope suite --preset {preset.name}`")
+            raise UserError(f"no current stored results for preset {preset.name!r}; "
+                            f"run `python -m mope suite --preset {preset.name}`")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -373,7 +379,7 @@ def main(argv: list[str] | None = None) -> None:
         parser = build_parser()
         args = parser.parse_args(argv)
         _check_repeats(args)
-        run(args, parser)
+        run(args)
         sys.stdout.flush()
     except BrokenPipeError:  # `python -m mope table | head`: the reader left; say nothing more
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -354,6 +354,10 @@ def test_an_unwritable_folder_fails_before_step_0(tiny, tmp_path, where):
     (["suite", "--preset", "smoke", "--seeds", "0", "0"], {}, "--seeds lists 0 more than once"),
     (["suite", "--preset", "smoke", "--variants", "NOPE", "NOPE"], {}, "--variants lists NOPE more than once"),
     (["table", "--preset", "smoke"], {}, "no current stored results for preset 'smoke'"),
+    (["claims", "--preset", "smoke", "--confirmed", "ega-gain", "ega-gain"], {}, "--confirmed lists ega-gain more than once"),
+    (["train", "NOPE", "--preset", "smoke"], {"RANK": "x"}, "$RANK='x' is not an integer >= 0; torchrun sets it"),
+    (["train", "NOPE", "--preset", "smoke"], {"WORLD_SIZE": "0"}, "$WORLD_SIZE='0' is not an integer >= 1"),
+    (["train", "NOPE", "--preset", "smoke"], {"RANK": "2", "WORLD_SIZE": "2"}, "$RANK=2 is not below $WORLD_SIZE=2"),
 ])
 def test_user_errors_are_one_line_without_a_traceback(store, args, env, message, monkeypatch, capsys):
     store[0].mkdir()
@@ -365,6 +369,37 @@ def test_user_errors_are_one_line_without_a_traceback(store, args, env, message,
     assert exit_.value.code in (1, 2)
     assert message in err and "Traceback" not in err
     assert len([line for line in err.splitlines() if "error" in line]) == 1
+
+
+def test_an_empty_store_is_a_users_error_not_a_usage_error(store, capsys):
+    """`table` on a store with no current run printed argparse's usage block and exited 2, as for a misspelt flag."""
+    store[0].mkdir()
+    with pytest.raises(SystemExit) as exit_:
+        main(["table", "--preset", "smoke"])
+    assert exit_.value.code == 1 and "usage:" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["table", "--preset", "smoke", "--results-dir"], ["progress", "--checkpoint-dir"]])
+def test_a_folder_option_naming_a_file_says_it_is_not_a_folder(store, tmp_path, command, capsys):
+    """`--results-dir` naming a file was "no such folder"; `progress --checkpoint-dir` naming one found "no run in
+    progress" and exited 0."""
+    a_file = tmp_path / "a file"
+    a_file.write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, str(a_file)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and f"{command[-1]} {a_file} is not a folder; give the folder that holds" in err
+
+
+def test_data_named_where_there_is_none_stops_the_run_before_its_stored_file_is_touched(store, tiny, tmp_path, capsys):
+    """A --data path with no TinyShakespeare set a stale stored result aside, then failed, and left the run's lock."""
+    results, _ = store
+    stale = result_path(tiny, "NOPE", 0)
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
+    with pytest.raises(UserError, match=f"no TinyShakespeare at {tmp_path / 'nowhere'}"):
+        train("NOPE", tiny, 0, data_path=tmp_path / "nowhere", progress=False)
+    assert sorted(path.name for path in stale.parent.iterdir()) == ["seed0.json"]  # not set aside, no lock left
 
 
 def test_a_corrupt_data_file_is_named_with_the_fix(store, tmp_path, monkeypatch, capsys):

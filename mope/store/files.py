@@ -135,8 +135,8 @@ def run_lock(result: Path, run: str):
     with the result, so that one store means one lock whatever checkpoint folder each user names. It is taken
     on a read-only descriptor: another user of a shared store, who may read the file but not write it, locks it
     all the same. The kernel releases it when the process ends, however it ends (an exception, a signal,
-    SIGKILL), so that two suites on one store never train one run at once. Once the run is over its holder
-    removes the file; a process that was waiting on that file finds, once it holds its lock, that the path is
+    SIGKILL), so that two suites on one store never train one run at once. Once the run is over (stored, failed or
+    stopped) its holder removes the file; a process that was waiting on that file finds, once it holds its lock, that the path is
     no longer the file it locked, and locks the path anew (so no two processes ever hold the run at once). What
     is at its path that is not a regular file (a folder, a FIFO, a link) is set aside first."""
     path = result.with_name(result.name + LOCK_SUFFIX)
@@ -159,8 +159,10 @@ def run_lock(result: Path, run: str):
             if not _flock(handle, path, run, quiet=waited):
                 waited = True
                 continue
-            yield path
-            _remove_lock(path)
+            try:
+                yield path
+            finally:  # the run is stored, failed or stopped: over, here
+                _remove_lock(path)
             return
         finally:
             os.close(handle)  # releases the lock

@@ -40,8 +40,23 @@ class DataParallelRank:
 
     @classmethod
     def from_environment(cls) -> "DataParallelRank":
-        return cls(int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)),
-                   int(os.environ.get("LOCAL_RANK", 0)))
+        """The place ``torchrun``'s variables give (none: rank 0 of 1); a value that is not one it could set is named."""
+        def number(name: str, default: int, minimum: int) -> int:
+            text = os.environ.get(name, str(default))
+            try:
+                value = int(text)
+            except ValueError:
+                value = None
+            if value is None or value < minimum:
+                raise ConfigError(f"${name}={text!r} is not an integer >= {minimum}; torchrun sets it (unset it to "
+                                  "train in one process)")
+            return value
+
+        rank, world_size = number("RANK", 0, 0), number("WORLD_SIZE", 1, 1)
+        if rank >= world_size:
+            raise ConfigError(f"$RANK={rank} is not below $WORLD_SIZE={world_size}; torchrun sets both (unset them "
+                              "to train in one process)")
+        return cls(rank, world_size, number("LOCAL_RANK", 0, 0))
 
 
 SINGLE_PROCESS = DataParallelRank()

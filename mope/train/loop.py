@@ -69,7 +69,7 @@ from mope.store.results import (
 from mope.train.checkpoints import (
     checkpoint_root, load_checkpoint, resume, rng_states, run_segments, save_checkpoint, set_checkpoint_aside,
 )
-from mope.train.data import SplitIds, derived_seed, load_dataset
+from mope.train.data import SplitIds, derived_seed, load_dataset, locate
 from mope.train.devices import (
     SINGLE_PROCESS, DataParallelRank, all_reduce_sum, autocast, cpu_capability, describe_device, measured_throughput,
     resolve_device, to_device, use_fused_adamw,
@@ -181,6 +181,7 @@ def train(variant: str, preset: str | TrainConfig, seed: int, results_root=None,
                 print(f"notice: {variant} seed {seed} of {spec.preset.name} is stored and current; not trained again",
                       file=sys.stderr)
                 return done
+            locate(data_path)  # no TinyShakespeare where it is named: said before a stored file is set aside
             _prepare_files(spec.preset, stored, checkpoint)
         created_group = parallel.world_size > 1 and not dist.is_initialized()
         if created_group:

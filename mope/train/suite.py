@@ -31,7 +31,7 @@ import torch
 from tqdm import tqdm
 
 from mope.train.child import SUITE_PID
-from mope.errors import ConfigError, UserError
+from mope.errors import ConfigError, UserError, listed_more_than_once
 from mope.store.presets import TrainConfig, command_line_preset, get_preset
 from mope.store.results import folder_config, load_result, result_path, results_root, set_aside_if_unusable
 from mope.train.devices import core_count
@@ -170,8 +170,8 @@ def ensure_results(preset: str | TrainConfig, variants, seeds, jobs: int = 1, ro
     preset = get_preset(preset) if isinstance(preset, str) else preset
     if jobs < 1:
         raise ConfigError(f"jobs must be a positive integer, got {jobs}")
-    for kind, values in (("variant", list(variants)), ("seed", list(seeds))):
-        repeated = sorted({str(v) for v in values if values.count(v) > 1})
+    for kind, values in (("variant", variants), ("seed", seeds)):
+        repeated = listed_more_than_once(values)
         if repeated:
             raise ConfigError(f"{kind}s listed more than once: {', '.join(repeated)}")
     if jobs > 1 and command_line_preset(preset) is None:
