@@ -30,7 +30,7 @@ import sys
 import traceback
 
 from mope.errors import ConfigError, UserError, listed_more_than_once, shown
-from mope.store.presets import PRESETS, STANDING_PRESETS, get_preset, with_autocast
+from mope.store.presets import AUTOCAST_DTYPES, MIN_STEPS, PRESETS, STANDING_PRESETS, get_preset, with_autocast
 from mope.store.in_progress import RECORDED
 from mope.store.result_schema import MAX_COUNT
 from mope.store.results import ENV_RESULTS_DIR, in_source_checkout, results_root, scan
@@ -61,9 +61,6 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is not a positive integer (>= 1)")
     return value
-
-
-MIN_STEPS = 3  # a shortened run's smallest length (TrainConfig.shortened)
 
 
 def step_count(text: str) -> int:
@@ -104,7 +101,7 @@ def _add_training(parser: argparse.ArgumentParser) -> None:
                         help="torch.compile the training forward (a CUDA speed-up; off by default). Compiled dropout "
                              "draws other random numbers, so a compiled run matches an uncompiled one in distribution, "
                              "not bit for bit; on the CPU compiling takes about a minute")
-    parser.add_argument("--autocast", choices=["bf16", "fp16"],
+    parser.add_argument("--autocast", choices=AUTOCAST_DTYPES,
                         help="CUDA autocast dtype (default: the preset's, bf16; fp16 adds a gradient scaler, as published)")
     parser.add_argument("--checkpoint-interval", type=positive_int, metavar="STEPS",
                         help="steps between checkpoints (default: the preset's); it changes where an interrupted run "

@@ -144,8 +144,11 @@ def characters_per_word() -> float:
     return VALIDATION_CHARACTERS / VALIDATION_WORDS
 
 
-# Fields that change how fast a run goes or where it can stop, never its numbers: left out of the hash.
+# Fields left out of the hash, so that a run may be resumed with another: where it can stop (the checkpoint
+# interval, never its numbers) and how fast it goes (compiling, whose dropout draws other random numbers: the same
+# run in distribution, not bit for bit, as a run resumed on another machine is).
 RUNTIME_FIELDS = ("compile", "checkpoint_interval")
+MIN_STEPS = 3  # a shortened run's smallest length (TrainConfig.shortened)
 # A run is filed under results/{name}/ and checkpoints/{name}/: one path component, no surprises.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -232,8 +235,8 @@ class TrainConfig:
         It is filed under its own name, ``{name}-steps{steps}``, so that it never reads, overwrites or
         deletes the full run's checkpoints and results.
         """
-        if steps < 3:
-            raise ConfigError(f"a shortened run needs at least 3 steps, got {steps}")
+        if steps < MIN_STEPS:
+            raise ConfigError(f"a shortened run needs at least {MIN_STEPS} steps, got {steps}")
         return self.replace(name=f"{self.name}-steps{steps}", steps=steps, warmup=min(self.warmup, steps // 10),
                             eval_interval=min(self.eval_interval, steps - 1))
 
