@@ -266,3 +266,7 @@ def test_a_copy_without_git_records_the_commit_of_its_stamp_and_whether_it_chang
         check_committed(get_preset("paper"), copy)
     (copy / STAMP).write_text("not json")
     assert source_state(copy) == ("unknown", True)
+    for forged in ({"commit": commit, "files": ["mope/model.py"]}, {"commit": [commit], "files": {}},
+                   {"commit": "HEAD", "files": {}}, {"commit": commit, "files": {"mope/model.py": 1}}):
+        (copy / STAMP).write_text(json.dumps(forged))  # not what write_stamp writes: says nothing of the code
+        assert source_state(copy) == ("unknown", True), forged

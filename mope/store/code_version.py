@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from mope.store.presets import EVIDENCE_PRESETS, TrainConfig
 from mope.store.results import REPO_ROOT
 
 STAMP = ".source-stamp.json"
+HEX_COMMIT = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # a commit as git names it (SHA-1, or SHA-256)
 CODE_FOLDERS = ("mope", "scripts")  # a Python file added here changes what runs
 
 
@@ -47,10 +49,15 @@ def source_state(root: Path = REPO_ROOT) -> tuple[str, bool]:
 
 
 def _stamped_state(root: Path) -> tuple[str, bool]:
+    """The stamp's (commit, dirty); a stamp that is not what :func:`write_stamp` writes (a commit's 40 hex digits, a
+    mapping of file names to SHA-256 digests) says nothing: ("unknown", True)."""
     try:
         stamp = json.loads((root / STAMP).read_text())
         commit, files = stamp["commit"], stamp["files"]
     except (OSError, ValueError, KeyError, TypeError):
+        return "unknown", True
+    if not (isinstance(commit, str) and HEX_COMMIT.fullmatch(commit) and isinstance(files, dict)
+            and all(isinstance(name, str) and isinstance(digest, str) for name, digest in files.items())):
         return "unknown", True
     changed = any(not (root / name).is_file() or _sha256(root / name) != digest for name, digest in files.items())
     added = any(path.relative_to(root).as_posix() not in files
