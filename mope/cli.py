@@ -211,9 +211,12 @@ def _print_table(preset, results_dir) -> bool:
 
 
 def _check_store(results_dir) -> None:
-    """A reader pointed at a folder that is not there says so (it would otherwise report 'no runs')."""
+    """A reader pointed at a folder that is not there says so (it would otherwise report 'no runs'); one that is
+    there is where every reader of this process looks (the claims read the store through its default root)."""
     root = results_root(results_dir)
     if root.is_dir():
+        if results_dir:
+            os.environ[ENV_RESULTS_DIR] = str(results_dir)
         return
     if results_dir is not None and os.path.lexists(root):
         raise ConfigError(f"--results-dir {shown(results_dir)} is not a folder; give the folder that holds "
@@ -231,8 +234,6 @@ def _print_claims(preset, results_dir, as_json: bool) -> None:
     from mope.evidence.claims_json import claims_document
     from mope.evidence.claims import claims_report
 
-    if results_dir:
-        os.environ[ENV_RESULTS_DIR] = str(results_dir)  # claims read the store through its default root
     found = scan(preset, results_dir)
     if as_json:
         report = json.dumps(claims_document(preset, results_dir, found), indent=1, ensure_ascii=False, allow_nan=False)
@@ -268,8 +269,6 @@ def _print_standing(results_dir, as_json: bool) -> None:
     """Every claim's standing across the presets (mope.evidence.standings.standing_report)."""
     from mope.evidence.standings import standing_report
 
-    if results_dir:
-        os.environ[ENV_RESULTS_DIR] = str(results_dir)  # claims read the store through its default root
     print(standing_report(as_json))
 
 
@@ -352,8 +351,6 @@ def run(args) -> None:
         _print_table(preset, args.results_dir)
     elif args.command == "claims" and args.confirmed:
         _check_store(args.results_dir)
-        if args.results_dir:
-            os.environ[ENV_RESULTS_DIR] = str(args.results_dir)  # claims read the store through its default root
         if not _any_confirmed(preset, args.confirmed, args.results_dir, args.json):
             sys.exit(1)
     elif args.command == "claims":

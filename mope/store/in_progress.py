@@ -24,14 +24,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from mope.errors import UserError, one_line, shorten, shown
 from mope.model.variants import VARIANTS
 from mope.store.files import IrregularFile, atomic_write, read_regular_file
 from mope.store.presets import EVIDENCE_PRESETS, PRESETS
-from mope.store.result_schema import MAX_COUNT, declared_checker, text_problem
+from mope.store.result_schema import MAX_COUNT, declared_checker, stamp_problem, text_problem
 from mope.store.results import RESULT_FILE, expected_hashes, load_result, results_root
 
 FOLDER = "in_progress"
@@ -103,13 +102,10 @@ def record_problem(data, use_jsonschema: bool = True) -> str | None:
     problem = _SCHEMA_PROBLEM(data, use_jsonschema) or text_problem(data, "")
     if problem is not None:
         return problem
-    for key in ("started", "checkpoint_saved", "written"):
-        try:
-            stamp = datetime.fromisoformat(data[key])
-        except ValueError:
-            return shorten(f"{key}: {data[key]!r} is not an ISO 8601 time stamp")
-        if stamp.utcoffset() is None:
-            return shorten(f"{key}: {data[key]!r} has no offset from UTC (e.g. +00:00)")
+    problem = next(filter(None, (stamp_problem(key, data[key]) for key in ("started", "checkpoint_saved", "written"))),
+                   None)
+    if problem is not None:
+        return problem
     step = data["step"]
     if step >= data["steps"]:
         return f"step {step} is not short of the run's {data['steps']} steps: a finished run is stored, not in progress"
