@@ -213,7 +213,7 @@ def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_then_the_see
     seed0 = [paper_run("BASE-DOT", 0, 1.47), paper_run("EGA-MORLET", 0, 1.36)]
     text = bottom_line.what_would_settle_it(undecided, {"paper": seed0})
     assert text.startswith("**What would settle it?** Seeds 1 and 2 of the learned table") and "(4 runs; about 6 minutes a run" in text
-    assert ("6 minutes a run on one H200 GPU or 14 hours of steps on one core of an Intel Xeon (the learned table's and "
+    assert ("6 minutes a run on one NVIDIA H200 or 14 hours of steps on one core of an Intel Xeon (the learned table's and "
             "MoPE's runs, measured side by side):") in text  # the stored rehearsal's 10.2 s a step, on its CPU
     three = seed0 + [paper_run(v, s, 1.4) for v in ("BASE-DOT", "EGA-MORLET") for s in (1, 2)]
     text = bottom_line.what_would_settle_it(undecided, {"paper": three})
@@ -240,7 +240,10 @@ def test_a_runs_cpu_hours_come_from_the_rehearsals_seconds_a_step_and_without_on
     undecided = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, outcome="undecided", seeds_needed=9,
                                                    paper=0.119)}}
     text = bottom_line.what_would_settle_it(undecided, {"paper": [paper_run("BASE-DOT", 0, 1.47)]})
-    assert "(5 runs; about 6 minutes a run on one H200 GPU: `bash scripts/gpu_suite.sh`)" in text and "CPU" not in text
+    assert "(5 runs; about 6 minutes a run on one NVIDIA H200: `bash scripts/gpu_suite.sh`)" in text and "CPU" not in text
+    elsewhere = [paper_run("BASE-DOT", 0, 1.47, device="cuda: NVIDIA H100 80GB HBM3", wall=240.0)]
+    text = bottom_line.what_would_settle_it(undecided, {"paper": elsewhere})
+    assert "about 4 minutes a run on one NVIDIA H100 80GB HBM3:" in text  # the GPU the stored runs name
 
 
 def test_the_headline_at_the_paper_scale_counts_the_seeds_in_which_the_gated_mope_is_lower():

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from mope.evidence import claims, devices, estimates
 from mope.evidence.verdicts import PLAIN_WORDS, settle_text
 from mope.store import plan
-from mope.store.results import device_name
+from mope.store.results import device_kind, device_name
 from mope.store.presets import TRAINING_CHARACTERS, get_preset
 
 PUBLISHED, MAIN, LONG, BPE = "paper", "cpu", "cpu-long", "cpu-bpe"
@@ -400,9 +400,11 @@ def what_would_settle_it(records: Records, stored: Mapping[str, list[dict]]) -> 
     not settle it)."""
     missing = missing_runs(stored)
     headline = records.get(PUBLISHED, {}).get("ega-mope-gain")
-    minutes = [r["provenance"]["wall_time_s"] / 60 for r in stored.get(PUBLISHED, [])
-               if r["variant"] in ("BASE-DOT", "EGA-MORLET") and "cuda" in r["provenance"]["device"]]
-    costs = [f"about {max(minutes):.0f} minutes a run on one H200 GPU" if minutes else "a GPU", cpu_hours()]
+    on_gpu = [r for r in stored.get(PUBLISHED, [])
+              if r["variant"] in ("BASE-DOT", "EGA-MORLET") and device_kind(r["provenance"]["device"]) == "cuda"]
+    gpus = " or ".join(sorted({device_name(r["provenance"]["device"]) or "GPU" for r in on_gpu}))
+    minutes = max((r["provenance"]["wall_time_s"] / 60 for r in on_gpu), default=None)
+    costs = [f"about {minutes:.0f} minutes a run on one {gpus}" if minutes is not None else "a GPU", cpu_hours()]
     cost = " or ".join(filter(None, costs))
     if missing:
         seeds = sorted({s for _, s in missing})

@@ -10,14 +10,12 @@ a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
     L6 H8 d256 T256, batch 64, 5,001 iterations (step 0
     at lr 0), warm-up 300, AdamW 3e-4 (0.9, 0.95) eps 1e-8, decay 0.1, clip 1.0, dropout 0.1,
     evaluation every 500 steps on 50 batches per split. On CUDA bf16 autocast by default;
-    ``autocast="fp16"`` (with a gradient scaler) is what the author ran on a T4. Its stored seed 0 took 4-5 min a
-    model on one H200. On CPU cores (float32; the same configuration, so the same preset) a step took 10.2 s for
-    BASE-DOT and 10.1 s for EGA-MORLET with two runs side by side, one thread each (2 Xeon cores, torch 2.13.0,
-    measured from a clean tree at 34ca57b; results/rehearsals/): about 14 hours a run, its 11 evaluations aside.
-    EGA-MORLET-CAUSAL on both threads of 2 AMD EPYC cores, batch 16 (benchmarks/throughput.py, 3 interleaved rounds,
-    2026-12-06): 1,849 tokens/s eager and 2,145 compiled (``--compile``, 1.16x, its compiling paid again at each
-    restart), so about 7.6 s a step of batch 64 compiled, 11 hours a run on free cores; the causal gates train
-    compiled, one at a time on both threads, and each run's record in progress gives the seconds it measures.
+    ``autocast="fp16"`` (with a gradient scaler) is what the author ran on a T4. On CPU cores it runs in float32
+    with the same configuration, so under the same preset. What a run costs on each is measured, never typed here:
+    the stored runs' wall times (the book's page "How to run it", :ref:`how-long`), the stored CPU rehearsal's
+    seconds a step (``results/rehearsals/``) and each run in progress's record (``results/in_progress/``). The
+    causal gates train on a CPU compiled (``--compile``: faster in an interleaved benchmark, its compiling paid again
+    at each restart), one at a time on both threads.
 
 ``cpu``
     The paper's architecture at a size two CPU cores train in about a quarter of an hour per model,
@@ -26,44 +24,33 @@ a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
     batch 32, dropout 0.1, 3,001 iterations (6.1M tokens, six epochs) with a 100-step warm-up then
     cosine to 0 at peak learning rate 2e-3; evaluation every 250 steps on 16 batches per split.
     Chosen by the stored sweep ``CPU_SWEEP`` (BASE-DOT, seed 0, every candidate 3,001 steps of 2,048
-    tokens; stored in ``results/sweeps/``, shown in the book's chapter 3). The preset was fixed while
-    the four ran side by side, when T64 x B32 had reached step 1,500 (random-batch validation 1.773) and
-    the T128 x B16 runs step 1,250 (lr 1e-3 / 2e-3 / 3e-3: 2.023 / 1.947 / 1.819); at the same step,
-    1,500, those stood at 1.990 / 1.896 / 1.795. Where they ended (whole validation split, step
-    3,000): 1.853 / 1.724 / 1.649 and 1.661 for T64. So T128 at 3e-3 finished 0.012 lower (one seed)
-    at 1.10x the time per step (1,925 against 2,109 tokens/s, the four side by side on two cores in
-    the sweep's first pass); T64 at 2e-3 meets the target (BASE-DOT <= 1.80) with room and keeps the
-    slowest controls near a quarter of an hour. Three of the four sweep runs were first stored with
-    ``git_dirty: true``, only because the first one's result file was then untracked in their
-    checkout (provenance ignores ``results/`` since); like all of the book's evidence
-    (``EVIDENCE_PRESETS``) they count only once trained again from committed code.
+    tokens; stored in ``results/sweeps/``, its losses and pace shown on the book's page "The training budget"):
+    the preset was fixed while the candidates ran side by side, T64 at 2e-3 meeting the target (BASE-DOT
+    <= 1.80) with room at less time a step than T128. Like all of the book's evidence (``EVIDENCE_PRESETS``),
+    the sweep's runs count only when trained from committed code.
 
 ``cpu-short``
     The first CPU protocol, kept to show how the verdicts depend on the training budget (its runs
     were stored under the name ``cpu`` before the rename; see ``FORMER_NAMES``): L4 H4 d128 T128,
     batch 32, 501 iterations (2M tokens) at lr 1e-3 with a 30-step warm-up. Its models stop near the
-    bigram plateau (BASE-DOT 2.34 nats on the whole validation split): it measures how fast a model
-    starts to learn, not where it ends.
+    bigram plateau (the book's page "The training budget" gives BASE-DOT's loss there): it measures how fast a
+    model starts to learn, not where it ends.
 
 ``cpu-long``
     The ``cpu`` preset at four times its context, T=256, with a quarter of its batch, 8: the same 2,048
     tokens a step, the same steps, schedule and evaluations. Beside ``cpu`` it measures how the gaps
     between encodings move with the context at a fixed token budget, the trend §7 predicts ("The
-    theoretical advantage of MoPE would be expected to dominate at longer context lengths"). A step
-    takes ~0.7 s on one thread against ~0.45 s for ``cpu``.
+    theoretical advantage of MoPE would be expected to dominate at longer context lengths").
 
 ``cpu-long-4x``
     ``cpu-long`` at four times the tokens: the same model (L4 H4 d128, T=256), learning rate, warm-up,
     schedule, steps and evaluations, with the paper's kind of batch, 32 sequences a step (8,192 tokens
     instead of 2,048): 3,001 steps are 24.6M tokens, about 24 passes over the 1,003,854 training characters,
-    between ``cpu-long``'s 6.1M (6 passes) and the paper's 82M (5,001 x 64 x 256, 82 passes). The paper's
-    headline (EGA-MORLET improves on BASE-DOT) points its way in the one ``paper`` seed and the other way on
-    ``cpu-long``, and the paper seed's own curve has EGA-MORLET behind BASE-DOT at step 1,000 and ahead
-    from 3,000 on: this preset asks whether the ``cpu-long`` verdict is one on an early stage of training.
-    Its rules (three claims across the two budgets, ``BUDGET_PAIRS``) were committed before its first run.
-    A step took 2.3 s (BASE-DOT) and 2.5-2.6 s (EGA-MORLET) in 60-step rehearsals side by side, one thread
-    each, on an AMD EPYC with AVX2, with tests sharing the cores. The stored runs took 79-94 min each (their
-    ``wall_time_s``) two side by side on otherwise idle cores, and up to 3 h while tests shared them.
+    between ``cpu-long``'s 6.1M (6 passes) and the paper's 82M (5,001 x 64 x 256, 82 passes). When the preset
+    was made, the paper's headline (EGA-MORLET improves on BASE-DOT) pointed its way in the one ``paper`` seed then
+    stored and the other way on ``cpu-long``, and that seed's curve had EGA-MORLET behind BASE-DOT early and ahead
+    later: this preset asks whether the ``cpu-long`` verdict is one on an early stage of training.
+    Its rules (the claims across the two budgets, ``BUDGET_PAIRS``) were committed before its first run.
 
 ``cpu-bpe``
     The ``cpu`` model and protocol on subword tokens: the byte-pair vocabulary ``bpe-1024``
