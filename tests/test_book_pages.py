@@ -309,3 +309,22 @@ def test_every_value_a_pages_text_evaluates_is_bound_by_a_cell_the_build_runs_ab
     for text, bound in executed_names_before_each_markdown_cell(page):
         for name in re.findall(r"\{eval(?::figure)?\}[`\s]+([A-Za-z_][A-Za-z0-9_]*)", text):  # a role or a figure
             assert name in bound, f"{page.name}: {{eval}}`{name}` is bound by no cell the build runs above it"
+
+
+def test_the_counts_the_models_and_budget_pages_write_in_words_are_the_registrys_and_the_sweeps():
+    """"seventeen models ... eleven controls" and "Four candidates" are typed as words: held here to the registry
+    of models and to the sweep's candidates, so that a model or a candidate added makes this fail, not the page
+    lie."""
+    import mope
+    from mope.store.presets import CPU_SWEEP
+
+    words = {4: "four", 6: "six", 11: "eleven", 17: "seventeen"}
+    models = " ".join((ROOT / "book" / "variants.md").read_text().split())
+    controls = len(mope.VARIANTS) - len(mope.TABLE_2)
+    assert (f"The book trains {words[len(mope.VARIANTS)]} models: the {words[len(mope.TABLE_2)]} of the paper's "
+            f"Table 2, as the released code runs them ({{doc}}`released_code`), and {words[controls]} controls") in models
+    budget = " ".join((ROOT / "book" / "training_budget.md").read_text().split())
+    candidates = words[len(CPU_SWEEP)]
+    assert f"{candidates.capitalize()} candidates of the same token budget" in budget
+    assert f"The table gives all {candidates} at that step" in budget
+    assert f"under {candidates} candidates of the same token" in budget

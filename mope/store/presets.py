@@ -281,7 +281,7 @@ CPU_SWEEP: tuple[TrainConfig, ...] = (
     _SWEEP_BASE.replace(name="sweep-cpu-T128-B16-lr3e-3", lr=3e-3),
     _SWEEP_BASE.replace(name="sweep-cpu-T64-B32-lr2e-3", lr=2e-3, block_size=64, batch_size=32),
 )
-SWEEP_DECIDED_AT = 1500  # the step of the sweep at which `cpu` was fixed (see the module docstring)
+SWEEP_DECIDED_AT = 1500  # the step of the sweep at which `cpu` was fixed (the page "The training budget" shows it)
 
 
 def sweep_choice() -> TrainConfig:
