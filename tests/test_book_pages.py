@@ -328,3 +328,19 @@ def test_the_counts_the_models_and_budget_pages_write_in_words_are_the_registrys
     assert f"{candidates.capitalize()} candidates of the same token budget" in budget
     assert f"The table gives all {candidates} at that step" in budget
     assert f"under {candidates} candidates of the same token" in budget
+
+
+def test_the_token_budgets_counts_in_words_are_its_plans_and_its_claims():
+    """Chapter 4 writes "four of the six models" and "Its three rules" of `cpu-long-4x` in words: held here to the
+    plan of its runs and to the claims measured across the two token budgets."""
+    import mope
+    from mope.store import plan
+
+    words = {3: "three", 4: "four", 6: "six"}
+    page = " ".join((NOTEBOOKS / "04_reproduction.md").read_text().split())
+    models = plan.planned_seeds("cpu-long-4x")
+    assert set(models) <= set(mope.TABLE_2)
+    assert (f"`cpu-long-4x`, trained for the token budget's rules on {words[len(models)]} of the "
+            f"{words[len(mope.TABLE_2)]} models") in page
+    rules = [claim.key for claim in claims.CLAIMS if claim.across_budgets]
+    assert f"Its {words[len(rules)]} rules were committed before its first run" in page
