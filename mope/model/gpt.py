@@ -59,12 +59,12 @@ GATE_CLASSES = {"ega": FutureReadingEnergyGate, "ega_causal": CausalEnergyGate}
 
 
 def energy_gate(config: GPTConfig) -> nn.Module | None:
-    if config.gate not in GATE_CLASSES:
+    gate = GATE_CLASSES.get(config.gate)
+    if gate is None:
         return None
-    if GATE_CLASSES[config.gate] is FutureReadingEnergyGate:
-        # the published gate knowingly: EGA-1 and EGA-MORLET reproduce the paper (tests/test_causality.py marks them)
-        return FutureReadingEnergyGate(config.n_embd, config.n_head, warn=False)
-    return GATE_CLASSES[config.gate](config.n_embd, config.n_head)
+    # the published gate built knowingly, without its warning: EGA-1 and EGA-MORLET reproduce the paper
+    # (tests/test_causality.py marks them)
+    return gate(config.n_embd, config.n_head) if gate.causal else gate(config.n_embd, config.n_head, warn=False)
 
 
 class MLP(nn.Module):
