@@ -13,8 +13,9 @@ Two passes over every ``*.html`` file of the build:
    or is cut at its edge. The bytes of each page's figures, as a browser fetches them, are printed.
 2. **Browser**: the build is served by ``http.server`` on 127.0.0.1 and every page is loaded in
    headless Chromium driven over the DevTools protocol (tornado's websocket client, which the
-   notebook kernel already depends on). After the page's load event, its images decoded and MathJax
-   done, a page passes when
+   notebook kernel already depends on). After the page's load event, its images decoded, MathJax
+   done and every dropdown opened (a body the book's script keeps folded until its dropdown opens, as the API
+   page's, must be put in place), a page passes when
 
    - it has a title and a main article, and every ``<img>`` decodes with ``naturalWidth > 0``;
    - every formula Sphinx marks as maths was rendered by MathJax, and no TeX is left in the text

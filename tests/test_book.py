@@ -261,6 +261,32 @@ def test_html_checker_finds_what_a_reader_cannot_read(tmp_path, capsys):
     assert "path of the build machine on the page: /work/main/results/cpu" in found
 
 
+# A dropdown whose body the page keeps in a <template> until it opens, as the book's API page does: with the book's
+# script, the body is put in place when the check opens the dropdown, and what is wrong in it (raw TeX) is found and its
+# formula counted; without the script, a reader who opens the dropdown sees nothing.
+FOLDED = """<html><head><title>Folded</title>{script}</head><body><main><article class="bd-article">
+<details class="sd-dropdown"><summary>mope.model.energy_gate</summary><template class="book-folded"><div>
+<p>The gate $e^{{-\\tau^2}}$ left raw.</p>
+<div class="math"><mjx-container class="MathJax" display="true"><span>g</span></mjx-container></div>
+</div></template></details></article></main></body></html>"""
+
+
+@needs_chromium
+def test_html_checker_opens_every_dropdown_and_reads_a_folded_body_once_the_book_script_unfolds_it(tmp_path, capsys):
+    checker = load_checker()
+    site = make_page(tmp_path, "unfolded", FOLDED.format(script='<script src="book.js"></script>'))
+    shutil.copy(ROOT / "_static" / "book.js", site / "book.js")
+    for _ in range(3):  # the same count each time: the check waits for the body, whenever the script puts it in place
+        assert checker.main([str(site)]) == 1
+        out = capsys.readouterr().out
+        assert "raw TeX in the text" in out and r"\tau^2" in out
+        assert "1 formulas rendered by MathJax" in out
+        assert "body never shown" not in out
+    site = make_page(tmp_path, "folded", FOLDED.format(script=""))
+    assert checker.main([str(site)]) == 1
+    assert "dropdown opened, its body never shown: 'mope.model.energy_gate'" in capsys.readouterr().out
+
+
 # A page too tall, one too wide for a phone, a wide table that scrolls inside its box without a cue, a display
 # formula wider than the column at both widths, and a printed output cut off at the column's edge. The tall page keeps
 # its scroll bar's room, as the book's stylesheet does (a page that narrows once it is tall fails the check).

@@ -8,27 +8,46 @@ from __future__ import annotations
 from mope.book.figure_png import SMALLEST_TEXT_KEY
 
 
-# Shared by the page probe (at the wide width) and the narrow one: every display formula (MathJax's display
-# container) whose drawing is wider than its box (the container, which scrolls, beside the equation's number, or
-# Sphinx's ``div.math`` around it): a part of it is cut off, or behind a sideways scroll. Every dropdown of the
-# article is opened for the measure (a formula in a closed one has no width).
-WIDE_FORMULAS = r"""
-  const wideFormulas = [];
-  {
-    const closedForFormulas = Array.from(article.querySelectorAll("details:not([open])"));
-    closedForFormulas.forEach(details => { details.open = true; });
-    await new Promise(resolve => requestAnimationFrame(resolve));
-    for (const formula of article.querySelectorAll("mjx-container[display='true']")) {
-      if (formula.getBoundingClientRect().width === 0) continue;  // in a tab not shown
-      const holder = formula.closest("div.math") || formula;
-      const wide = [formula, holder].find(box => box.scrollWidth > box.clientWidth + 1);
-      if (wide) {
-        const label = holder.querySelector(".eqno");
-        const name = (label ? label.textContent.trim() + " " : "") + formula.textContent;
-        wideFormulas.push(`${shortText(name, 60)} (${wide.scrollWidth} px in ${wide.clientWidth} px)`);
+# Shared by the page probe and the narrow one: every dropdown of the article opened for the measures that follow, as a
+# reader may open each (a closed one's body has no size), and its body shown. The API page keeps each dropdown's body
+# in a ``<template class="book-folded">`` that the book's script puts in place on the dropdown's toggle event, which the
+# browser dispatches after the dropdown opens: the probe waits for it (up to 5 s a round; a dropdown shown by the body
+# put in place is opened in the next round), and a body still folded is a problem: a reader who opens it sees nothing.
+# ``closeDropdowns()`` closes them again, as the page was.
+OPEN_DROPDOWNS = r"""
+  const openedDropdowns = [], foldedDropdowns = [];
+  const openDropdowns = async () => {
+    const folded = details => details.querySelector(":scope > template.book-folded");
+    for (let round = 0; round < 5; round++) {
+      const closed = Array.from(article.querySelectorAll("details:not([open])"))
+          .filter(details => !openedDropdowns.includes(details));
+      if (!closed.length) break;
+      closed.forEach(details => { details.open = true; openedDropdowns.push(details); });
+      for (let i = 0; i < 100 && closed.some(folded); i++) await new Promise(resolve => setTimeout(resolve, 50));
+      for (const details of closed.filter(folded)) {
+        foldedDropdowns.push(shortText((details.querySelector("summary") || details).textContent, 60));
       }
     }
-    closedForFormulas.forEach(details => { details.open = false; });
+    await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  };
+  const closeDropdowns = () => openedDropdowns.forEach(details => { details.open = false; });
+"""
+
+
+# Shared by the page probe (at the wide width) and the narrow one, every dropdown open (OPEN_DROPDOWNS): every display
+# formula (MathJax's display container) whose drawing is wider than its box (the container, which scrolls, beside the
+# equation's number, or Sphinx's ``div.math`` around it): a part of it is cut off, or behind a sideways scroll.
+WIDE_FORMULAS = r"""
+  const wideFormulas = [];
+  for (const formula of article.querySelectorAll("mjx-container[display='true']")) {
+    if (formula.getBoundingClientRect().width === 0) continue;  // in a tab not shown
+    const holder = formula.closest("div.math") || formula;
+    const wide = [formula, holder].find(box => box.scrollWidth > box.clientWidth + 1);
+    if (wide) {
+      const label = holder.querySelector(".eqno");
+      const name = (label ? label.textContent.trim() + " " : "") + formula.textContent;
+      wideFormulas.push(`${shortText(name, 60)} (${wide.scrollWidth} px in ${wide.clientWidth} px)`);
+    }
   }
 """
 
@@ -67,7 +86,7 @@ def figure_problems(figures: list[dict], chunks, at: str, smallest_pt: float, de
 
 
 # Run inside each page after its load event: make lazy images load now, decode them all, wait for
-# MathJax to typeset, then inspect what a reader sees in the page's article.
+# MathJax to typeset, open every dropdown (OPEN_DROPDOWNS), then inspect what a reader sees in the page's article.
 PAGE_PROBE = r"""
 (async () => {
   const images = Array.from(document.images);
@@ -89,6 +108,8 @@ PAGE_PROBE = r"""
   const article = document.querySelector("article.bd-article") || document.querySelector("article")
       || document.querySelector("main, [role=main]") || document.body;
   const shortText = (text, n = 70) => text.replace(/\s+/g, " ").trim().slice(0, n);
+/*OPEN_DROPDOWNS*/
+  await openDropdowns();
 
   // Maths: every element Sphinx marks as maths holds a MathJax rendering, and no TeX is left as text.
   const unrendered = Array.from(article.querySelectorAll(".math"))
@@ -154,6 +175,7 @@ PAGE_PROBE = r"""
       .map(el => el.getAttribute("href") || el.getAttribute("src")).join(" ");
   const pathPattern = /(?:file:\/\/|(?<![\w.~-])\/(?:work|home|root|tmp|Users|opt|usr|var|private|mnt|srv)\/)[^\s"'<>)]*|\b[A-Z]:\\Users\\[^\s"'<>]*/g;
   const machinePaths = Array.from(new Set(((page.textContent + " " + attributes).match(pathPattern) || [])));
+  closeDropdowns();
 
   return JSON.stringify({
     title: document.title,
@@ -162,6 +184,7 @@ PAGE_PROBE = r"""
     images: images.length,
     broken: broken,
     formulas: article.querySelectorAll("mjx-container").length,
+    foldedDropdowns: foldedDropdowns,
     unrendered: unrendered,
     rawTex: rawTex,
     uncaptioned: uncaptioned,
@@ -175,7 +198,7 @@ PAGE_PROBE = r"""
     columnWidth: article.clientWidth,
   });
 })()
-""".replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS).replace("/*FIGURES*/", FIGURES)
+""".replace("/*OPEN_DROPDOWNS*/", OPEN_DROPDOWNS).replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS).replace("/*FIGURES*/", FIGURES)
 
 
 # The page's height, at the width the browser has now, as a reader sees it once everything has rendered:
@@ -281,9 +304,8 @@ NARROW_PROBE = r"""
       }
     }
   };
-  const closed = Array.from(article.querySelectorAll("details:not([open])"));
-  closed.forEach(details => { details.open = true; });
-  await new Promise(resolve => requestAnimationFrame(resolve));
+/*OPEN_DROPDOWNS*/
+  await openDropdowns();
   const tabs = Array.from(article.querySelectorAll(".sd-tab-set > input[type=radio]"));
   const checked = tabs.filter(tab => tab.checked);
   measureVerdicts();
@@ -299,10 +321,10 @@ NARROW_PROBE = r"""
   // figure_problems says whether it has twice the pixels it is shown at and its smallest text reads at 9 pt
   // (mope.book.figure_style.SMALLEST_FONT_PT).
 /*FIGURES*/
-  closed.forEach(details => { details.open = false; });
+/*WIDE_FORMULAS*/
+  closeDropdowns();
   // Every image of a figure is drawn for the column, never wider than the box it sits in (its <figure>) nor than
   // the screen: a figure that scrolls sideways, or sticks out, hides part of itself.
-/*WIDE_FORMULAS*/
   const wideFigures = [];
   for (const img of article.querySelectorAll("figure img")) {
     const box = img.getBoundingClientRect();
@@ -329,7 +351,7 @@ NARROW_PROBE = r"""
                          verdictsOff: verdictsOff.slice(0, 5), wideTables: wideTables, wideFigures: wideFigures,
                          figures: figures, wideFormulas: wideFormulas});
 })()
-""".replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS).replace("/*FIGURES*/", FIGURES)
+""".replace("/*OPEN_DROPDOWNS*/", OPEN_DROPDOWNS).replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS).replace("/*FIGURES*/", FIGURES)
 
 
 def narrow_problems(state: dict) -> list[str]:
@@ -356,7 +378,8 @@ def narrow_problems(state: dict) -> list[str]:
 def reading_problems(state: dict, wide: int) -> list[str]:
     """What keeps a reader from reading a rendered page, from the page probe's report (taken at ``wide`` px)."""
     column = f"a {state['columnWidth']} px column"
-    return ([f"maths not rendered by MathJax: {text!r}" for text in state["unrendered"]]
+    return ([f"dropdown opened, its body never shown: {text!r}" for text in state["foldedDropdowns"]]
+            + [f"maths not rendered by MathJax: {text!r}" for text in state["unrendered"]]
             + [f"raw TeX in the text: {text!r}" for text in state["rawTex"]]
             + [f"figure without a caption: {name}" for name in state["uncaptioned"]]
             + [f"figure shrunk to fit {column}, its text with it: {name}" for name in state["shrunk"]]
