@@ -94,7 +94,8 @@ def test_a_query_shorter_than_its_keys_sits_at_the_last_positions_unless_given_a
     assert torch.allclose(last_q, full_q[:, :, -2:]) and torch.allclose(every_k, full_k)
     new_q, new_k = hook.rotate(q[:, :, 4:6], k[:, :, 4:6], offset=4)  # only the new keys, at the queries' positions
     assert torch.allclose(new_q, full_q[:, :, 4:6]) and torch.allclose(new_k, full_k[:, :, 4:6])
-    with pytest.raises(ValueError, match="before position 0"):
+    with pytest.raises(ValueError, match=f"^{type(hook).__name__}: 2 queries at offset 1 against 9 keys put a key "
+                                         "before position 0"):
         hook.rotate(q[:, :, :2], k, offset=1)  # 9 keys ending at position 2
 
 

@@ -54,6 +54,10 @@ def test_relative_morlet_rope_scores_take_either_layout_and_refuse_a_shape_they_
         RelativeMorletRotary(16, seq_dim=2).scores(torch.randn(2, 4, 10, 40), torch.randn(2, 4, 10, 40))
     with pytest.raises(ValueError, match="say which: seq_dim=2 or seq_dim=1"):
         RelativeMorletRotary(16).scores(q, k)
+    with pytest.raises(ValueError, match="RelativeMorletRotary: offset must be"):
+        RelativeMorletRotary(16, seq_dim=2).scores(q, k, offset=-1)
+    with pytest.raises(ValueError, match="RelativeMorletRotary: 2 queries at offset 1 against 10 keys put a key"):
+        RelativeMorletRotary(16, seq_dim=2).scores(q[:, :, :2], k, offset=1)
 
 
 def test_absolute_morlet_rope_has_an_origin_prior():

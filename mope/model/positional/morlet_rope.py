@@ -26,7 +26,6 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from mope.model.arguments import check_count
 from mope.model.positional.morlet import ADMISSIBILITY_BOUND
 from mope.model.positional.rope import Rotary, query_and_key_positions
 
@@ -75,7 +74,8 @@ class MorletRotary(Rotary):
     def rotate_sequences(self, q: torch.Tensor, k: torch.Tensor,
                          offset: int | None) -> tuple[torch.Tensor, torch.Tensor]:
         """RoPE's rotation (:meth:`Rotary.rotate`), then each query and key times the envelope at its position."""
-        query_positions, key_positions = query_and_key_positions(q.size(-2), k.size(-2), offset, self.theta.device)
+        query_positions, key_positions = query_and_key_positions(type(self).__name__, q.size(-2), k.size(-2), offset,
+                                                                 self.theta.device)
         q, k = super().rotate_sequences(q, k, offset)
         query_envelope = self.envelope(query_positions)
         key_envelope = query_envelope if key_positions is query_positions else self.envelope(key_positions)
@@ -114,8 +114,8 @@ class RelativeMorletRotary(Rotary):
     def offset_envelopes(self, length: int, offset: int | None = None, key_length: int | None = None) -> torch.Tensor:
         r"""(pairs, Tq, Tk) envelopes $e^{-(i-k)^2/4\sigma_j^2}$ of ``length`` queries from ``offset`` against
         ``key_length`` keys (default: as many as the queries, at the same positions)."""
-        queries, keys = query_and_key_positions(length, length if key_length is None else key_length, offset,
-                                                self.theta.device)
+        queries, keys = query_and_key_positions(type(self).__name__, length,
+                                                length if key_length is None else key_length, offset, self.theta.device)
         offset_sq = (queries[:, None] - keys[None, :]).square()
         return torch.exp(-offset_sq[None] / (4 * self.log_sigma.exp().square()[:, None, None]))
 
@@ -123,10 +123,7 @@ class RelativeMorletRotary(Rotary):
                seq_dim: int | None = None) -> torch.Tensor:
         """Scaled logits (…, Tq, Tk) before the causal mask, of q and k already rotated (positions as :meth:`rotate`),
         time at ``seq_dim`` (default: the module's)."""
-        if offset is not None:
-            check_count(type(self).__name__, "offset", offset, minimum=0)
-        time = self.time_dimension(q, k, seq_dim)
-        q, k = q.movedim(time, -2), k.movedim(time, -2)
+        q, k, _ = self.time_second_to_last(q, k, offset, seq_dim)
         envelopes = self.offset_envelopes(q.size(-2), offset, k.size(-2)).to(q.dtype)
         q_pairs, k_pairs = q.unflatten(-1, (-1, 2)), k.unflatten(-1, (-1, 2))
         total = torch.zeros(q.shape[:-1] + (k.size(-2),), device=q.device, dtype=q.dtype)

@@ -28,16 +28,16 @@ def rope_frequencies(head_size: int, base: float = 10000.0) -> torch.Tensor:
     return base ** (-torch.arange(0, head_size, 2, dtype=torch.float64) / head_size)
 
 
-def query_and_key_positions(query_length: int, key_length: int, offset: int | None,
+def query_and_key_positions(owner: str, query_length: int, key_length: int, offset: int | None,
                             device: torch.device | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Float32 positions (Tq,) of the queries and (Tk,) of the keys: queries from ``offset`` (default Tk - Tq), the
-    keys ending where the queries end."""
+    keys ending where the queries end; an error names ``owner``, the module called."""
     if offset is None:
         offset = key_length - query_length
     first_key = offset + query_length - key_length
     if offset < 0 or first_key < 0:
-        raise ValueError(f"{query_length} queries at offset {offset} against {key_length} keys put a key before "
-                         "position 0: the keys end where the queries end (pass every key, or only the new ones)")
+        raise ValueError(f"{owner}: {query_length} queries at offset {offset} against {key_length} keys put a key "
+                         "before position 0: the keys end where the queries end (pass every key, or only the new ones)")
     queries = torch.arange(offset, offset + query_length, device=device, dtype=torch.float32)
     keys = queries if key_length == query_length else torch.arange(
         first_key, first_key + key_length, device=device, dtype=torch.float32)
@@ -126,15 +126,23 @@ class Rotary(FixedBuffers):
                seq_dim: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """q at positions offset … offset+Tq−1 and k ending at the same position, each rotated by the angles of its
         positions (default offset Tk − Tq); time at ``seq_dim`` (default: the module's)."""
+        q, k, time = self.time_second_to_last(q, k, offset, seq_dim)
+        q, k = self.rotate_sequences(q, k, offset)
+        return q.movedim(-2, time), k.movedim(-2, time)
+
+    def time_second_to_last(self, q: torch.Tensor, k: torch.Tensor, offset: int | None,
+                            seq_dim: int | None) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """q and k with their time (``seq_dim``, else the module's) moved second to last, and where it was; the
+        shapes and ``offset`` checked."""
         if offset is not None:
             check_count(type(self).__name__, "offset", offset, minimum=0)
         time = self.time_dimension(q, k, seq_dim)
-        q, k = self.rotate_sequences(q.movedim(time, -2), k.movedim(time, -2), offset)
-        return q.movedim(-2, time), k.movedim(-2, time)
+        return q.movedim(time, -2), k.movedim(time, -2), time
 
     def rotate_sequences(self, q: torch.Tensor, k: torch.Tensor, offset: int | None) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`rotate` of q and k whose time is their second-to-last dimension."""
-        query_positions, key_positions = query_and_key_positions(q.size(-2), k.size(-2), offset, self.theta.device)
+        query_positions, key_positions = query_and_key_positions(type(self).__name__, q.size(-2), k.size(-2), offset,
+                                                                 self.theta.device)
         cos, sin = self.angles(query_positions)
         q = rotate_pairs(q, cos.to(q.dtype), sin.to(q.dtype))
         if key_positions is not query_positions:
