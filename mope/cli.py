@@ -109,8 +109,16 @@ def _add_training(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
+class CommandLineParser(argparse.ArgumentParser):
+    """argparse's parser, whose bad argument is one line on stderr (exit 2) without the usage block before it; its
+    subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mope", description=__doc__.split("\n")[0])
+    parser = CommandLineParser(prog="mope", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
 
     train = commands.add_parser("train", help="train one variant with one seed and store its result")

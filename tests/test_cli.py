@@ -45,7 +45,9 @@ def test_smoke_suite_end_to_end(store):
 def test_bad_arguments_list_the_valid_choices(args, listed, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(args)
-    assert exit_.value.code == 2 and listed in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and listed in err
+    assert len(err.splitlines()) == 1 and "usage:" not in err and f"(see mope {args[0]} --help)" in err
 
 
 def test_table_without_results_says_how_to_make_them(store, capsys):
