@@ -76,6 +76,7 @@ def test_the_pages_decoder_generates_128_tokens_through_the_caches_as_its_full_f
         caches: list = []
         stepped = torch.cat((page["decode"](model, idx[:, :5], caches), page["decode"](model, idx[:, 5:], caches)), 1)
         full = model(idx)
+    assert len(caches) == len(model.blocks) == 2
     assert all(isinstance(gate_cache, GateCache) and gate_cache.length == 128 for _, _, gate_cache in caches)
     assert stepped.shape == full.shape and torch.allclose(stepped, full, atol=1e-5)
 

@@ -60,6 +60,58 @@ def test_relative_morlet_rope_scores_take_either_layout_and_refuse_a_shape_they_
         RelativeMorletRotary(16, seq_dim=2).scores(q[:, :, :2], k, offset=1)
 
 
+def by_the_formula(head_size: int, base: float = 10000.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """θ_j = base^(−2j/d_k) and the initial σ_j = 5/θ_j, float64, written out here (not read from the package)."""
+    theta = torch.tensor([base ** (-2 * j / head_size) for j in range(head_size // 2)], dtype=torch.float64)
+    return theta, 5 / theta
+
+
+def rotated_by_hand(x: torch.Tensor, positions: torch.Tensor, theta: torch.Tensor) -> torch.Tensor:
+    """Channel pair (2j, 2j+1) of x (..., T, d_k) at position b, as a complex number, times e^{iθ_j b}."""
+    pairs = torch.view_as_complex(x.double().unflatten(-1, (-1, 2)).contiguous())
+    turned = pairs * torch.polar(torch.ones_like(theta), positions[:, None] * theta)
+    return torch.view_as_real(turned).flatten(-2)
+
+
+def test_morlet_rope_rotates_each_pair_and_scales_it_by_its_gaussian_at_the_position():
+    """MorletRotary (Eq. of §7 as read here): pair j of a query or key at position b turned by θ_j b and scaled by
+    e^{−b²/2σ_j²}, σ_j from 5/θ_j; queries at offset … and keys ending where they end. Each side is scaled by its
+    own position (the envelope on q alone, a halved exponent, or a flipped sign fails)."""
+    g = torch.Generator().manual_seed(3)
+    hook = MorletRotary(8, seq_dim=2)
+    theta, sigma = by_the_formula(8)
+    assert torch.allclose(hook.log_sigma.exp().double(), sigma, rtol=1e-6)
+    with torch.no_grad():
+        hook.log_sigma.copy_(torch.tensor([0.5, 1.0, 1.6, 2.2]))  # every pair's envelope matters over 12 positions
+    sigma = hook.log_sigma.detach().double().exp()
+    q, k = torch.randn(2, 3, 4, 8, generator=g), torch.randn(2, 3, 12, 8, generator=g)
+    rotated_q, rotated_k = hook.rotate(q, k, offset=8)  # queries at 8 … 11, keys at 0 … 11
+    for x, got, positions in ((q, rotated_q, torch.arange(8, 12.0)), (k, rotated_k, torch.arange(0, 12.0))):
+        positions = positions.double()
+        envelope = torch.exp(-positions[:, None] ** 2 / (2 * sigma**2)).repeat_interleave(2, dim=-1)
+        assert torch.allclose(got.double(), rotated_by_hand(x, positions, theta) * envelope, atol=1e-5)
+
+
+def test_relative_morlet_rope_scores_are_each_pairs_dot_product_damped_by_its_gaussian_of_the_offset():
+    """RelativeMorletRotary.scores: Σ_j (q_j · k_j) e^{−(i−k)²/4σ_j²} / √d_k, pair by pair, σ_j from 5/θ_j, queries
+    at offset … against keys ending where they end (no envelope, a /2σ² exponent or a flipped sign fails)."""
+    g = torch.Generator().manual_seed(4)
+    hook = RelativeMorletRotary(8, seq_dim=2)
+    theta, sigma = by_the_formula(8)
+    assert torch.allclose(hook.log_sigma.exp().double(), sigma, rtol=1e-6)
+    with torch.no_grad():
+        hook.log_sigma.copy_(torch.tensor([0.3, 0.9, 1.4, 2.0]))
+    sigma = hook.log_sigma.detach().double().exp()
+    q, k = torch.randn(2, 3, 4, 8, generator=g), torch.randn(2, 3, 10, 8, generator=g)
+    offsets = torch.arange(6, 10.0).double()[:, None] - torch.arange(0, 10.0).double()[None, :]  # queries at 6 … 9
+    pairwise = torch.einsum("bhipc,bhkpc->bhpik", q.double().unflatten(-1, (-1, 2)), k.double().unflatten(-1, (-1, 2)))
+    damped = pairwise * torch.exp(-offsets**2 / (4 * sigma[:, None, None] ** 2))
+    expected = damped.sum(dim=2) / 8**0.5
+    assert torch.allclose(hook.scores(q, k, offset=6).double(), expected, atol=1e-5)
+    rope = (q @ k.transpose(-1, -2)) / 8**0.5
+    assert not torch.allclose(hook.scores(q, k, offset=6), rope, atol=1e-2)  # the envelope does damp
+
+
 def test_absolute_morlet_rope_has_an_origin_prior():
     q, k = MorletRotary(32, seq_dim=2).rotate(*constant_content(64, 32))
     scores = (q @ k.transpose(-1, -2))[0, 0]

@@ -16,6 +16,7 @@ from mope.book.figure_style import COLUMN_WIDTH
 from mope.evidence import bottom_line, claims, devices, measures
 from mope.store import in_progress, plan, results
 from mope.store.presets import get_preset
+from mope.train.loop import CURVE_EVERY
 from synthetic_runs import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +40,7 @@ def progress_record(step=1250, values=(4.2, 2.3, 1.9), seconds=4.8, device="cpu:
         "config_hash": results.expected_hash("paper", "EGA-MORLET-CAUSAL"), "step": step, "steps": PAPER.steps,
         "evaluations": [{"step": e["step"], "train_loss": e["train_loss"], "val_loss": e["val_loss"]}
                         for e in evaluations(values)],
-        "train_curve": [[s, 2.0] for s in range(0, step, 10)],
+        "train_curve": [[s, 2.0] for s in range(0, step, CURVE_EVERY)],
         "timing": {"seconds_per_step": seconds, "train_time_s": seconds * step, "wall_time_s": 1.2 * seconds * step,
                    "measured_over": f"the checkpoint's training time over its {step:,} steps, in 1 stretch"},
         "started": "2026-12-06T05:40:00+00:00",
@@ -207,7 +208,8 @@ def test_each_causal_gate_in_progress_is_set_beside_its_published_gate_and_the_l
     first, second = ({line.get_label() for line in ax.get_lines()} for ax in fig.axes[:2])
     assert {"EGA-1 (stored, 1 seed)", "BASE-DOT (stored, 3 seeds)", "EGA-1-CAUSAL (in progress)"} <= first
     assert not any(label.startswith("EGA-MORLET") for label in first)
-    assert {"EGA-MORLET (stored, 3 seeds)", "BASE-DOT (stored, 3 seeds)"} <= second
+    assert {"EGA-MORLET (stored, 3 seeds)", "BASE-DOT (stored, 3 seeds)", "EGA-MORLET-CAUSAL (in progress)"} <= second
+    assert not any(label.startswith("EGA-1") for label in second)
     plt.close(fig)
     assert "(at that step, stored: EGA-1 1.700; BASE-DOT 1.810, mean over seeds)" in unknowns.progress_lines([record], stored)
 

@@ -270,7 +270,7 @@ def _check_filing(path: Path, data: dict, seed: int, cfg: TrainConfig | None) ->
             return None, f"its stored training configuration is not valid ({error})", False
     wanted = expected_hashes(cfg, variant)
     if data["config_hash"] not in wanted:
-        return None, f"configuration {data['config_hash']}, current is {sorted(wanted)[0]}", True
+        return None, f"configuration {data['config_hash']}, current is {expected_hash(cfg, variant)}", True
     problem = stored_configuration_problem(data)
     if problem is not None:
         return None, f"damaged: {problem}", False
