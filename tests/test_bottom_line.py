@@ -40,6 +40,7 @@ def test_the_bottom_line_answers_five_questions_in_plain_words_with_the_document
     numbers |= {f"{abs(gain):.3f}" for gain in bottom_line.whole_gains(runs).values()}
     shares = {f"{r['ours']:.0%}".replace("-", "−") for records in documents.values() for r in records
               if r["ours"] is not None}
+    shares |= {f"{claim.threshold:.0%}" for claim in claims.CLAIMS if claim.kind == "mechanism"}  # "below 50%"
     for number in re.findall(r"(?<![\w.])\d+\.\d{3}(?!\d)", text):
         assert number in numbers, number
     for share in re.findall(r"−?\d+%", text):
@@ -108,9 +109,9 @@ def test_each_answer_follows_the_records_it_reads():
     assert "? In direction, yes; its size is not settled yet.**" in text and "Not settled" not in text
     assert "(the paper: 0.119 below)" in text  # the seeds that would settle its size: the next sentence
     headline["cpu"] = {"ega-mope-gain": record("ega-mope-gain", 0.024, outcome="undecided", seeds_needed=26)}
-    assert "; on one of the CPU models it is 0.024 below on `cpu`, 8 seeds" in bottom_line.paper_scale(headline)
+    assert "; on a CPU scale, MoPE with the published gate is 0.024 below on `cpu`, 8 seeds" in bottom_line.paper_scale(headline)
     headline["cpu-long"] = {"ega-mope-gain": record("ega-mope-gain", -0.111, n=5)}  # not "the CPU models": there are more
-    assert "; on two of the CPU models it is 0.111 above on `cpu-long`, 5 seeds" in bottom_line.paper_scale(headline)
+    assert "; on two CPU scales, MoPE with the published gate is 0.111 above on `cpu-long`, 5 seeds" in bottom_line.paper_scale(headline)
 
 
 def test_the_gate_answer_starts_at_the_papers_protocol_and_gives_a_share_only_of_a_gain_whose_sign_is_settled():
@@ -300,6 +301,7 @@ def test_certainty_says_what_is_settled_a_direction_or_the_side_of_a_threshold()
     share = {**record("gain-survives-causal-gate", -0.03, n=5, outcome="refuted"), "kind": "mechanism",
              "plain": "fails: below 0.5"}
     assert bottom_line.certainty(share) == "settled: below 0.5"
+    assert bottom_line.certainty(share, share=True) == "settled: below 50%"  # beside "−3%", as the share is quoted
     ordering = {**record("rope-beats-mope", 0.19), "kind": "ordering", "judged_on": "direction"}
     assert bottom_line.certainty(ordering) == "settled"  # an ordering is a direction: nothing more to say
     assert bottom_line.certainty({**direction, "outcome": "undecided", "seeds_needed": 30}).startswith("not settled")
@@ -320,9 +322,9 @@ def test_what_to_use_instead_says_only_what_the_claims_document_settles_of_rope(
                      "rope-beats-sincos": record("rope-beats-sincos", 0.374, interval=(0.33, 0.42)),
                      "rope-matches-base": record("rope-matches-base", 0.058, outcome="not_judged")}}
     text = bottom_line.instead(found)
-    assert text.startswith("**What to use instead?** Rotary positions (RoPE) have a lower loss than MoPE and sin/cos "
-                           "on `cpu`, 8 seeds: 0.191 below MoPE's and 0.374 below sin/cos's (settled); 0.058 below "
-                           "the learned table's (whether it nearly matches the table, as the paper says: cannot be "
+    assert text.startswith("**What to use instead?** Rotary positions (RoPE), added to the learned table as published "
+                           "(PE-ROPE), have a lower loss than MoPE and sin/cos on `cpu`, 8 seeds: 0.191 below MoPE's "
+                           "and 0.374 below sin/cos's (settled); 0.058 below the learned table's alone (whether it nearly matches the table, as the paper says: cannot be "
                            "tested at this scale)")
     assert "lowest" not in text
     found["cpu"]["rope-matches-base"] = record("rope-matches-base", 0.058, outcome="refuted")  # settled: which way

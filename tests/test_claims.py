@@ -341,7 +341,8 @@ def test_budget_changes_count_outcomes_not_the_wording_of_verdicts(store):  # no
     # from one whose estimate turns round (all 9 changes of the book's budgets once read as if the budget moved them)
     assert "*Settled under one budget only, its estimate pointing the other way under the other (" in text
     found = claims_tables.budget_found(findings)
-    assert found.startswith("**A shorter training budget settles no claim the other way round, but points 1 the other way.**")
+    assert found.startswith("**A shorter training budget settles no claim the other way round, but for 1 claim its "
+                             "estimate points the other way.**")
     assert "so the budget is not all that differs; 2 seeds) and `cpu` (3 seeds)" in found
     findings["cpu"] = claims.judge_all("cpu", ega_morlet(0.119))
     text = claims_tables.budget_changes(findings)

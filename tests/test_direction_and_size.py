@@ -66,7 +66,7 @@ def test_no_standing_contradicts_the_record_of_the_preset_it_reads(every):
         for preset in standing.single:
             assert records[preset]["n"] == 1, (claim.key, preset)
         for preset in standing.size_open:
-            assert f"whether the size is the paper's not settled on `{preset}`" in standing.text
+            assert f"whether the size is the paper's is not settled on `{preset}`" in standing.text
         if standing.size_open:
             assert standing.phrase.startswith("direction "), claim.key
         assert set(standing.holds).isdisjoint(standing.fails) and set(standing.undecided).isdisjoint(standing.holds)

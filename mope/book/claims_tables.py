@@ -198,8 +198,9 @@ def budget_found(findings: dict[str, Findings], short: str = "cpu-short", long: 
     if turned:
         lead = f"**A shorter training budget settles {len(turned)} claim{'s' if len(turned) > 1 else ''} the other way round.**"
     elif other:
-        lead = (f"**A shorter training budget settles no claim the other way round, but points {len(other)} "
-                f"the other way.**")
+        lead = (f"**A shorter training budget settles no claim the other way round, but for {len(other)} "
+                f"{'claim its estimate points' if len(other) == 1 else 'claims their estimates point'} the other "
+                "way.**")
     else:
         lead = "**A shorter training budget turns no claim round.**"
     names = lambda group: "; ".join(f"*{claim.words}*" for claim, _, _ in group)  # noqa: E731

@@ -30,7 +30,7 @@ SHORT = "cpu-short"
 GATE_PRESETS = (PUBLISHED, MAIN, SHORT, LONG)
 
 #: The models as a reader who has not read the paper knows them.
-PLAIN = {"BASE-DOT": "a learned position table", "PE-SINCOS": "sin/cos positions", "PE-ROPE": "rotary positions (RoPE)",
+PLAIN = {"BASE-DOT": "a learned position table", "PE-SINCOS": "sin/cos positions", "PE-ROPE": "RoPE added to a learned table",
          "PE-MORLET": "MoPE", "EGA-1": "the energy gate", "EGA-MORLET": "MoPE with the energy gate",
          "NOPE": "no positions at all"}
 #: The outcomes of the claims document in the bottom line's words.
@@ -98,17 +98,21 @@ def size_open(record: dict) -> bool:
     return record["outcome"] == "undecided" and record.get("direction") in SETTLED and record.get("judged_on") == "size"
 
 
-def certainty(record: dict) -> str:
+def certainty(record: dict, share: bool = False) -> str:
     """"settled", "not settled: about 20 seeds if the effect is what we measured", "not
     settled", "one seed only", or for a size whose direction is settled and size not "its size not settled: about 9
     seeds ...": the plain words of :data:`~mope.evidence.verdicts.PLAIN_WORDS`. What is settled is said: a size judged
     on its direction alone off the paper's protocol "its direction settled"; a mechanism, the side of its threshold
-    the claims document decides ("settled: below 0.5"), not the number quoted beside it."""
+    the claims document decides ("settled: below 0.5"; of a ``share`` quoted as a percentage, "settled: below 50%"),
+    not the number quoted beside it."""
     if record["outcome"] in SETTLED:
         if record.get("kind") == "size" and record.get("judged_on") == "direction":
             return "its direction settled"
         if record.get("kind") == "mechanism" and ": " in record.get("plain", ""):
-            return "settled: " + record["plain"].split(": ", 1)[1]
+            side = record["plain"].split(": ", 1)[1]
+            if share and (threshold := re.fullmatch(r"(below|above) (-?\d+(?:\.\d+)?)", side)):
+                side = f"{threshold[1]} {percent(float(threshold[2]))}"
+            return "settled: " + side
         return "settled"
     if record["n"] == 1:
         return PLAIN_WORDS["indicative"]
@@ -250,7 +254,7 @@ def _kept(record: dict, scale: str) -> str:
     """"88% on `cpu-short`, 3 seeds (not settled: ...)": the share of the gate's gain a causal gate keeps."""
     if record["outcome"] == "moot":
         return f"nothing on {scale}, where the published gate gains nothing"
-    return f"{percent(record['ours'])} on {sure_at(scale, record)}"
+    return f"{percent(record['ours'])} on {sure_at(scale, record, share=True)}"
 
 
 #: Each causal gate with the published model it is judged against at the paper's protocol: their seeds test it.
@@ -304,17 +308,17 @@ def causal_mope_answer(gain: estimates.Estimate) -> str:
     return f"With a gate that cannot see the future, MoPE's loss is {counted}."
 
 
-def how_sure(record: dict) -> str:
+def how_sure(record: dict, share: bool = False) -> str:
     """" (settled)", " (not settled: ...)", or nothing for one seed (the scale's "one seed" already says it)."""
-    return "" if record["n"] == 1 else f" ({certainty(record)})"
+    return "" if record["n"] == 1 else f" ({certainty(record, share)})"
 
 
-def sure_at(scale: str, record: dict) -> str:
+def sure_at(scale: str, record: dict, share: bool = False) -> str:
     """A scale as :func:`where` names it, then :func:`how_sure`: inside its parentheses where the first naming of a
     scale opened some ("`cpu-short` (4 layers, ...; 3 seeds; settled)", not "...; 3 seeds) (settled)")."""
     if record["n"] == 1 or not scale.endswith(")"):
-        return scale + how_sure(record)
-    return f"{scale[:-1]}; {certainty(record)})"
+        return scale + how_sure(record, share)
+    return f"{scale[:-1]}; {certainty(record, share)})"
 
 
 def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] | None = None) -> str | None:
@@ -355,7 +359,8 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
                  "({ref}`book-unknowns`)")
     cpu = [(p, records[p]["ega-mope-gain"]) for p in (LONG, MAIN) if records.get(p, {}).get("ega-mope-gain", {}).get("n")]
     if cpu:
-        text += f"; on {'one' if len(cpu) == 1 else 'two'} of the CPU models it is " + "; ".join(
+        scales = "a CPU scale" if len(cpu) == 1 else "two CPU scales"
+        text += f"; on {scales}, MoPE with the published gate is " + "; ".join(
             f"{below_or_above(lower_by(r, 'EGA-MORLET'))} on "
             f"{where(p, r['n'])} ({certainty(r)})" for p, r in cpu)
     return text + " ({ref}`repro-table-2`)."
@@ -431,13 +436,14 @@ def instead(records: Records, where=where) -> str | None:
     beaten = [(name, record) for name, key in (("MoPE", "rope-beats-mope"), ("sin/cos", "rope-beats-sincos"))
               if (record := found.get(key)) and record["n"] > 1 and record["outcome"] == "confirmed"]
     if beaten:
-        text = (f"rotary positions (RoPE) have a lower loss than {' and '.join(name for name, _ in beaten)} on "
+        text = (f"rotary positions (RoPE), added to the learned table as published (PE-ROPE), have a lower loss than "
+                f"{' and '.join(name for name, _ in beaten)} on "
                 f"{where(MAIN, min(r['n'] for _, r in beaten))}: " + " and ".join(
                     f"{lower_by(r, 'PE-ROPE'):.3f} below {name}'s" for name, r in beaten) + " (settled)")
         base = found.get("rope-matches-base")
         if base and base["n"] > 1 and (by := lower_by(base, "PE-ROPE")) is not None:
             judged = (PLAIN_WORDS[base["outcome"]] if base["outcome"] in ("not_judged", *SETTLED) else certainty(base))
-            text += (f"; {below_or_above(by)} the learned table's (whether it nearly matches the table, as the paper "
+            text += (f"; {below_or_above(by)} the learned table's alone (whether it nearly matches the table, as the paper "
                      f"says: {judged})")
         parts.append(text)
     nope = records.get(BPE, {}).get("mope-beats-nope")

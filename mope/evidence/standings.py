@@ -92,7 +92,7 @@ class Standing:
         one seed and which way that seed points."""
         parts = [self._deciding] if self._deciding else []
         if self.size_open:
-            parts.append(f"whether the size is the paper's {PLAIN_WORDS['undecided']} on {self.named(self.size_open)}")
+            parts.append(f"whether the size is the paper's is {PLAIN_WORDS['undecided']} on {self.named(self.size_open)}")
         if self.undecided:
             parts.append(f"{PLAIN_WORDS['undecided']} on {self.named(self.undecided)}")
         if self.not_judged:
