@@ -735,6 +735,11 @@ def test_cpu_long_judges_the_claims_across_contexts_with_its_shorter_twin(store)
 
 # --- one verdict everywhere -------------------------------------------------------------------------------
 
+def leak_mark(findings, preset: str, key: str) -> str:
+    """"†" beside a verdict whose record's caveat says the gain needs a gate that reads future tokens, else ""."""
+    return "†" if "reads future tokens" in (claims.verdict_of(findings[preset], key).caveat or "") else ""
+
+
 @pytest.mark.parametrize("preset", ["cpu", "cpu-long", "cpu-long-4x", "cpu-short", "paper"])
 def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(preset):
     """Tables 2 and 4, the causal-gate table, the claims tabs, the chapters' verdicts and the intro's
@@ -754,10 +759,15 @@ def test_every_page_shows_the_verdict_of_the_json_for_every_claim_and_preset(pre
             word = f"{verdicts.PLAIN_WORDS[record['direction']]} in direction"  # issue 72: the direction settled apart
         assert cell[key].replace("**", "") == record["plain"] and record["plain"].startswith(word)
         assert cell[key].startswith(f"**{word}") if record["outcome"] != "not_run" else cell[key] == word
-    rows = {line.split(" | ")[0].strip("| "): line for line in tables.table_2({preset: runs}).splitlines()}
+    table_2 = tables.table_2({preset: runs})
+    rows = {line.split(" | ")[0].strip("| "): line for line in table_2.splitlines()}
     for model, key in tables.TABLE_2_CLAIMS.items():
-        if records[key]["n"]:
-            assert cell[key] in rows[model], (model, key)
+        if records[key]["n"]:  # a gain of the published gate marked, beside the line under the table that says why
+            leaks = "reads future tokens" in (records[key]["caveat"] or "")
+            word = cell[key].split("**")[1]
+            assert cell[key].replace(f"**{word}**", f"**{word}**†" if leaks else f"**{word}**") in rows[model], (model, key)
+            assert not leaks or claims_tables.FUTURE_NOTE in table_2
+    assert "†" not in rows["PE-ROPE"] + rows["PE-MORLET"] + rows["BASE-DOT"]
     rows = {line.split(" | ")[0].strip("| "): line for line in tables.table_4({preset: runs}).splitlines()}
     for component, key in tables.TABLE_4_CLAIMS.items():
         if records[key]["n"]:
@@ -839,7 +849,8 @@ def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_g
             line = next(line for line in across.splitlines() if line.startswith("Judged on one preset alone"))
             _, *parts = re.split(r"(?:: |; )on (`[^:]*`): ", line.removesuffix("."))  # "on `cpu`: A; B; on `x`: C"
             by_where = dict(zip(parts[::2], parts[1::2]))
-            assert (f"`{claim.words} <{claim.shown_in}>` ({verdicts.PLAIN_WORDS[found['outcome']]}, {found['n']} seeds)"
+            assert (f"`{claim.words} <{claim.shown_in}>` ({verdicts.PLAIN_WORDS[found['outcome']]}"
+                    f"{leak_mark(findings, preset, claim.key)}, {found['n']} seeds)"
                     in by_where[claim.judged_where([preset])]), claim.key
             assert not [row for row in across.splitlines() if row.startswith("|") and f"`{claim.words} <" in row]
             continue
@@ -857,7 +868,12 @@ def test_the_books_claims_table_shows_each_claims_standing_as_the_command_line_g
             by_preset = record["by_preset"].get(preset)
             word = (f"{verdicts.PLAIN_WORDS[by_preset['direction']]} in direction" if preset in standing.size_open
                     else None if by_preset is None else verdicts.PLAIN_WORDS[by_preset['outcome']])
-            assert cell == ("—" if by_preset is None else f"{word} ({by_preset['n']})"), (claim.key, preset)
+            assert cell == ("—" if by_preset is None else f"{word}{leak_mark(findings, preset, claim.key)} "
+                                                            f"({by_preset['n']})"), (claim.key, preset)
+    marked = [line for line in across.splitlines() if line.startswith("|") and "†" in line]
+    assert {claims.CLAIMS_BY_KEY[key].words for key in ("ega-gain", "ega-mope-gain")} <= {
+        claim.words for claim in claims.CLAIMS for line in marked if f"`{claim.words} <" in line}
+    assert (claims_tables.FUTURE_NOTE in across) == bool(marked)
 
 
 def test_a_claim_one_preset_alone_judges_on_several_seeds_is_named_under_the_table_with_its_verdict(store):

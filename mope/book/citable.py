@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from mope.book.claims_tables import plain_caveat
 from mope.evidence.claims import presets_named
+from mope.evidence.measures import FUTURE_READING, reads_future
 from mope.evidence.bottom_line import PLAIN, PUBLISHED, Records, compared, percent, scale_in_words, size_open
 from mope.evidence.verdicts import DECIDED
 
@@ -109,9 +110,8 @@ def overstated(records: Records, key: str) -> str:
     if found and published is not None and not settled(published):
         beyond.append(f"at the paper's own protocol it {'stands on one seed' if published['n'] == 1 else 'is not settled'}"
                       if published["n"] else "it is not run at the paper's own protocol")
-    caveat = next((r["caveat"] for _, r in found if r["caveat"] and "future" in r["caveat"]), None)
-    if caveat:
-        beyond.append("its gate reads future tokens, which a language model must not")
+    if any(reads_future(r["caveat"]) for _, r in found):
+        beyond.append(f"{FUTURE_READING}, which a language model must not")
     beyond.append("every run here is a small model on TinyShakespeare")
     return f"“{quote}”, as a result in general: " + "; ".join(beyond) + "."
 

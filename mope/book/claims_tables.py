@@ -17,15 +17,29 @@ from mope.evidence.standings import INDICATIVE, NOT_JUDGED, NOT_TESTED, Standing
 from mope.evidence.verdict_rules import RULES, Rule
 from mope.evidence.verdicts import DECIDED, PLAIN_WORDS, Verdict
 from mope.evidence.estimates import DASH
+from mope.evidence.measures import reads_future
 from mope.store.presets import get_preset
 
 
-def verdict_markdown(verdict: Verdict) -> str:
-    """A verdict on a reading page: its plain word in bold (:data:`~mope.evidence.verdicts.PLAIN_WORDS`), then what
-    qualifies it in plain words; its statistics are in :func:`statistics_dropdown`."""
+def verdict_markdown(verdict: Verdict, mark: str = "") -> str:
+    """A verdict on a reading page: its plain word in bold (:data:`~mope.evidence.verdicts.PLAIN_WORDS`) and
+    ``mark`` (:func:`future_mark`), then what qualifies it in plain words; its statistics are in
+    :func:`statistics_dropdown`."""
     if verdict.outcome == "not_run":
         return verdict.plain
-    return f"**{verdict.plain_word}**" + verdict.plain.removeprefix(verdict.plain_word)
+    return f"**{verdict.plain_word}**{mark}" + verdict.plain.removeprefix(verdict.plain_word)
+
+
+#: The line under a table whose verdicts on a gain that needs a gate reading future tokens carry :data:`FUTURE_MARK`:
+#: the verdict is the paper's claim as stated, of a gate no language model may use.
+FUTURE_MARK = "†"
+FUTURE_NOTE = (f"{FUTURE_MARK} The gain needs the published gate, which reads future tokens (a language model must "
+               "not); what a gate that sees only the past keeps of it: {ref}`stress-causal-gate`.")
+
+
+def future_mark(verdict: Verdict) -> str:
+    """:data:`FUTURE_MARK` where ``verdict``'s caveat says its gain needs a gate that reads future tokens, else ""."""
+    return FUTURE_MARK if reads_future(verdict.caveat) else ""
 
 
 def cell_word(verdict: Verdict) -> str:
@@ -117,6 +131,7 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
     presets = sorted(findings, key=closeness)
     rows, named = [], {words: [] for words in NAMED_UNDER_THE_TABLE}
     alone: dict[str, list[str]] = {}  # a preset (and a twin it reads): the claims it alone judges, with their verdict
+    marks: list[str] = []
     for claim in CLAIMS:
         if standings[claim.key].words in named:
             named[standings[claim.key].words].append(claim.words)
@@ -126,15 +141,20 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
         if len(judged) == 1 and len(presets) > 1:
             verdict = verdicts[judged[0]]
             alone.setdefault(claim.judged_where(judged), []).append(
-                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({cell_word(verdict)}, {verdict.estimate.n} seeds)")
+                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({cell_word(verdict)}{future_mark(verdict)}, "
+                f"{verdict.estimate.n} seeds)")
+            marks.append(future_mark(verdict))
             continue
-        cells = [DASH if v.outcome == "not_run" else f"{cell_word(v)} ({v.estimate.n})" for v in verdicts.values()]
+        cells = [DASH if v.outcome == "not_run" else f"{cell_word(v)}{future_mark(v)} ({v.estimate.n})"
+                 for v in verdicts.values()]
+        marks += [future_mark(v) for v in verdicts.values() if v.outcome != "not_run"]
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].phrase, *cells])
     lines = [f"Judged on one preset alone (elsewhere one seed at most, in each preset's tab): "
              + "; ".join(f"on {where}: {'; '.join(claims_judged)}" for where, claims_judged in alone.items()) + "."
              ] if alone else []
     lines += [f"{NAMED_UNDER_THE_TABLE[words]}: {'; '.join(claims_named)}."
               for words, claims_named in named.items() if claims_named]
+    lines += [FUTURE_NOTE] if any(marks) else []
     return "\n\n".join([plain_markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows), *lines])
 
 

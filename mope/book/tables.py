@@ -21,7 +21,7 @@ import numpy as np
 
 from mope.evidence import claims, devices, learned_parameters, paper
 from mope.book.chapter_runs import step_shape
-from mope.book.claims_tables import verdict_markdown
+from mope.book.claims_tables import FUTURE_NOTE, future_mark, verdict_markdown
 from mope.book.markdown_tables import markdown_table
 from mope.evidence.measures import causal_share, interaction_excess
 from mope.evidence.verdicts import Verdict, verdict_ordering
@@ -84,7 +84,7 @@ def table_2(runs: Runs) -> str:
     """Table 2 beside ours: per preset our loss, our Δ over BASE-DOT (seed by seed), and the verdict of
     the claim the paper makes about that model (:data:`TABLE_2_CLAIMS`)."""
     verdicts = {preset: _claim_verdicts(preset, preset_runs) for preset, preset_runs in runs.items()}
-    rows = []
+    rows, marked = [], False
     for name in TABLE_2:
         row = [name, paper.TABLE_2_ENCODING[name], number(paper.TABLE_2_VAL[name], 4),
                number(paper.TABLE_2_DELTA.get(name), signed=True)]
@@ -98,14 +98,17 @@ def table_2(runs: Runs) -> str:
                 delta = improvement(preset_runs, name)
                 lines = [f"L = {ours.format()}", f"Δ = {delta.format(signed=True)}"]
                 if name in TABLE_2_CLAIMS:
-                    lines.append(verdict_markdown(verdicts[preset][TABLE_2_CLAIMS[name]]))
+                    verdict = verdicts[preset][TABLE_2_CLAIMS[name]]
+                    lines.append(verdict_markdown(verdict, future_mark(verdict)))
+                    marked = marked or bool(future_mark(verdict))
                 row.append("<br>".join(lines))
         rows.append(row)
     header = ["model", "encoding (paper)", "paper val", "paper Δ", *preset_header(runs)]
     note = ("A verdict is that of the paper's claim about the model (the claims table of the "
             "introduction): PE-ROPE nearly matches BASE-DOT, PE-MORLET is worse, EGA-1 and EGA-MORLET improve on it "
             "by the paper's Δ. The paper makes no claim of PE-SINCOS's Δ alone.")
-    return markdown_table(header, rows, " ".join(filter(None, (note, devices_note(runs, TABLE_2)))))
+    return markdown_table(header, rows, " ".join(filter(None, (note, FUTURE_NOTE if marked else "",
+                                                               devices_note(runs, TABLE_2)))))
 
 
 def table_2_distances(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from mope.evidence import claims, devices, estimates
+from mope.evidence import claims, devices, estimates, measures
 from mope.evidence.verdicts import PLAIN_WORDS, settle_text
 from mope.store import plan
 from mope.store.results import device_kind, device_name
@@ -332,7 +332,7 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
         return None
     cfg = get_preset(PUBLISHED)
     gain = lower_by(headline, "EGA-MORLET")
-    leaks = "reads future tokens" in (headline.get("caveat") or "")  # the published gate's, as the record says
+    leaks = measures.reads_future(headline.get("caveat"))  # the published gate's, as the record says
     yes = "yes, with the published gate, which reads future tokens" if leaks else "yes"
     answer = ("Not known yet" if headline["n"] == 1 else yes[0].upper() + yes[1:] if headline["outcome"] == "confirmed"
               else "No" if headline["outcome"] == "refuted" else

@@ -62,14 +62,23 @@ def published_gate_gain(runs: list[dict]) -> Estimate:
     return Estimate({seed: value for seed, value in gain.values.items() if seed in causal}, resolution=gain.resolution)
 
 
+#: How a caveat opens when the gain it qualifies needs a gate that reads future tokens (:func:`noncausal_caveat`).
+FUTURE_READING = "its gate reads future tokens"
+
+
+def reads_future(caveat: str | None) -> bool:
+    """Whether ``caveat`` (a record's) says that the gain it qualifies needs a gate that reads future tokens."""
+    return (caveat or "").startswith(FUTURE_READING)
+
+
 def noncausal_caveat(causal: str) -> Callable:
     """The caveat of a gain that needs a gate reading future tokens: what the same model with a causal
     gate, retrained, gains over BASE-DOT (whole validation split)."""
     def caveat(runs, cfg):
         retrained = improvement(runs, causal, "BASE-DOT", "val_loss_full")
         if not retrained.n:
-            return f"its gate reads future tokens; {causal} not run"
-        return (f"its gate reads future tokens: with a causal gate ({causal}) the gain is "
+            return f"{FUTURE_READING}; {causal} not run"
+        return (f"{FUTURE_READING}: with a causal gate ({causal}) the gain is "
                 f"{_signed(retrained.mean)} (whole validation)")
     return caveat
 
