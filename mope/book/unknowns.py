@@ -140,21 +140,21 @@ def answer(records: Records, stored: Sequence[dict], progress: Sequence[dict]) -
                  "random-batch validation loss)." if gain is not None else "")
     runs = "; ".join(f"{variant}, {bottom_line.seeds_words(gaps[variant])}: {would_decide(records, variant)}" for variant in causal)
     found = paper_gate.trained(stored, records.get(paper_gate.SHARE), name_seeds=False)  # the missing runs follow
-    scale = f"At the paper's scale (`{PUBLISHED}`: {bottom_line.scale_in_words(PUBLISHED)})"
+    scale = f"There (`{PUBLISHED}`: {bottom_line.scale_in_words(PUBLISHED)})"
     if found:  # some seeds stored: what they find, then the seeds that would test it
         seeds = max(sum(run["variant"] == v for run in stored) for v in CAUSAL)
-        text = (f"**Where the paper ran it, the book knows the gate that cannot see the future from "
+        text = (f"**At the paper's scale, the book has a gate that cannot see the future on "
                 f"{'one seed' if seeds == 1 else f'{seeds} seeds'} only, too few to test.** {scale}, {found}.{published}"
                 f" Missing: {runs}.")
     else:
         text = (f"**The book does not know yet whether the paper's headline survives a gate that cannot see the future "
-                f"where the paper ran it.** {scale} the runs that would say it are not stored.{published} Missing: {runs}.")
+                f"at the paper's scale.** {scale} the runs that would say it are not stored.{published} Missing: {runs}.")
     done, first = gpu_stages(stored, causal)
     trained = f"trained the stages {', '.join(f'`{name}`' for name in done)} of `scripts/gpu_suite.sh`" if done else \
         "trained none of the stages of `scripts/gpu_suite.sh`"
     training = [r for r in progress if r["variant"] in causal]
-    text += (f" Why: they are planned for a GPU, and the GPU time lent so far {trained}, not `{first}`, which trains "
-             f"them; without one a run takes {cpu_cost(training[0] if training else None, stored)}, longer than a working "
+    text += (f" Why: they are planned for a GPU, and the GPU time lent so far {trained}, not `{first}`, the first "
+             f"that trains one of them; without one a run takes {cpu_cost(training[0] if training else None, stored)}, longer than a working "
              "session, so it lives on its checkpoints and is resumed until it is stored.")
     if training:
         text += " In training now: " + "; ".join(
