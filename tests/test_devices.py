@@ -44,10 +44,10 @@ def test_a_causal_gate_set_against_a_model_of_another_device_says_how_each_compu
     against bf16 on cuda)") name the two arithmetics; two runs of one kind of device say nothing."""
     h200, epyc = "cuda: NVIDIA H200", "cpu: AMD EPYC, 2 threads"
     runs = [with_device("BASE-DOT", s, h200) for s in range(3)] + [with_device("EGA-MORLET-CAUSAL", 0, epyc)]
-    assert devices.against(runs, "EGA-MORLET-CAUSAL", "BASE-DOT") == "float32 on cpu against bf16 on cuda"
-    assert devices.against(runs, "BASE-DOT", "EGA-MORLET-CAUSAL") == "bf16 on cuda against float32 on cpu"
+    assert devices.against(runs, "EGA-MORLET-CAUSAL", "BASE-DOT") == "trained in float32 on cpu against bf16 on cuda"
+    assert devices.against(runs, "BASE-DOT", "EGA-MORLET-CAUSAL") == "trained in bf16 on cuda against float32 on cpu"
     assert devices.against(runs + [with_device("EGA-MORLET-CAUSAL", 1, h200)], "EGA-MORLET-CAUSAL", "BASE-DOT") == (
-        "bf16 on cuda and float32 on cpu against bf16 on cuda")
+        "trained in bf16 on cuda and float32 on cpu against bf16 on cuda")
     assert devices.against([with_device("EGA-1", 0, epyc), with_device("EGA-1-CAUSAL", 0, epyc)], "EGA-1-CAUSAL", "EGA-1") == ""
     assert devices.against(runs, "EGA-1-CAUSAL", "BASE-DOT") == ""  # no run of one of them: nothing to compare
 
