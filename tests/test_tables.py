@@ -39,11 +39,14 @@ def test_table_2_side_by_side_with_dashes_and_no_nan():
     record = next(r for r in claims.claim_records("cpu", runs["cpu"]) if r["key"] == "ega-gain")
     assert record["verdict"] == ("direction confirmed: 0.16× the paper's size on `cpu` (95%: 0.14 to 0.19×), a size not "
                                  "judged at this scale")
-    # its gate reads future tokens: the verdict marked, and the line under the table says why
-    assert ega[4] == ("L = 1.486 ± 0.002 (n=3)<br>Δ = +0.015 ± 0.001 (n=3)<br>**holds in its direction**†: 0.16× the "
+    # a gain of a gate that reads future tokens: the verdict marked, and a paragraph under the table says why
+    assert ega[4] == ("L = 1.486 ± 0.002 (n=3)<br>Δ = +0.015 ± 0.001 (n=3)<br>**holds in its direction**‡: 0.16× the "
                       "paper's size on `cpu` (95%: 0.14 to 0.19×), a size not judged at this scale")
-    assert ("† The gain needs the published gate, which reads future tokens (a language model must not); what a gate "
-            "that sees only the past keeps of it: {ref}`stress-causal-gate`.") in table
+    assert table.endswith("\n\n‡ A gain so marked needs the published gate, which reads future tokens (a language model "
+                          "cannot); what a gate that sees only the past keeps of it: {ref}`stress-causal-gate`.")
+    # EGA-1 worse than BASE-DOT: no gain to mark, no line under the table
+    worse = {"cpu": runs["cpu"][:3] + [run("EGA-1", s, 1.52 + 0.002 * s) for s in range(3)]}
+    assert "‡" not in tables.table_2(worse) and "**fails" in rows_of(tables.table_2(worse))["EGA-1"][4]
     assert "**" not in rows["PE-SINCOS"][4]  # no claim of the paper, no verdict
     assert set(rows) == {"model", *TABLE_2} - {"model"}
 

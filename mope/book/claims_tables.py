@@ -30,16 +30,22 @@ def verdict_markdown(verdict: Verdict, mark: str = "") -> str:
     return f"**{verdict.plain_word}**{mark}" + verdict.plain.removeprefix(verdict.plain_word)
 
 
-#: The line under a table whose verdicts on a gain that needs a gate reading future tokens carry :data:`FUTURE_MARK`:
-#: the verdict is the paper's claim as stated, of a gate no language model may use.
-FUTURE_MARK = "†"
-FUTURE_NOTE = (f"{FUTURE_MARK} The gain needs the published gate, which reads future tokens (a language model must "
-               "not); what a gate that sees only the past keeps of it: {ref}`stress-causal-gate`.")
+#: The mark of a verdict whose estimate is a gain the paper's way that needs the published gate, which reads future
+#: tokens (its record's caveat says so): the verdict is the paper's claim as stated, of a gate no language model may
+#: use. "‡": the training budget's page gives "†" another meaning.
+FUTURE_MARK = "‡"
+#: The line under a table with a verdict marked :data:`FUTURE_MARK`, a paragraph of its own.
+FUTURE_NOTE = (f"{FUTURE_MARK} A gain so marked needs the published gate, which reads future tokens (a language model "
+               "cannot); what a gate that sees only the past keeps of it: {ref}`stress-causal-gate`.")
 
 
-def future_mark(verdict: Verdict) -> str:
-    """:data:`FUTURE_MARK` where ``verdict``'s caveat says its gain needs a gate that reads future tokens, else ""."""
-    return FUTURE_MARK if reads_future(verdict.caveat) else ""
+def future_mark(key: str, verdict: Verdict) -> str:
+    """:data:`FUTURE_MARK` beside ``verdict`` on the claim ``key`` where its estimate points the claim's way (a gain)
+    and its caveat says that gain needs a gate that reads future tokens, else "" (a verdict against the claim, or
+    with no run, has no gain to mark)."""
+    if not verdict.estimate.n or not reads_future(verdict.caveat):
+        return ""
+    return FUTURE_MARK if points_the_claims_way(CLAIMS_BY_KEY[key], verdict) else ""
 
 
 def cell_word(verdict: Verdict) -> str:
@@ -141,13 +147,13 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
         if len(judged) == 1 and len(presets) > 1:
             verdict = verdicts[judged[0]]
             alone.setdefault(claim.judged_where(judged), []).append(
-                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({cell_word(verdict)}{future_mark(verdict)}, "
+                f"{{ref}}`{claim.words} <{claim.shown_in}>` ({cell_word(verdict)}{future_mark(claim.key, verdict)}, "
                 f"{verdict.estimate.n} seeds)")
-            marks.append(future_mark(verdict))
+            marks.append(future_mark(claim.key, verdict))
             continue
-        cells = [DASH if v.outcome == "not_run" else f"{cell_word(v)}{future_mark(v)} ({v.estimate.n})"
+        cells = [DASH if v.outcome == "not_run" else f"{cell_word(v)}{future_mark(claim.key, v)} ({v.estimate.n})"
                  for v in verdicts.values()]
-        marks += [future_mark(v) for v in verdicts.values() if v.outcome != "not_run"]
+        marks += [future_mark(claim.key, v) for v in verdicts.values()]
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].phrase, *cells])
     lines = [f"Judged on one preset alone (elsewhere one seed at most, in each preset's tab): "
              + "; ".join(f"on {where}: {'; '.join(claims_judged)}" for where, claims_judged in alone.items()) + "."

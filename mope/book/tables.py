@@ -98,17 +98,17 @@ def table_2(runs: Runs) -> str:
                 delta = improvement(preset_runs, name)
                 lines = [f"L = {ours.format()}", f"Δ = {delta.format(signed=True)}"]
                 if name in TABLE_2_CLAIMS:
-                    verdict = verdicts[preset][TABLE_2_CLAIMS[name]]
-                    lines.append(verdict_markdown(verdict, future_mark(verdict)))
-                    marked = marked or bool(future_mark(verdict))
+                    claim = TABLE_2_CLAIMS[name]
+                    lines.append(verdict_markdown(verdicts[preset][claim], future_mark(claim, verdicts[preset][claim])))
+                    marked = marked or bool(future_mark(claim, verdicts[preset][claim]))
                 row.append("<br>".join(lines))
         rows.append(row)
     header = ["model", "encoding (paper)", "paper val", "paper Δ", *preset_header(runs)]
     note = ("A verdict is that of the paper's claim about the model (the claims table of the "
             "introduction): PE-ROPE nearly matches BASE-DOT, PE-MORLET is worse, EGA-1 and EGA-MORLET improve on it "
             "by the paper's Δ. The paper makes no claim of PE-SINCOS's Δ alone.")
-    return markdown_table(header, rows, " ".join(filter(None, (note, FUTURE_NOTE if marked else "",
-                                                               devices_note(runs, TABLE_2)))))
+    table = markdown_table(header, rows, " ".join(filter(None, (note, devices_note(runs, TABLE_2)))))
+    return table + (f"\n\n{FUTURE_NOTE}" if marked else "")
 
 
 def table_2_distances(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:
@@ -191,7 +191,7 @@ def table_4(runs: Runs) -> str:
     quantity), with the verdict of the paper's claim about the row (:data:`TABLE_4_CLAIMS`)."""
     key = "val_loss"
     verdicts = {preset: _claim_verdicts(preset, preset_runs) for preset, preset_runs in runs.items()}
-    rows = []
+    rows, marked = [], False
     for component, paper_val, paper_delta, variant in paper.TABLE_4:
         row = [component, number(paper_val, 4), number(paper_delta, signed=True)]
         for preset, preset_runs in runs.items():
@@ -212,10 +212,13 @@ def table_4(runs: Runs) -> str:
                 continue
             lines.append(f"Δ = {delta.format(signed=True)}")
             if preset in verdicts and component in TABLE_4_CLAIMS:
-                lines.append(verdict_markdown(verdicts[preset][TABLE_4_CLAIMS[component]]))
+                claim = TABLE_4_CLAIMS[component]
+                lines.append(verdict_markdown(verdicts[preset][claim], future_mark(claim, verdicts[preset][claim])))
+                marked = marked or bool(future_mark(claim, verdicts[preset][claim]))
             row.append("<br>".join(lines))
         rows.append(row)
-    return markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows)
+    table = markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows)
+    return table + (f"\n\n{FUTURE_NOTE}" if marked else "")
 
 
 def boundary_table(runs: Runs, cfgs: Mapping[str, object], variants: Sequence[str] = learned_parameters.MORLET_VARIANTS) -> str:

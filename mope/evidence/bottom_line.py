@@ -179,9 +179,9 @@ def mope_against_the_usual(records: Records, where=where) -> str | None:
         n = min(found[k]["n"] for k, _ in keys)
         against = [_against(found[k], "PE-MORLET", model) if not parts else below_or_above(lower_by(found[k], "PE-MORLET"))
                    for k, model in keys]  # after the first scale, the models in the same order, unnamed
-        parts.append(f"on {where(preset, n)} its loss is " + ", ".join(against)
+        parts.append(f"on {where(preset, n)}, its loss is " + ", ".join(against)
                      + f" ({'all settled in direction' if all(found[k]['outcome'] in SETTLED for k, _ in keys) else 'not all settled'})")
-    text = (f"**Does MoPE beat the usual position encodings? {answer}.** In loss a character (in nats; lower is better), "
+    text = (f"**Does MoPE beat the usual position encodings? {answer}.** Loss a character, in nats (lower is better): "
             + "; ".join(parts) + " ({ref}`repro-table-2`)")
     if scaled and "sin/cos" in beaten:
         text += ("; sin/cos scaled to the token embeddings' size has a loss below MoPE's: " + "; ".join(

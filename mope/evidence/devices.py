@@ -109,10 +109,9 @@ def arithmetic(run: Mapping) -> str:
 
 
 def against(runs: Iterable[Mapping], variant: str, other: str) -> str:
-    """"trained in float32 on cpu against bf16 on cuda": how ``variant``'s runs computed against ``other``'s
-    (:func:`arithmetic`),
-    where the two differ, so that a difference between them is read with the devices' arithmetic in it; "" where
-    they computed alike or either has no run."""
+    """"trained in float32 on cpu against bf16 on cuda": how ``variant``'s runs computed against ``other``'s (each
+    :func:`arithmetic`), where the two differ, so that a difference between them is read with the devices' arithmetic
+    in it; "" where they computed alike or either has no run."""
     runs = list(runs)
     mine, theirs = ({arithmetic(run) for run in runs if run["variant"] == name} for name in (variant, other))
     if not mine or not theirs or mine == theirs:

@@ -120,6 +120,7 @@ def expected_hashes(preset: str | TrainConfig, variant: str) -> set[str]:
 
 
 def expected_hash(preset: str | TrainConfig, variant: str) -> str:
+    """The hash of today's configuration of ``variant`` under the preset (its name today), which a new run carries."""
     cfg = PRESETS[preset] if isinstance(preset, str) else preset
     return config_hash(variant_config(variant, cfg.shape()), cfg)
 

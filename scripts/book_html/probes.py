@@ -11,9 +11,10 @@ from mope.book.figure_png import SMALLEST_TEXT_KEY
 # Shared by the page probe and the narrow one: every dropdown of the article opened for the measures that follow, as a
 # reader may open each (a closed one's body has no size), and its body shown. The API page keeps each dropdown's body
 # in a ``<template class="book-folded">`` that the book's script puts in place on the dropdown's toggle event, which the
-# browser dispatches after the dropdown opens: the probe waits for it (up to 5 s a round; a dropdown shown by the body
-# put in place is opened in the next round), and a body still folded is a problem: a reader who opens it sees nothing.
-# ``closeDropdowns()`` closes them again, as the page was.
+# browser dispatches after the dropdown opens: the page probe waits for it (up to 5 s a round; the narrow probe, after
+# it, waits none; a dropdown shown by a body put in place is opened in the next round), and a body still folded is a
+# problem: a reader who opens it sees nothing. ``closeDropdowns()`` closes them again; the bodies put in place stay (a
+# closed dropdown lays out nothing of its body: the page's height is as it was).
 OPEN_DROPDOWNS = r"""
   const openedDropdowns = [], foldedDropdowns = [];
   const openDropdowns = async () => {
@@ -23,7 +24,7 @@ OPEN_DROPDOWNS = r"""
           .filter(details => !openedDropdowns.includes(details));
       if (!closed.length) break;
       closed.forEach(details => { details.open = true; openedDropdowns.push(details); });
-      for (let i = 0; i < 100 && closed.some(folded); i++) await new Promise(resolve => setTimeout(resolve, 50));
+      for (let i = 0; i < /*TICKS*/ && closed.some(folded); i++) await new Promise(resolve => setTimeout(resolve, 50));
       for (const details of closed.filter(folded)) {
         foldedDropdowns.push(shortText((details.querySelector("summary") || details).textContent, 60));
       }
@@ -184,7 +185,7 @@ PAGE_PROBE = r"""
     images: images.length,
     broken: broken,
     formulas: article.querySelectorAll("mjx-container").length,
-    foldedDropdowns: foldedDropdowns,
+    foldedDropdowns: foldedDropdowns.slice(0, 5), foldedCount: foldedDropdowns.length,
     unrendered: unrendered,
     rawTex: rawTex,
     uncaptioned: uncaptioned,
@@ -198,7 +199,8 @@ PAGE_PROBE = r"""
     columnWidth: article.clientWidth,
   });
 })()
-""".replace("/*OPEN_DROPDOWNS*/", OPEN_DROPDOWNS).replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS).replace("/*FIGURES*/", FIGURES)
+""".replace("/*OPEN_DROPDOWNS*/", OPEN_DROPDOWNS.replace("/*TICKS*/", "100")).replace(
+    "/*WIDE_FORMULAS*/", WIDE_FORMULAS).replace("/*FIGURES*/", FIGURES)
 
 
 # The page's height, at the width the browser has now, as a reader sees it once everything has rendered:
@@ -351,7 +353,8 @@ NARROW_PROBE = r"""
                          verdictsOff: verdictsOff.slice(0, 5), wideTables: wideTables, wideFigures: wideFigures,
                          figures: figures, wideFormulas: wideFormulas});
 })()
-""".replace("/*OPEN_DROPDOWNS*/", OPEN_DROPDOWNS).replace("/*WIDE_FORMULAS*/", WIDE_FORMULAS).replace("/*FIGURES*/", FIGURES)
+""".replace("/*OPEN_DROPDOWNS*/", OPEN_DROPDOWNS.replace("/*TICKS*/", "0")).replace(
+    "/*WIDE_FORMULAS*/", WIDE_FORMULAS).replace("/*FIGURES*/", FIGURES)
 
 
 def narrow_problems(state: dict) -> list[str]:
@@ -378,7 +381,10 @@ def narrow_problems(state: dict) -> list[str]:
 def reading_problems(state: dict, wide: int) -> list[str]:
     """What keeps a reader from reading a rendered page, from the page probe's report (taken at ``wide`` px)."""
     column = f"a {state['columnWidth']} px column"
-    return ([f"dropdown opened, its body never shown: {text!r}" for text in state["foldedDropdowns"]]
+    folded = state["foldedDropdowns"]
+    more = state["foldedCount"] - len(folded)
+    return ([f"dropdown opened, its body never shown: {text!r}" for text in folded]
+            + ([f"{more} more dropdowns opened, their bodies never shown"] if more > 0 else [])
             + [f"maths not rendered by MathJax: {text!r}" for text in state["unrendered"]]
             + [f"raw TeX in the text: {text!r}" for text in state["rawTex"]]
             + [f"figure without a caption: {name}" for name in state["uncaptioned"]]
