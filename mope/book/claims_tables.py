@@ -48,6 +48,17 @@ def future_mark(key: str, verdict: Verdict) -> str:
     return FUTURE_MARK if points_the_claims_way(CLAIMS_BY_KEY[key], verdict) else ""
 
 
+def marked_verdict(key: str, verdict: Verdict) -> str:
+    """:func:`verdict_markdown` of ``verdict`` on the claim ``key``, with its :func:`future_mark`."""
+    return verdict_markdown(verdict, future_mark(key, verdict))
+
+
+def with_future_note(markdown: str) -> str:
+    """``markdown`` (a table and the lines under it), then :data:`FUTURE_NOTE` as a paragraph of its own where a
+    verdict in it carries :data:`FUTURE_MARK`."""
+    return markdown + (f"\n\n{FUTURE_NOTE}" if FUTURE_MARK in markdown else "")
+
+
 def cell_word(verdict: Verdict) -> str:
     """A verdict's word in a cell across the scales: its outcome's plain word, or for a size whose direction is
     settled and size not, "holds in direction" (:attr:`~mope.evidence.verdicts.Verdict.plain_word`)."""
@@ -137,7 +148,6 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
     presets = sorted(findings, key=closeness)
     rows, named = [], {words: [] for words in NAMED_UNDER_THE_TABLE}
     alone: dict[str, list[str]] = {}  # a preset (and a twin it reads): the claims it alone judges, with their verdict
-    marks: list[str] = []
     for claim in CLAIMS:
         if standings[claim.key].words in named:
             named[standings[claim.key].words].append(claim.words)
@@ -149,19 +159,17 @@ def standing_markdown(findings: Mapping[str, Findings], standings: Mapping[str, 
             alone.setdefault(claim.judged_where(judged), []).append(
                 f"{{ref}}`{claim.words} <{claim.shown_in}>` ({cell_word(verdict)}{future_mark(claim.key, verdict)}, "
                 f"{verdict.estimate.n} seeds)")
-            marks.append(future_mark(claim.key, verdict))
             continue
         cells = [DASH if v.outcome == "not_run" else f"{cell_word(v)}{future_mark(claim.key, v)} ({v.estimate.n})"
                  for v in verdicts.values()]
-        marks += [future_mark(claim.key, v) for v in verdicts.values()]
         rows.append([f"{{ref}}`{claim.words} <{claim.shown_in}>`", standings[claim.key].phrase, *cells])
     lines = [f"Judged on one preset alone (elsewhere one seed at most, in each preset's tab): "
              + "; ".join(f"on {where}: {'; '.join(claims_judged)}" for where, claims_judged in alone.items()) + "."
              ] if alone else []
     lines += [f"{NAMED_UNDER_THE_TABLE[words]}: {'; '.join(claims_named)}."
               for words, claims_named in named.items() if claims_named]
-    lines += [FUTURE_NOTE] if any(marks) else []
-    return "\n\n".join([plain_markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows), *lines])
+    return with_future_note("\n\n".join([plain_markdown_table(["claim", "standing", *(f"`{p}`" for p in presets)], rows),
+                                          *lines]))
 
 
 def claims_tabs_run(findings: Mapping[str, Findings], describe: Callable[[str], str],

@@ -21,7 +21,7 @@ import numpy as np
 
 from mope.evidence import claims, devices, learned_parameters, paper
 from mope.book.chapter_runs import step_shape
-from mope.book.claims_tables import FUTURE_NOTE, future_mark, verdict_markdown
+from mope.book.claims_tables import marked_verdict, verdict_markdown, with_future_note
 from mope.book.markdown_tables import markdown_table
 from mope.evidence.measures import causal_share, interaction_excess
 from mope.evidence.verdicts import Verdict, verdict_ordering
@@ -84,7 +84,7 @@ def table_2(runs: Runs) -> str:
     """Table 2 beside ours: per preset our loss, our Δ over BASE-DOT (seed by seed), and the verdict of
     the claim the paper makes about that model (:data:`TABLE_2_CLAIMS`)."""
     verdicts = {preset: _claim_verdicts(preset, preset_runs) for preset, preset_runs in runs.items()}
-    rows, marked = [], False
+    rows = []
     for name in TABLE_2:
         row = [name, paper.TABLE_2_ENCODING[name], number(paper.TABLE_2_VAL[name], 4),
                number(paper.TABLE_2_DELTA.get(name), signed=True)]
@@ -98,17 +98,14 @@ def table_2(runs: Runs) -> str:
                 delta = improvement(preset_runs, name)
                 lines = [f"L = {ours.format()}", f"Δ = {delta.format(signed=True)}"]
                 if name in TABLE_2_CLAIMS:
-                    claim = TABLE_2_CLAIMS[name]
-                    lines.append(verdict_markdown(verdicts[preset][claim], future_mark(claim, verdicts[preset][claim])))
-                    marked = marked or bool(future_mark(claim, verdicts[preset][claim]))
+                    lines.append(marked_verdict(TABLE_2_CLAIMS[name], verdicts[preset][TABLE_2_CLAIMS[name]]))
                 row.append("<br>".join(lines))
         rows.append(row)
     header = ["model", "encoding (paper)", "paper val", "paper Δ", *preset_header(runs)]
     note = ("A verdict is that of the paper's claim about the model (the claims table of the "
             "introduction): PE-ROPE nearly matches BASE-DOT, PE-MORLET is worse, EGA-1 and EGA-MORLET improve on it "
             "by the paper's Δ. The paper makes no claim of PE-SINCOS's Δ alone.")
-    table = markdown_table(header, rows, " ".join(filter(None, (note, devices_note(runs, TABLE_2)))))
-    return table + (f"\n\n{FUTURE_NOTE}" if marked else "")
+    return with_future_note(markdown_table(header, rows, " ".join(filter(None, (note, devices_note(runs, TABLE_2))))))
 
 
 def table_2_distances(runs: Runs, variants: Sequence[str] = TABLE_2) -> str:
@@ -191,7 +188,7 @@ def table_4(runs: Runs) -> str:
     quantity), with the verdict of the paper's claim about the row (:data:`TABLE_4_CLAIMS`)."""
     key = "val_loss"
     verdicts = {preset: _claim_verdicts(preset, preset_runs) for preset, preset_runs in runs.items()}
-    rows, marked = [], False
+    rows = []
     for component, paper_val, paper_delta, variant in paper.TABLE_4:
         row = [component, number(paper_val, 4), number(paper_delta, signed=True)]
         for preset, preset_runs in runs.items():
@@ -212,13 +209,10 @@ def table_4(runs: Runs) -> str:
                 continue
             lines.append(f"Δ = {delta.format(signed=True)}")
             if preset in verdicts and component in TABLE_4_CLAIMS:
-                claim = TABLE_4_CLAIMS[component]
-                lines.append(verdict_markdown(verdicts[preset][claim], future_mark(claim, verdicts[preset][claim])))
-                marked = marked or bool(future_mark(claim, verdicts[preset][claim]))
+                lines.append(marked_verdict(TABLE_4_CLAIMS[component], verdicts[preset][TABLE_4_CLAIMS[component]]))
             row.append("<br>".join(lines))
         rows.append(row)
-    table = markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows)
-    return table + (f"\n\n{FUTURE_NOTE}" if marked else "")
+    return with_future_note(markdown_table(["component", "paper val", "paper Δ", *preset_header(runs)], rows))
 
 
 def boundary_table(runs: Runs, cfgs: Mapping[str, object], variants: Sequence[str] = learned_parameters.MORLET_VARIANTS) -> str:
