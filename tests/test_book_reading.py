@@ -604,7 +604,7 @@ def test_a_section_states_each_verdict_in_one_line_and_only_where_judged():
     # the share reads the whole split where the page's other numbers are Val: said beside it (chapter 4 quoted one gap
     # twice, -0.105 in Val and -0.104 unnamed)
     assert re.search(r"; ours -?\d+% ± \d+% \(n=\d\) on the whole validation split", line), line
-    assert statistics.count("\n* EGA's gain is salience") == 1 and "(`cpu`): refuted: below 0.5; p = " in statistics
+    assert statistics.count("\n* EGA's gain is salience") == 1 and "(`cpu`): refuted: below 50%; p = " in statistics
     assert text.startswith("On `cpu` (none of these runs is stored in `paper`):\n")  # one preset: no tabs
     assert "tab-item" not in text and "|" not in text  # no table restating the introduction's row
     assert chapter_runs.section_verdicts({"paper": found["paper"]}, ["stress-causal-gate"]) == (

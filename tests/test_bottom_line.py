@@ -142,6 +142,10 @@ def test_the_gate_answer_starts_at_the_papers_protocol_and_gives_a_share_only_of
     stored = {"paper": [paper_run(v, 0, 1.4) for v in ("BASE-DOT", "EGA-1", "EGA-1-CAUSAL")]}
     assert ("keeps 64% on `paper`, one seed (seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it); −3% on `cpu`"
             in bottom_line.gate(gate, stored=stored))
+    # issue 71: a causal gate trained on the CPU against the published gate's GPU runs says so beside its share
+    mixed = {"paper": stored["paper"][:2] + [paper_run("EGA-1-CAUSAL", 0, 1.4, device="cpu: Intel Xeon, 2 threads")]}
+    assert ("keeps 64% on `paper`, one seed (trained in float32 on cpu against float32 on cuda; seeds 1 and 2 of EGA-1 "
+            "and EGA-1-CAUSAL would test it); −3%" in bottom_line.gate(gate, stored=mixed))
     stored["paper"] += [paper_run(v, s, 1.4) for v in ("BASE-DOT", "EGA-1", "EGA-1-CAUSAL") for s in (1, 2)]
     assert "keeps 64% on `paper`, 3 seeds (" in bottom_line.gate({**gate, "paper": {**gate["paper"], "gain-survives-causal-gate":
         record("gain-survives-causal-gate", 0.64, n=3, outcome="undecided", seeds_needed=5)}}, stored=stored)
@@ -285,9 +289,9 @@ def test_one_seed_of_a_causal_gate_is_said_in_the_plain_word_of_a_verdict_on_one
     monkeypatch.setitem(verdicts.PLAIN_WORDS, "indicative", "a single seed")
     runs = [run(variant, 0, loss, preset="paper") for variant, loss in
             (("BASE-DOT", 1.50), ("EGA-1", 1.40), ("EGA-1-CAUSAL", 1.45), ("EGA-MORLET-CAUSAL", 1.42))]
-    share = {"n": 1, "outcome": "indicative", "ours": 0.5, "plain": "a single seed: below 0.5, against the claim"}
+    share = {"n": 1, "outcome": "indicative", "ours": 0.5, "plain": "a single seed: below 50%, against the claim"}
     assert paper_gate.gate_share(runs, share, name_seeds=False) == (
-        "EGA-1 keeps 50% of its gain over BASE-DOT (+0.050 against +0.100, a single seed: below 0.5, against the claim)")
+        "EGA-1 keeps 50% of its gain over BASE-DOT (+0.050 against +0.100, a single seed: below 50%, against the claim)")
     assert paper_gate.mope_against_table(runs, name_seeds=False).endswith(" the learned table's (BASE-DOT; a single seed)")
     assert bottom_line.causal_mope_answer(bottom_line.causal_mope_gain({"paper": runs})) == (
         "With a gate that cannot see the future, MoPE's loss is still lower (a single seed).")
@@ -295,13 +299,12 @@ def test_one_seed_of_a_causal_gate_is_said_in_the_plain_word_of_a_verdict_on_one
 
 def test_certainty_says_what_is_settled_a_direction_or_the_side_of_a_threshold():
     """"(settled)" beside a number read as if the number were settled: a size judged on its direction alone off the
-    paper's protocol, or a share the claims document decides only against 0.5 (its words say which side)."""
+    paper's protocol, or a share the claims document decides only against 50% (its words say which side)."""
     direction = {**record("ega-gain", 0.116, paper=0.092), "kind": "size", "judged_on": "direction"}
     assert bottom_line.certainty(direction) == "its direction settled"
     share = {**record("gain-survives-causal-gate", -0.03, n=5, outcome="refuted"), "kind": "mechanism",
-             "plain": "fails: below 0.5"}
-    assert bottom_line.certainty(share) == "settled: below 0.5"
-    assert bottom_line.certainty(share, share=True) == "settled: below 50%"  # beside "−3%", as the share is quoted
+             "plain": "fails: below 50%"}
+    assert bottom_line.certainty(share) == "settled: below 50%"  # beside "−3%": the claims document's words of a share
     ordering = {**record("rope-beats-mope", 0.19), "kind": "ordering", "judged_on": "direction"}
     assert bottom_line.certainty(ordering) == "settled"  # an ordering is a direction: nothing more to say
     assert bottom_line.certainty({**direction, "outcome": "undecided", "seeds_needed": 30}).startswith("not settled")

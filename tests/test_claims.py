@@ -61,6 +61,10 @@ def test_an_interval_that_bounds_an_effect_far_below_the_claimed_share_is_refute
     kept = estimate({0: -0.10, 1: 0.06, 2: -0.02}, resolution=0.01)
     verdict = verdicts.verdict_mechanism(kept, 0.5, +1)
     assert verdict.outcome == "refuted" and verdict.text == "refuted: below 0.5"
+    # a share's threshold is said in percent, as the share is shown beside it ("−2% ± 10%")
+    assert verdicts.verdict_mechanism(kept, 0.5, +1, share=True).text == "refuted: below 50%"
+    assert verdicts.verdict_mechanism(estimate({0: 0.08}), 0.10, +1, share=True).text == (
+        "indicative: one seed, below 10%, against the claim")
 
 
 def test_a_share_of_091_does_not_confirm_every_pair():

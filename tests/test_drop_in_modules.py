@@ -137,7 +137,9 @@ def test_the_version_is_one_in_pyproject_the_package_and_the_changelogs_latest_h
     root = Path(__file__).parents[1]
     version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
     headings = re.findall(r"^## (\S+)$", (root / "CHANGELOG.md").read_text(), re.MULTILINE)
-    assert version == mope.__version__ == headings[0] == "0.2.2"
+    assert version == mope.__version__ == headings[0]
+    numbers = [tuple(map(int, heading.split("."))) for heading in headings]
+    assert numbers == sorted(set(numbers), reverse=True)  # newest first, each version once
 
 
 def mope_norms(n_embd: int, length: int = 64) -> torch.Tensor:

@@ -37,7 +37,7 @@ def test_the_causal_gate_sentence_follows_the_runs():
                               "context (`cpu`), EGA-1 improves on BASE-DOT by +0.100 in Val (3 seeds); retrained "
                               "with a gate whose statistics cover only the past (3 seeds, whole validation split)")
     # the claim decides "below half"; the share is said as measured (it read "it loses all of that gain")
-    assert "it keeps 0% ± 2% of that gain" in refuted and "*refuted: below 0.5*" in refuted
+    assert "it keeps 0% ± 2% of that gain" in refuted and "*refuted: below 50%*" in refuted
     survives = findings.causal_gate(judged({"cpu": gate_runs(0.9)}))
     assert survives.startswith("**EGA's gain survives a causal gate.**") and "keeps 91% ± 2% of that gain" in survives
     assert "*confirmed*" in survives
@@ -54,7 +54,7 @@ def test_the_causal_gate_sentence_says_how_the_verdict_changes_with_the_training
             "shortens: `cpu-short` also has a context of 128 against 64, and these runs cannot tell the two apart") in text
     assert "trained 501 steps instead of 3,001 (`cpu-short`" in text and text.count("501 steps") == 1
     same = findings.causal_gate(judged({"cpu": gate_runs(0.0), "cpu-short": gate_runs(0.0)}))
-    assert same.startswith("**EGA's gain mostly needs the future.**") and "*refuted: below 0.5*; the same verdict" in same
+    assert same.startswith("**EGA's gain mostly needs the future.**") and "*refuted: below 50%*; the same verdict" in same
 
 
 def test_the_causal_gate_sentence_says_when_the_papers_context_has_no_gain_to_share():
@@ -157,7 +157,7 @@ def test_the_causal_statistics_sentence_reads_the_published_runs_and_says_what_i
     share = (1.467 - 1.420) / (1.467 - 1.370)
     assert (f"the causal gates trained at the paper's scale separate the two: retrained with a gate that sees only the "
             f"past (whole validation split), EGA-1 keeps {share:.0%} of its gain over BASE-DOT (+0.047 against +0.097, "
-            "one seed only: below 0.5, against the claim; seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it) "
+            "one seed only: below 50%, against the claim; seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it) "
             "({ref}`stress-causal-gate`).") in text
     runs["paper"].append(run("EGA-MORLET-CAUSAL", 0, 1.40, full=1.400, preset="paper"))
     text = findings.causal_statistics(runs, judged(runs))

@@ -143,7 +143,7 @@ def test_causal_gate_table_shows_the_surviving_share_with_the_claims_verdict():
     line = next(row for row in tables.causal_gate_table(runs).splitlines() if row.startswith("| EGA-1 |"))
     record = next(r for r in claims.claim_records("cpu", runs["cpu"]) if r["key"] == "gain-survives-causal-gate")
     assert record["outcome"] == "refuted"
-    assert line.endswith(f"| 10% ± 1%<br>**fails**: below 0.5 |")
+    assert line.endswith(f"| 10% ± 1%<br>**fails**: below 50% |")
 
 
 def test_a_table_that_compares_runs_of_two_kinds_of_device_says_so_under_it_and_one_kind_says_nothing():

@@ -98,21 +98,17 @@ def size_open(record: dict) -> bool:
     return record["outcome"] == "undecided" and record.get("direction") in SETTLED and record.get("judged_on") == "size"
 
 
-def certainty(record: dict, share: bool = False) -> str:
+def certainty(record: dict) -> str:
     """"settled", "not settled: about 20 seeds if the effect is what we measured", "not
     settled", "one seed only", or for a size whose direction is settled and size not "its size not settled: about 9
     seeds ...": the plain words of :data:`~mope.evidence.verdicts.PLAIN_WORDS`. What is settled is said: a size judged
     on its direction alone off the paper's protocol "its direction settled"; a mechanism, the side of its threshold
-    the claims document decides ("settled: below 0.5"; of a ``share`` quoted as a percentage, "settled: below 50%"),
-    not the number quoted beside it."""
+    the claims document decides ("settled: below 50%" of a share), not the number quoted beside it."""
     if record["outcome"] in SETTLED:
         if record.get("kind") == "size" and record.get("judged_on") == "direction":
             return "its direction settled"
         if record.get("kind") == "mechanism" and ": " in record.get("plain", ""):
-            side = record["plain"].split(": ", 1)[1]
-            if share and (threshold := re.fullmatch(r"(below|above) (-?\d+(?:\.\d+)?)", side)):
-                side = f"{threshold[1]} {percent(float(threshold[2]))}"
-            return "settled: " + side
+            return "settled: " + record["plain"].split(": ", 1)[1]
         return "settled"
     if record["n"] == 1:
         return PLAIN_WORDS["indicative"]
@@ -150,7 +146,7 @@ def _against(record: dict, model: str, against: str) -> str:
 
 
 def percent(share: float) -> str:
-    """"88%", "−3%" (a true minus sign, never "-0%")."""
+    """"88%", "−3%" (a true minus sign, never "-0%"): a share as every page quotes it."""
     return f"{share:.0%}".replace("-0%", "0%").replace("-", "−")
 
 
@@ -242,8 +238,10 @@ def gate(records: Records, where=where, whole: Mapping[str, float] | None = None
     text = (f"**Does the energy gate help? {answer[0].upper() + answer[1:]}.** Added to a model with a learned "
             f"position table, {'on the whole validation split ' if whole else ''}it {said}")
     if quoted:  # the paper's protocol from its first seed on ("one seed" says its certainty), the CPU scales from two
-        test = would_test(stored, CAUSAL_PAIRS["EGA-1-CAUSAL"]) if stored is not None else ""
-        kept = "; ".join(_kept(record, where(p, record["n"])) + (f" ({test})" if p == PUBLISHED and test else "")
+        said_there = "; ".join(filter(None, (  # at the paper's protocol: the devices' arithmetic, the seeds that test it
+            devices.against(stored.get(PUBLISHED, []), "EGA-1-CAUSAL", "EGA-1"),
+            would_test(stored, CAUSAL_PAIRS["EGA-1-CAUSAL"])))) if stored is not None else ""
+        kept = "; ".join(_kept(record, where(p, record["n"])) + (f" ({said_there})" if p == PUBLISHED and said_there else "")
                          for p, record in quoted)
         text += (f". The published gate reads future tokens, which a language model must not; of its gain, a gate "
                  f"that sees only the past keeps {kept}")
@@ -254,7 +252,7 @@ def _kept(record: dict, scale: str) -> str:
     """"88% on `cpu-short`, 3 seeds (not settled: ...)": the share of the gate's gain a causal gate keeps."""
     if record["outcome"] == "moot":
         return f"nothing on {scale}, where the published gate gains nothing"
-    return f"{percent(record['ours'])} on {sure_at(scale, record, share=True)}"
+    return f"{percent(record['ours'])} on {sure_at(scale, record)}"
 
 
 #: Each causal gate with the published model it is judged against at the paper's protocol: their seeds test it.
@@ -308,17 +306,17 @@ def causal_mope_answer(gain: estimates.Estimate) -> str:
     return f"With a gate that cannot see the future, MoPE's loss is {counted}."
 
 
-def how_sure(record: dict, share: bool = False) -> str:
+def how_sure(record: dict) -> str:
     """" (settled)", " (not settled: ...)", or nothing for one seed (the scale's "one seed" already says it)."""
-    return "" if record["n"] == 1 else f" ({certainty(record, share)})"
+    return "" if record["n"] == 1 else f" ({certainty(record)})"
 
 
-def sure_at(scale: str, record: dict, share: bool = False) -> str:
+def sure_at(scale: str, record: dict) -> str:
     """A scale as :func:`where` names it, then :func:`how_sure`: inside its parentheses where the first naming of a
     scale opened some ("`cpu-short` (4 layers, ...; 3 seeds; settled)", not "...; 3 seeds) (settled)")."""
     if record["n"] == 1 or not scale.endswith(")"):
-        return scale + how_sure(record, share)
-    return f"{scale[:-1]}; {certainty(record, share)})"
+        return scale + how_sure(record)
+    return f"{scale[:-1]}; {certainty(record)})"
 
 
 def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] | None = None) -> str | None:

@@ -144,7 +144,7 @@ class Claim:
         elif self.kind == "every":
             verdict = verdict_every(estimate)
         else:
-            verdict = verdict_mechanism(estimate, self.threshold, self.side)
+            verdict = verdict_mechanism(estimate, self.threshold, self.side, share=not self.signed)
         return verdict.with_caveat(caveat if estimate.n or left_out else None)
 
 

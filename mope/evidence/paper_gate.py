@@ -32,7 +32,7 @@ def _seeds(n: int) -> str:
 
 
 def gate_share(runs: list[dict], record: dict | None, name_seeds: bool = True) -> str | None:
-    """"EGA-1 keeps 48% of its gain over BASE-DOT (+0.047 against +0.097; one seed only: below 0.5, against the
+    """"EGA-1 keeps 48% of its gain over BASE-DOT (+0.047 against +0.097; one seed only: below 50%, against the
     claim ...)": what the causal gate retrained at the paper's protocol keeps of the published gate's gain."""
     published, retrained = measures.common_gains(runs, "EGA-1", "EGA-1-CAUSAL", "BASE-DOT")
     if not published or record is None or not record["n"]:

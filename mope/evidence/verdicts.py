@@ -449,18 +449,20 @@ def verdict_every(estimate: Estimate) -> Verdict:
     return Verdict(estimate, "refuted", detail=f"{pairs_percent(estimate.mean)} of pairs; below 100% in {seeds}")
 
 
-def verdict_mechanism(estimate: Estimate, threshold: float, side: int) -> Verdict:
-    """A statistic the mechanism needs above (``side`` = +1) or below (−1) ``threshold``."""
+def verdict_mechanism(estimate: Estimate, threshold: float, side: int, share: bool = False) -> Verdict:
+    """A statistic the mechanism needs above (``side`` = +1) or below (−1) ``threshold``; of a ``share``, the
+    threshold is said as the share is shown, in percent ("below 50%")."""
     if not estimate.n:
         return Verdict(estimate, "not_run")
+    said = f"{threshold:.0%}" if share else f"{threshold:g}"
     if estimate.n == 1:
-        where = f"{'above' if estimate.mean > threshold else 'below'} {threshold:g}"
+        where = f"{'above' if estimate.mean > threshold else 'below'} {said}"
         return _indicative(estimate, f"{where}, {'the claim' + chr(39) + 's way' if side * (estimate.mean - threshold) > 0 else 'against the claim'}")
     low, high = sorted(side * (bound - threshold) for bound in estimate.interval)
     if low > 0:
         return Verdict(estimate, "confirmed", **tested(estimate, threshold))
     if high < 0:
-        return Verdict(estimate, "refuted", detail=f"{'below' if side > 0 else 'above'} {threshold:g}",
+        return Verdict(estimate, "refuted", detail=f"{'below' if side > 0 else 'above'} {said}",
                        **tested(estimate, threshold))
     return _undecided(estimate, *_beyond(estimate.mean, threshold), p=p_value(estimate, threshold))
 

@@ -71,12 +71,10 @@ class MorletRotary(Rotary):
         envelope = torch.exp(-positions[:, None].square() / (2 * self.log_sigma.exp().square()))
         return envelope.repeat_interleave(2, dim=-1)
 
-    def rotate_sequences(self, q: torch.Tensor, k: torch.Tensor,
-                         offset: int | None) -> tuple[torch.Tensor, torch.Tensor]:
-        """RoPE's rotation (:meth:`Rotary.rotate`), then each query and key times the envelope at its position."""
-        query_positions, key_positions = query_and_key_positions(type(self).__name__, q.size(-2), k.size(-2), offset,
-                                                                 self.theta.device)
-        q, k = super().rotate_sequences(q, k, offset)
+    def rotate_at(self, q: torch.Tensor, k: torch.Tensor, query_positions: torch.Tensor,
+                  key_positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """RoPE's rotation (:meth:`Rotary.rotate_at`), then each query and key times the envelope at its position."""
+        q, k = super().rotate_at(q, k, query_positions, key_positions)
         query_envelope = self.envelope(query_positions)
         key_envelope = query_envelope if key_positions is query_positions else self.envelope(key_positions)
         return q * query_envelope.to(q.dtype), k * key_envelope.to(k.dtype)

@@ -143,6 +143,12 @@ class Rotary(FixedBuffers):
         """:meth:`rotate` of q and k whose time is their second-to-last dimension."""
         query_positions, key_positions = query_and_key_positions(type(self).__name__, q.size(-2), k.size(-2), offset,
                                                                  self.theta.device)
+        return self.rotate_at(q, k, query_positions, key_positions)
+
+    def rotate_at(self, q: torch.Tensor, k: torch.Tensor, query_positions: torch.Tensor,
+                  key_positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """q and k, time second to last, rotated by the angles of their float32 positions (the one hook a variant
+        overrides; ``key_positions`` is ``query_positions`` where they coincide)."""
         cos, sin = self.angles(query_positions)
         q = rotate_pairs(q, cos.to(q.dtype), sin.to(q.dtype))
         if key_positions is not query_positions:
