@@ -378,6 +378,19 @@ def test_single_seed_contrasts_name_where_one_seed_of_the_published_protocol_poi
     assert claims_tables.single_seed_contrasts(two_seeds) == ""  # two seeds: a verdict of its own, not a contrast
 
 
+def test_a_single_seed_contrast_of_a_share_says_its_threshold_in_percent(store):
+    """The share a causal gate keeps, refuted on `cpu` (about 0%) and one seed of `paper` above the claim's 50%: the
+    threshold in the unit of the shares beside it."""
+    def gates(kept, seeds):  # EGA-1 0.1 below BASE-DOT; its causal gate keeps ``kept`` of that
+        return [r for s in seeds for r in (run("BASE-DOT", s, 1.50 + 0.001 * s), run("EGA-1", s, 1.40 + 0.001 * s),
+                                           run("EGA-1-CAUSAL", s, 1.50 - 0.1 * kept + 0.001 * s + 0.002 * (s % 2)))]
+
+    findings = {"cpu": claims.judge_all("cpu", gates(0.0, range(5))), "paper": claims.judge_all("paper", gates(0.64, [0]))}
+    line = next(line for line in claims_tables.single_seed_contrasts(findings).splitlines() if "salience" in line)
+    assert line.endswith("one seed of `paper` gives 64% (n=1), on the paper's side of its threshold 50%"), line
+    assert "**refuted: below 50%** under `cpu`" in line
+
+
 # --- the audit of the verdict code (issue 28): each case on constructed estimates -------------------------
 
 def test_seeds_needed_for_a_near_equality_uses_both_edges_of_the_band_and_counts_all_seeds():

@@ -43,7 +43,7 @@ def test_the_causal_gate_sentence_follows_the_runs():
     assert "*confirmed*" in survives
     assert findings.causal_gate(judged({"cpu": []})) is None  # nothing stored: no sentence
     worse = findings.causal_gate(judged({"cpu": gate_runs(-0.05)}))
-    assert "it keeps -5% ± 2% of that gain" in worse and "loses all" not in worse
+    assert "it keeps −5% ± 2% of that gain" in worse  # a true minus, as every page writes a share and "loses all" not in worse
 
 
 def test_the_causal_gate_sentence_says_how_the_verdict_changes_with_the_training_budget():

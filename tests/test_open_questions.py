@@ -40,7 +40,7 @@ def test_the_new_claims_stand_together_and_their_numbers_are_computed():
     words, per_token = characters_per_word(), BPE.characters_per_token()
     threshold = open_questions.WORDS_BEYOND * words
     for number in (f"{words:.2f}", f"{threshold:.1f} characters", f"{threshold / per_token:.2f} tokens",
-                   f"{per_token:.2f} characters a token", f"above {open_questions.SHARE_BEYOND:.2f}"):
+                   f"{per_token:.2f} characters a token", f"above {open_questions.SHARE_BEYOND:.0%}"):
         assert number in beyond.test, number
     assert (beyond.threshold, beyond.side) == (0.10, 1)
     assert f"{per_token:.2f} characters a token" in claims.get_claim("subword-deficit-smaller").test

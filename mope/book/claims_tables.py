@@ -15,7 +15,7 @@ from mope.evidence import claims, paper
 from mope.evidence.claims import CLAIMS, CLAIMS_BY_KEY, Findings, estimate_text, paper_text, verdict_of
 from mope.evidence.standings import INDICATIVE, NOT_JUDGED, NOT_TESTED, Standing, closeness, points_the_claims_way
 from mope.evidence.verdict_rules import RULES, Rule
-from mope.evidence.verdicts import DECIDED, PLAIN_WORDS, Verdict
+from mope.evidence.verdicts import DECIDED, PLAIN_WORDS, Verdict, threshold_words
 from mope.evidence.estimates import DASH
 from mope.evidence.measures import reads_future
 from mope.store.presets import get_preset
@@ -306,8 +306,9 @@ def single_seed_contrasts(findings: dict[str, Findings], judged: str = "cpu", si
         if claim.kind == "mechanism":
             if (claim.side * (theirs - claim.threshold) > 0) == confirmed:
                 continue
-            why = (f"on the paper's side of its threshold {claim.threshold:g}" if not confirmed
-                   else f"across its threshold {claim.threshold:g}, against the paper")
+            threshold = threshold_words(claim.threshold, share=not claim.signed)
+            why = (f"on the paper's side of its threshold {threshold}" if not confirmed
+                   else f"across its threshold {threshold}, against the paper")
         elif claim.kind == "every":
             if (theirs == 1) == confirmed:
                 continue

@@ -211,7 +211,8 @@ def gate(records: Records, where=where, whole: Mapping[str, float] | None = None
          stored: Mapping[str, list[dict]] | None = None) -> str | None:
     """Question 2: the energy gate's gain over the learned table, the paper's protocol first, and how much of it a
     gate that sees only past tokens keeps: at the paper's protocol from one seed on (one seed settles nothing, and
-    says so; with ``stored``, the planned seeds not stored that would test it are named), on the CPU scales from
+    says so; with ``stored``, the planned seeds not stored that would test it are named, and the devices' arithmetic
+    where the causal gate computed unlike the published one), on the CPU scales from
     two, and there only where the gain's sign is settled (a share of a gain that may be 0 says nothing). Where the
     past-only gate keeps, settled, less than half of a settled gain, the answer there is not "yes" but that the
     gain comes from reading the future (:func:`reads_the_future`). With ``whole`` (:func:`whole_gains`) each gain

@@ -208,7 +208,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("gain-survives-causal-gate", "EGA's gain is salience: it survives a gate that cannot see the future",
           "EGA operates on what to attend to (spectral salience)", "§6.2, §6.4", "mechanism", None, measures.causal_gate_share,
           "stress-causal-gate",
-          "EGA-1-CAUSAL's whole-validation gain over BASE-DOT as a share of EGA-1's, seed by seed; above 0.5: "
+          "EGA-1-CAUSAL's whole-validation gain over BASE-DOT as a share of EGA-1's, seed by seed; above 50%: "
           "a gain that mostly vanishes once the gate stops reading future tokens is not the salience of "
           "what it attends to", loss="val_loss_full", threshold=0.5, signed=False, gain=measures.published_gate_gain),
     Claim("every-pair-pushed", "The optimizer pushes every pair onto ωσ = 5",
@@ -226,7 +226,7 @@ CLAIMS: tuple[Claim, ...] = (
           "the model allocates all representational capacity accordingly", "§6.3, §7", "mechanism", None,
           measures.sigma_set_by_data, "learned-table-3",
           "EGA-MORLET: the share of σ's way from its initial value (in log) that the data account for, beyond "
-          "weight decay alone (median over pairs); above 0.5: the data, not the decay, put σ where it is",
+          "weight decay alone (median over pairs); above 50%: the data, not the decay, put σ where it is",
           loss=None, threshold=0.5, signed=False),
     Claim("mope-beats-nope", "MoPE carries useful position: PE-MORLET beats NOPE",
           "(implicit: MoPE is offered as a positional encoding)", "§7", "ordering", None,
@@ -258,7 +258,7 @@ CLAIMS: tuple[Claim, ...] = (
           "open-subword",
           "PE-MORLET on cpu-bpe (judged beside cpu, its character twin): the share of pairs whose σ covers more than "
           "two words (2 × 5.53 = 11.1 characters, 4.74 tokens at 2.33 characters a token on the validation split) "
-          "and lies above where weight decay alone leaves it; above 0.10: a tenth of the pairs at a scale that "
+          "and lies above where weight decay alone leaves it; above 10%: a tenth of the pairs at a scale that "
           "no pair of the character runs and no decay-only pair reaches is a broader σ, not a stray pair",
           loss=None, threshold=open_questions.SHARE_BEYOND, signed=False, across_tokenizations=True),
     Claim("subword-deficit-smaller", "MoPE's deficit against the learned table is smaller at subword tokens",

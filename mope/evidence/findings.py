@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from mope.evidence import claims, learned_parameters, measures, open_questions, paper, paper_gate, standings as across
-from mope.evidence.bottom_line import seeds_count
+from mope.evidence.bottom_line import percent, seeds_count
 from mope.evidence.claims import Findings
 from mope.evidence.verdicts import DECIDED, Verdict
 from mope.evidence.estimates import LEVEL, common_seeds, distance_to_paper, fieller_interval, final_values, paired
@@ -46,11 +46,6 @@ def _predicate(standing: across.Standing) -> str:
     if standing.phrase != standing.words:  # a size judged on its direction alone
         words = words.replace("holds", "holds in its direction").replace("fails", "fails in its direction")
     return words + (f": {standing.behind}" if standing.behind != "no run yet" else "")
-
-
-def _percent(share: float) -> str:
-    """"91%", never "-0%"."""
-    return f"{share:.0%}".replace("-0%", "0%")
 
 
 def _count(count: int, singular: str, plural: str) -> str:
@@ -153,12 +148,12 @@ def decay_sigma(findings: Mapping[str, Findings]) -> str:
     data = _verdict(findings, PUBLISHED, "sigma-set-by-data")
     if data is not None and data.estimate.n:
         text += (f". Of the way σ moves from its initial value (in log), the data account for "
-                 f"{_percent(data.estimate.mean)} beyond what weight decay alone does, in our EGA-MORLET at the "
+                 f"{percent(data.estimate.mean)} beyond what weight decay alone does, in our EGA-MORLET at the "
                  f"paper's protocol ({seeds_count(data.estimate.n)})")
     main = _verdict(findings, MAIN, "sigma-set-by-data")
     if main is not None and main.estimate.n > 1:
-        text += (f"; on {scale(MAIN, main.estimate.n)}, {_percent(main.estimate.mean)} ± "
-                 f"{_percent(main.estimate.spread)}: *{main.text}*")
+        text += (f"; on {scale(MAIN, main.estimate.n)}, {percent(main.estimate.mean)} ± "
+                 f"{percent(main.estimate.spread)}: *{main.text}*")
     return text + " ({ref}`learned-table-3`)."
 
 
@@ -233,13 +228,14 @@ def causal_gate(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]
     gain = _verdict(findings, MAIN, "ega-gain")
     if survives is None or not survives.estimate.n or gain is None or not gain.estimate.n:
         return None
-    share = _percent(survives.estimate.mean)
-    kept = f"it keeps {share}" + (f" ± {_percent(survives.estimate.spread)}" if survives.estimate.n > 1 else "") + " of that gain"
+    share = percent(survives.estimate.mean)
+    kept = f"it keeps {share}" + (f" ± {percent(survives.estimate.spread)}" if survives.estimate.n > 1 else "") + " of that gain"
     short = _verdict(findings, SHORT, "gain-survives-causal-gate")
     budget = short is not None and short.estimate.n > 1  # the other budget, said whether it decides or not
     depends = budget and survives.outcome in DECIDED and short.outcome in DECIDED and short.outcome != survives.outcome
     other_way = (budget and survives.outcome in DECIDED and short.outcome not in DECIDED
-                 and (short.estimate.mean > 0.5) == (survives.outcome == "refuted"))
+                 and (short.estimate.mean > claims.get_claim("gain-survives-causal-gate").threshold)
+                 == (survives.outcome == "refuted"))
     lead = ("**Whether EGA's gain needs the future depends on the training budget.**" if depends else
             f"**On `{MAIN}` EGA's gain {'mostly needs the future' if survives.outcome == 'refuted' else 'survives a causal gate'}"
             f"; a shorter training (`{SHORT}`) points the other way, not settled.**" if other_way else
@@ -256,7 +252,7 @@ def causal_gate(findings: Mapping[str, Findings], runs: Mapping[str, list[dict]]
         short_cfg, main_cfg = get_preset(SHORT), get_preset(MAIN)
         text += (f". A {short_cfg.n_layer}-layer model at {_context_words(SHORT)} trained {short_cfg.steps:,} steps "
                  f"instead of {main_cfg.steps:,} (`{SHORT}`, {seeds_count(short.estimate.n)}) keeps "
-                 f"{_percent(short.estimate.mean)} ± {_percent(short.estimate.spread)}: *{short.text}*")
+                 f"{percent(short.estimate.mean)} ± {percent(short.estimate.spread)}: *{short.text}*")
         if short.outcome not in DECIDED:
             text += ", a direction this budget does not settle"
         elif not depends:
@@ -288,12 +284,12 @@ def mope_gate_share(runs: Mapping[str, list[dict]], preset: str = LONG) -> str |
         return None
     published, retrained = measures.common_gains(preset_runs, "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
     mean = lambda values: sum(values.values()) / len(values)  # noqa: E731
-    spread = f" ± {_percent(share.spread)}" if share.n > 1 else ""
+    spread = f" ± {percent(share.spread)}" if share.n > 1 else ""
     bounds = fieller_interval(retrained, published) if share.n > 1 else None  # the denominator is measured too
     interval = (f"; {LEVEL:.0%} by Fieller's interval, which counts the uncertainty of both gains: "
-                f"{_percent(bounds[0])} to {_percent(bounds[1])}" if bounds else
+                f"{percent(bounds[0])} to {percent(bounds[1])}" if bounds else
                 "; the seeds do not bound the share" if share.n > 1 else "")
-    return (f"On {named(preset)}, a causal gate on MoPE keeps {_percent(share.mean)}{spread} of EGA-MORLET's "
+    return (f"On {named(preset)}, a causal gate on MoPE keeps {percent(share.mean)}{spread} of EGA-MORLET's "
             f"gain over PE-MORLET ({mean(retrained):+.3f} against {mean(published):+.3f} on the whole validation "
             f"split, {'one seed only' if share.n == 1 else seeds_count(share.n)}{interval})")
 
@@ -329,7 +325,7 @@ def learned_parameters_sentence(findings: Mapping[str, Findings]) -> str | None:
     every = _verdict(findings, MAIN, "every-pair-pushed")
     if every is None or not every.estimate.n:
         return None
-    share = "every pair" if every.outcome == "confirmed" else f"{_percent(every.estimate.mean)} of the pairs"
+    share = "every pair" if every.outcome == "confirmed" else f"{percent(every.estimate.mean)} of the pairs"
     lead = {"refuted": "**Not every pair is pushed onto the bound ωσ = 5 by the data.**",
             "confirmed": "**The data push every pair onto the bound ωσ = 5.**"}.get(
         every.outcome, "**Whether the data push every pair onto the bound ωσ = 5 is open.**")

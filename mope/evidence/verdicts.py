@@ -449,12 +449,17 @@ def verdict_every(estimate: Estimate) -> Verdict:
     return Verdict(estimate, "refuted", detail=f"{pairs_percent(estimate.mean)} of pairs; below 100% in {seeds}")
 
 
+def threshold_words(threshold: float, share: bool = False) -> str:
+    """"0.5", or of a ``share`` "50%": a mechanism's threshold as its statistic is shown beside it."""
+    return f"{threshold * 100:g}%" if share else f"{threshold:g}"
+
+
 def verdict_mechanism(estimate: Estimate, threshold: float, side: int, share: bool = False) -> Verdict:
     """A statistic the mechanism needs above (``side`` = +1) or below (−1) ``threshold``; of a ``share``, the
-    threshold is said as the share is shown, in percent ("below 50%")."""
+    threshold is said as the share is shown, in percent ("below 50%", :func:`threshold_words`)."""
     if not estimate.n:
         return Verdict(estimate, "not_run")
-    said = f"{threshold:.0%}" if share else f"{threshold:g}"
+    said = threshold_words(threshold, share)
     if estimate.n == 1:
         where = f"{'above' if estimate.mean > threshold else 'below'} {said}"
         return _indicative(estimate, f"{where}, {'the claim' + chr(39) + 's way' if side * (estimate.mean - threshold) > 0 else 'against the claim'}")
