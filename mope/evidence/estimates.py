@@ -288,6 +288,7 @@ def decision_power(n: int, sd: float, mean: float, low: float = 0.0, high: float
     return float(np.mean(np.clip(inside_high - inside_low, 0.0, None)))
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of numbers; a page judges the same runs several times
 def seeds_needed(spread: float, mean: float, low: float = 0.0, high: float = math.inf, level: float = LEVEL,
                  power: float = POWER) -> int | None:
     """The fewest seeds **in all** (not more seeds) for which an effect of true mean ``mean`` and sd ``spread``
