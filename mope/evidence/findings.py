@@ -186,7 +186,8 @@ def causal_statistics(runs: Mapping[str, list[dict]], findings: Mapping[str, Fin
     return (f"**At the paper's protocol, {lead}.** "
             f"The EGA gate standardises attention energies with their mean and spread over every position of the "
             f"window, future ones included (whole-window statistics). Evaluated on the whole validation split with those statistics taken over the past only, "
-            f"the same weights ({model_words(PUBLISHED)}, `{PUBLISHED}`): {moves} (BASE-DOT has no gate). This measures how much the trained model leans on whole-window "
+            f"the same weights ({model_words(PUBLISHED)}, `{PUBLISHED}`): {moves} (BASE-DOT has no gate). "
+            f"This measures how much the trained model leans on whole-window "
             f"statistics, confounded with the change of the statistics themselves; {separate} ({{ref}}`stress-causal-gate`).")
 
 
