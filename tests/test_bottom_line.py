@@ -153,6 +153,23 @@ def test_the_gate_answer_starts_at_the_papers_protocol_and_gives_a_share_only_of
     assert "keeps nothing on `paper`, one seed, where the published gate gains nothing; −3%" in bottom_line.gate(gate)
 
 
+def test_a_causal_gates_number_at_the_papers_scale_is_read_with_its_devices_and_the_seeds_that_would_test_it():
+    """One home for what follows a causal gate's number at the paper's protocol, on every page that quotes one: the
+    devices' arithmetic against the model it is set against (EGA-1 for EGA-1-CAUSAL, BASE-DOT for EGA-MORLET-CAUSAL),
+    then the planned seeds of the pair that would test it, while fewer than two seeds have the pair."""
+    cpu = "cpu: AMD EPYC, 2 threads"
+    stored = {"paper": [paper_run("EGA-1", 0, 1.37), paper_run("BASE-DOT", 0, 1.47),
+                        paper_run("EGA-1-CAUSAL", 0, 1.45, device=cpu), paper_run("EGA-MORLET-CAUSAL", 0, 1.50, device=cpu)]}
+    assert bottom_line.causal_caveats(stored, "EGA-1-CAUSAL") == [
+        "trained in float32 on cpu against float32 on cuda", "seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it"]
+    assert bottom_line.causal_caveats(stored, "EGA-MORLET-CAUSAL", name_seeds=False) == [
+        "trained in float32 on cpu against float32 on cuda"]
+    alike = {"paper": [paper_run(v, s, 1.4, device=cpu) for v in ("EGA-1", "EGA-1-CAUSAL") for s in (0, 1)]}
+    assert bottom_line.causal_caveats(alike, "EGA-1-CAUSAL") == []  # one device, two seeds of the pair: nothing to add
+    assert bottom_line.causal_caveats({}, "EGA-MORLET-CAUSAL") == ["seeds 0, 1 and 2 of EGA-MORLET-CAUSAL and BASE-DOT "
+                                                                    "would test it"]
+
+
 def paper_run(variant, seed, val, device="cuda: NVIDIA H200", wall=365.0):
     return {"variant": variant, "seed": seed, "final": {"val_loss": val},
             "provenance": {"device": device, "wall_time_s": wall}}

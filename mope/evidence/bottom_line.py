@@ -239,9 +239,7 @@ def gate(records: Records, where=where, whole: Mapping[str, float] | None = None
     text = (f"**Does the energy gate help? {answer[0].upper() + answer[1:]}.** Added to a model with a learned "
             f"position table, {'on the whole validation split ' if whole else ''}it {said}")
     if quoted:  # the paper's protocol from its first seed on ("one seed" says its certainty), the CPU scales from two
-        said_there = "; ".join(filter(None, (  # at the paper's protocol: the devices' arithmetic, the seeds that test it
-            devices.against(stored.get(PUBLISHED, []), "EGA-1-CAUSAL", "EGA-1"),
-            would_test(stored, CAUSAL_PAIRS["EGA-1-CAUSAL"])))) if stored is not None else ""
+        said_there = "; ".join(causal_caveats(stored, "EGA-1-CAUSAL")) if stored is not None else ""
         kept = "; ".join(_kept(record, where(p, record["n"])) + (f" ({said_there})" if p == PUBLISHED and said_there else "")
                          for p, record in quoted)
         text += (f". The published gate reads future tokens, which a language model must not; of its gain, a gate "
@@ -256,8 +254,19 @@ def _kept(record: dict, scale: str) -> str:
     return f"{percent(record['ours'])} on {sure_at(scale, record)}"
 
 
-#: Each causal gate with the published model it is judged against at the paper's protocol: their seeds test it.
+#: Each causal gate with the model it is set against at the paper's protocol: their seeds test it.
 CAUSAL_PAIRS = {"EGA-1-CAUSAL": ("EGA-1", "EGA-1-CAUSAL"), "EGA-MORLET-CAUSAL": ("EGA-MORLET-CAUSAL", "BASE-DOT")}
+
+
+def causal_caveats(stored: Mapping[str, list[dict]], causal: str, name_seeds: bool = True) -> list[str]:
+    """["trained in float32 on cpu against bf16 on cuda", "seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it"]:
+    what a number of the causal gate ``causal`` at the paper's protocol is read with, each where it applies: the
+    devices' arithmetic against the model of :data:`CAUSAL_PAIRS` it is set against and, with ``name_seeds``, the
+    planned seeds that would test it."""
+    pair = CAUSAL_PAIRS[causal]
+    other = next(variant for variant in pair if variant != causal)
+    arithmetic = devices.against(stored.get(PUBLISHED, []), causal, other)
+    return [part for part in (arithmetic, would_test(stored, pair) if name_seeds else "") if part]
 
 
 def would_test(stored: Mapping[str, list[dict]], variants: tuple[str, ...]) -> str:
@@ -348,11 +357,9 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
             f"table's{seeds} (the paper: {headline['paper']:.3f} below"
             + (")" if size_open(headline) else f"; {certainty(headline)})"))
     if causal.n:
-        test = would_test(stored or {}, CAUSAL_PAIRS["EGA-MORLET-CAUSAL"])
-        arithmetic = devices.against((stored or {}).get(PUBLISHED, []), "EGA-MORLET-CAUSAL", "BASE-DOT")
+        caveats = "".join(f"; {caveat}" for caveat in causal_caveats(stored or {}, "EGA-MORLET-CAUSAL"))
         text += (f"; with a gate that sees only the past (EGA-MORLET-CAUSAL), {below_or_above(causal.mean)} on the "
-                 f"whole validation split ({seeds_count(causal.n)}{'; ' + arithmetic if arithmetic else ''}"
-                 f"{'; ' + test if test else ''})")
+                 f"whole validation split ({seeds_count(causal.n)}{caveats})")
     elif leaks:
         text += ("; whether a gate that cannot see the future keeps that gain there is not known yet "
                  "({ref}`book-unknowns`)")

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from mope.evidence import bottom_line, claims, devices, measures
-from mope.evidence.bottom_line import CAUSAL_PAIRS, PUBLISHED, below_or_above, percent, seeds_count, would_test
+from mope.evidence import bottom_line, claims, measures
+from mope.evidence.bottom_line import PUBLISHED, below_or_above, causal_caveats, percent, seeds_count
 from mope.evidence.verdicts import PLAIN_WORDS
 
 SHARE = "gain-survives-causal-gate"
@@ -41,11 +41,9 @@ def gate_share(runs: list[dict], record: dict | None, name_seeds: bool = True) -
     gains = f"{mean(retrained):+.3f} against {mean(published):+.3f}"
     if record["outcome"] == "moot":
         return f"EGA-1's published gate gains nothing over BASE-DOT to share ({gains}, {_seeds(record['n'])})"
-    test = would_test({PUBLISHED: runs}, CAUSAL_PAIRS["EGA-1-CAUSAL"]) if name_seeds else ""
-    arithmetic = devices.against(runs, "EGA-1-CAUSAL", "EGA-1")
+    caveats = "".join(f"; {caveat}" for caveat in causal_caveats({PUBLISHED: runs}, "EGA-1-CAUSAL", name_seeds))
     return (f"EGA-1 keeps {percent(record['ours'])} of its gain over BASE-DOT ({gains}, {_seeds(record['n'])}: "
-            f"{record['plain'].removeprefix(PLAIN_WORDS['indicative'] + ': ')}{'; ' + arithmetic if arithmetic else ''}"
-            f"{'; ' + test if test else ''})")
+            f"{record['plain'].removeprefix(PLAIN_WORDS['indicative'] + ': ')}{caveats})")
 
 
 def mope_against_table(runs: list[dict], name_seeds: bool = True) -> str | None:
@@ -54,10 +52,9 @@ def mope_against_table(runs: list[dict], name_seeds: bool = True) -> str | None:
     gain = bottom_line.causal_mope_gain({PUBLISHED: runs})
     if not gain.n:
         return None
-    test = would_test({PUBLISHED: runs}, CAUSAL_PAIRS["EGA-MORLET-CAUSAL"]) if name_seeds else ""
-    arithmetic = devices.against(runs, "EGA-MORLET-CAUSAL", "BASE-DOT")
+    caveats = "".join(f"; {caveat}" for caveat in causal_caveats({PUBLISHED: runs}, "EGA-MORLET-CAUSAL", name_seeds))
     return (f"MoPE with that gate (EGA-MORLET-CAUSAL) has a loss {below_or_above(gain.mean)} the learned table's "
-            f"(BASE-DOT; {_seeds(gain.n)}{'; ' + arithmetic if arithmetic else ''}{'; ' + test if test else ''})")
+            f"(BASE-DOT; {_seeds(gain.n)}{caveats})")
 
 
 def share_record(findings: Mapping[str, claims.Findings]) -> dict | None:
