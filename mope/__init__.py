@@ -21,7 +21,7 @@ if _starting_as_command():  # from this first line on, Ctrl-C is handled (mope._
     if _signal.getsignal(_signal.SIGINT) != _signal.SIG_IGN:  # started with `&` by a script: keep it so
         _signal.signal(_signal.SIGINT, _end_interrupted)
 
-__version__ = "0.2.3"
+__version__ = "0.2.4"
 #: The drop-in modules for a model of your own (torch only): positions added to the embeddings, attention hooks,
 #: gates; the page "MoPE and EGA in your own model" shows each one's documentation.
 DROP_IN_MODULES = ("MorletPositions", "SinusoidalPositions", "LearnedPositions", "Rotary", "ALiBi", "MorletRotary",

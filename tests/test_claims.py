@@ -594,8 +594,11 @@ def test_multiple_comparisons_names_the_verdicts_the_correction_leaves_undecided
     runs = [run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)] + \
            [run("PE-MORLET", s, 1.60 + 0.001 * s) for s in range(3)]
     findings = {"cpu": claims.judge_all("cpu", runs, longer=[])}
+    from mope.store import plan
+    size = len(plan.FAMILIES["cpu"])  # the plan's family: every test but this one without runs, at p = 1
     assert claims_tables.multiple_comparisons(findings) == (
-        "* `cpu`: 1 test, 1 decided after the correction; none decided at 95% alone falls to it.")
+        f"* `cpu`: {size} tests in its family, {size - 1} of them not testable yet (too few runs; counted at p = 1); "
+        "1 with a test, 1 decided after the correction; none decided at 95% alone falls to it.")
     edge = replace(ordering({0: 0.03, 1: 0.05, 2: 0.04}), p_value=0.041)
     keys = [claim.key for claim in claims.CLAIMS[:24]]
     def p_of(index, key):  # the edge, two strong verdicts, and undecided ones
@@ -603,9 +606,15 @@ def test_multiple_comparisons_names_the_verdicts_the_correction_leaves_undecided
     corrected = dict(corrections.corrected([(key, replace(edge, p_value=p_of(index, key))) for index, key in enumerate(keys)]))
     findings = {"cpu": [(claims.get_claim(key), corrected[key]) for key in keys]}
     text = claims_tables.multiple_comparisons(findings)
-    assert text.startswith("* `cpu`: 24 tests, 2 decided after the correction; 22 decided at 95% alone, undecided "
-                           "after it: ")
+    assert text.startswith("* `cpu`: 24 tests in its family; 24 with a test, 2 decided after the correction; 22 "
+                           "decided at 95% alone, undecided after it: ")
     assert "EGA-MORLET beats EGA-1 (best overall) (p = 0.041, 0.902 after correction)" in text
+    # a claim across two presets is judged in the family of one of them: counted there, said as judged there here
+    across = {"cpu": [(claim, replace(verdict, family="cpu-long") if claim.key == "ega-mope-best" else
+                       replace(verdict, family="cpu", family_size=23)) for claim, verdict in findings["cpu"]]}
+    assert claims_tables.multiple_comparisons(across).startswith(
+        "* `cpu`: 23 tests in its family; 1 more judged in the family of `cpu-long` (claims across two presets); "
+        "24 with a test, 2 decided after the correction; 22 decided at 95% alone")
 
 
 @pytest.mark.parametrize("preset", ["cpu", "cpu-long", "cpu-short", "smoke"])
@@ -916,6 +925,24 @@ def test_a_claim_decided_on_one_preset_never_holds_at_every_scale():
     two_and_open = standings.standing({"cpu-long": verdict_with("refuted"), "cpu": verdict_with("refuted"),
                                        "cpu-short": verdict_with("undecided")})
     assert "every scale" not in two_and_open.text
+
+
+def test_where_seeds_cannot_settle_a_claim_its_standing_says_which_way_the_estimate_leans():
+    """"Not settled" says only that the seeds cannot tell the effect from chance; the way the estimate points is
+    said beside it, so that a direction every seed shares is not hidden behind the word."""
+    claim = claims.get_claim("ega-mope-gain")  # the paper: EGA-MORLET's loss below BASE-DOT's (a positive gain)
+    def undecided(*values):
+        verdict = verdicts.verdict_ordering(estimate(dict(enumerate(values))))
+        assert verdict.outcome == "undecided"
+        return verdict
+    found = standings.standing({"cpu-long-4x": undecided(-0.2, 0.05, -0.1), "cpu": undecided(0.2, -0.05, 0.1),
+                                "cpu-short": undecided(0.1, -0.02, 0.08)}, claim=claim)
+    assert found.text == ("not settled wherever tested: not settled on `cpu` and `cpu-short` (leaning the claim's way) "
+                          "and on `cpu-long-4x` (leaning against the claim)")
+    against = standings.standing({"cpu": undecided(-0.2, 0.05, -0.1)}, claim=claim)
+    assert against.text == "not settled wherever tested: not settled on `cpu` (leaning against the claim)"
+    assert standings.standing({"cpu": undecided(-0.2, 0.05, -0.1)}).text == (  # no claim: no way to lean
+        "not settled wherever tested: not settled on `cpu`")
 
 
 def test_a_page_that_loads_part_of_a_presets_runs_shows_the_verdicts_of_the_whole_preset():

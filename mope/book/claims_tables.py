@@ -324,21 +324,31 @@ def single_seed_contrasts(findings: dict[str, Findings], judged: str = "cpu", si
 
 
 def multiple_comparisons(findings: Mapping[str, Findings]) -> str:
-    """How many tests each preset's family holds, and the verdicts decided at 95% alone that Holm's correction
-    (and, for a claim looked at again, its sequential level) leaves undecided (MyST Markdown, one bullet per
-    preset with a test), each with its raw and adjusted p-value."""
+    """How many tests each preset's family holds (Holm's *m*, planned tests without runs counted at p = 1), the
+    verdicts with a test it shows (claims across two presets judged in the other's family among them), and the
+    verdicts decided at 95% alone that Holm's correction (and, for a claim looked at again, its sequential level)
+    leaves undecided (MyST Markdown, one bullet per preset with a test), each with its raw and adjusted p-value."""
     lines = []
     for preset, preset_findings in findings.items():
         tested = [(claim, verdict) for claim, verdict in preset_findings if verdict.p_adjusted is not None]
         if not tested:
             continue
+        own = [verdict for _, verdict in preset_findings if verdict.family in (None, preset)]  # None: one unnamed family
+        size = max((verdict.family_size or 0 for verdict in own), default=0)
+        untested = size - sum(verdict.p_adjusted is not None for verdict in own)
+        judged_elsewhere = [verdict.family for _, verdict in tested if verdict.family not in (None, preset)]
         decided = sum(verdict.outcome in DECIDED for _, verdict in tested)
         fall = [f"{claim.words} (p = {verdict.p_value:.3g}, {verdict.p_adjusted:.3g} after correction"
                 + (f"; look {verdict.looks} of {verdict.looks}" if verdict.looks > 1 else "") + ")"
                 for claim, verdict in tested if verdict.corrected]
         counted = sum(verdict.outcome in DECIDED and verdict.p_value is None for _, verdict in preset_findings)
-        line = (f"* `{preset}`: {len(tested)} test{'s' if len(tested) != 1 else ''}, {decided} decided after the "
-                f"correction" + (f" (and {counted} decided by a count of pairs)" if counted else ""))
+        line = (f"* `{preset}`: {size} test{'s' if size != 1 else ''} in its family"
+                + (f", {untested} of them not testable yet (too few runs; counted at p = 1)" if untested else "")
+                + (f"; {len(judged_elsewhere)} more judged in the family of "
+                   + " and ".join(f"`{family}`" for family in dict.fromkeys(judged_elsewhere))
+                   + " (claims across two presets)" if judged_elsewhere else "")
+                + f"; {len(tested)} with a test, {decided} decided after the correction"
+                + (f" (and {counted} decided by a count of pairs)" if counted else ""))
         line += (f"; {len(fall)} decided at 95% alone, undecided after it: " + "; ".join(fall) + "." if fall
                  else "; none decided at 95% alone falls to it.")
         lines.append(line)

@@ -68,17 +68,17 @@ def where(preset: str, n: int) -> str:
 
 
 def scale_in_words(preset: str) -> str:
-    """"4 layers, 64-character windows, 6.1M training characters": what a preset's models are, from its
+    """"4 layers, 64-character windows, 6.1M characters read in training": what a preset's models are, from its
     configuration, for a reader who does not know the preset's name."""
     cfg = get_preset(preset)
     window, unit = ("token windows of subwords", "tokens") if cfg.tokenizer else ("character windows", "characters")
     trained = cfg.steps * cfg.batch_size * cfg.block_size / 1e6
-    return f"{cfg.n_layer} layers, {cfg.block_size}-{window}, {trained:.1f}M training {unit}"
+    return f"{cfg.n_layer} layers, {cfg.block_size}-{window}, {trained:.1f}M {unit} read in training"
 
 
 class NamedOnce:
     """:func:`where` that says what a scale is the first time it is named ("`cpu` (4 layers, 64-character
-    windows, 6.1M training characters; 8 seeds)", "`paper` (the paper's own protocol; one seed)": its numbers are
+    windows, 6.1M characters read in training; 8 seeds)", "`paper` (the paper's own protocol; one seed)": its numbers are
     in its own sentence) and only its name after ("`cpu`, 8 seeds"): the bottom line's one home of each scale's
     description."""
 
@@ -259,7 +259,7 @@ CAUSAL_PAIRS = {"EGA-1-CAUSAL": ("EGA-1", "EGA-1-CAUSAL"), "EGA-MORLET-CAUSAL": 
 
 
 def causal_caveats(stored: Mapping[str, list[dict]], causal: str, name_seeds: bool = True) -> list[str]:
-    """["trained in float32 on cpu against bf16 on cuda", "seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it"]:
+    """["trained in float32 on cpu, EGA-1 in bf16 on cuda", "seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it"]:
     what a number of the causal gate ``causal`` at the paper's protocol is read with, each where it applies: the
     devices' arithmetic against the model of :data:`CAUSAL_PAIRS` it is set against and, with ``name_seeds``, the
     planned seeds that would test it."""
@@ -352,7 +352,7 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
         answer += ". " + causal_mope_answer(causal)[:-1]
     text = (f"**Does the paper's headline hold at its own scale? {answer}.** There ({cfg.n_layer} layers, width "
             f"{cfg.n_embd}, "
-            f"{cfg.steps * cfg.batch_size * cfg.block_size / 1e6:.0f}M training characters; {where(PUBLISHED, headline['n'])}) "
+            f"{cfg.steps * cfg.batch_size * cfg.block_size / 1e6:.0f}M characters read in training; {where(PUBLISHED, headline['n'])}) "
             f"MoPE with the energy gate has a loss {below_or_above(gain)} the learned "
             f"table's{seeds} (the paper: {headline['paper']:.3f} below"
             + (")" if size_open(headline) else f"; {certainty(headline)})"))

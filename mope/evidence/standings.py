@@ -3,7 +3,7 @@ presets decided it.
 
 A standing never says more than its verdicts: "at every scale that decides it" only where at least two presets decide
 the claim the same way and none leaves it undecided; otherwise "where decided", naming the presets that decide
-it, those where it is undecided, and apart from them the presets with one seed (`paper` has one seed of each
+it, those where it is undecided with the way their estimate points, and apart from them the presets with one seed (`paper` has one seed of each
 model: it never decides, and its direction is told beside, "`paper`: one seed, the claim's way"). The
 verdicts are :mod:`mope.evidence.claims`', corrections applied (``python -m mope claims --standing``).
 """
@@ -41,8 +41,8 @@ STANDING_VOCABULARY = f"""| standing | what it means |
 | **{NOT_TESTED}** | No preset holds the runs it needs (or the gain it explains is absent, *moot*). |
 
 Every standing names the presets that decide the claim, those where it is undecided (after the correction
-or not), and apart from them those with one seed and which way that seed points (`paper` has one seed of
-each model). A size holds or fails on a preset other than `paper` by its direction only, and on `paper` by its
+or not) and which way their estimate points there (a way the seeds cannot yet tell from chance), and apart from
+them those with one seed and which way that seed points (`paper` has one seed of each model). A size holds or fails on a preset other than `paper` by its direction only, and on `paper` by its
 direction too where that is settled and its size not yet (named beside)."""
 
 
@@ -68,6 +68,8 @@ class Standing:
     holds: tuple[str, ...] = ()  # the presets that confirm it
     fails: tuple[str, ...] = ()  # the presets that refute it
     undecided: tuple[str, ...] = ()  # the presets where it is undecided (several seeds; after the correction too)
+    leaning_toward: tuple[str, ...] = ()  # among ``undecided``, those whose estimate points the claim's way ...
+    leaning_against: tuple[str, ...] = ()  # ... and those whose estimate points against it (neither: not known)
     single: tuple[str, ...] = ()  # the presets where it has one seed
     toward: tuple[str, ...] = ()  # among ``single``, those whose one seed points the claim's way ...
     against: tuple[str, ...] = ()  # ... and those whose one seed points against it (neither: not known)
@@ -86,6 +88,17 @@ class Standing:
         return self.named(self.holds or self.fails) if self.holds or self.fails else ""
 
     @property
+    def _leaning(self) -> str:
+        """"`cpu` and `cpu-short` (leaning the claim's way) and on `cpu-long-4x` (leaning against the claim)": the
+        presets that leave the claim undecided, with the way their estimate points, which the seeds cannot yet
+        tell from chance (the presets alone where that way is not known)."""
+        groups = [(tuple(p for p in self.undecided if p in lean), words) for lean, words in
+                  ((self.leaning_toward, "leaning the claim's way"), (self.leaning_against, "leaning against the claim"))]
+        if sum(len(presets) for presets, _ in groups) < len(self.undecided):
+            return self.named(self.undecided)
+        return " and on ".join(f"{self.named(presets)} ({words})" for presets, words in groups if presets)
+
+    @property
     def behind(self) -> str:
         """"`cpu-long` and `cpu`; undecided on `cpu-short`; `paper`: one seed, the claim's way": every preset
         behind the standing, where it is decided, then undecided, then not judged or moot, then where it has
@@ -94,7 +107,7 @@ class Standing:
         if self.size_open:
             parts.append(f"whether the size is the paper's is {PLAIN_WORDS['undecided']} on {self.named(self.size_open)}")
         if self.undecided:
-            parts.append(f"{PLAIN_WORDS['undecided']} on {self.named(self.undecided)}")
+            parts.append(f"{PLAIN_WORDS['undecided']} on {self._leaning}")
         if self.not_judged:
             parts.append(f"cannot be tested on {self.named(self.not_judged)}")
         if self.moot:
@@ -132,7 +145,11 @@ def standing(verdicts: Mapping[str, Verdict], named: Callable[[Sequence[str]], s
     single = presets("indicative")
     toward = tuple(p for p in single if claim is not None and points_the_claims_way(claim, verdicts[p]))
     against = tuple(p for p in single if claim is not None and p not in toward)
-    rest = {"undecided": presets("undecided"), "single": single, "toward": toward, "against": against,
+    undecided = presets("undecided")
+    leaning_toward = tuple(p for p in undecided if claim is not None and points_the_claims_way(claim, verdicts[p]))
+    leaning_against = tuple(p for p in undecided if claim is not None and p not in leaning_toward)
+    rest = {"undecided": undecided, "leaning_toward": leaning_toward, "leaning_against": leaning_against,
+            "single": single, "toward": toward, "against": against,
             "moot": presets("moot"),
             "not_judged": presets("not_judged"), "named": named}
     every = not rest["undecided"] and len(holds) + len(fails) >= EVERY_SCALE
