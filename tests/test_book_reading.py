@@ -509,6 +509,8 @@ def test_the_reproducibility_page_links_the_downloads_built_with_the_book():
 
 def test_times_are_read_from_measurements():
     assert [run_times.duration(s) for s in (45, 600, 9000)] == ["45 s", "10 min", "2.5 h"]
+    assert run_times.chapter_name("notebooks/04_reproduction", "How close?") == "Chapter 4: How close?"
+    assert run_times.chapter_name("notebooks/own_model", "MoPE in your model") == "MoPE in your model"  # no "Chapter ow"
     six = ("BASE-DOT", "PE-SINCOS", "PE-ROPE", "PE-MORLET", "EGA-1", "EGA-MORLET")
     paper_runs = [run(v, 0, 1.4, preset="paper") for v in six]
     for k, r in enumerate(paper_runs):

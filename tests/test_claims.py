@@ -617,6 +617,21 @@ def test_multiple_comparisons_names_the_verdicts_the_correction_leaves_undecided
         "24 with a test, 2 decided after the correction; 22 decided at 95% alone")
 
 
+def test_a_size_in_nats_a_subword_token_is_set_against_the_papers_nats_a_character():
+    """The paper's losses are nats a character; on subword tokens a gap is in nats a token, so its ratio to the
+    paper's number is taken per character (the gap over the characters a token covers), and says so."""
+    per_token = get_preset("cpu-bpe").characters_per_token()
+    gap = 0.08 * per_token * 2  # twice the paper's 0.080 per character, in nats a token
+    runs = [run("PE-SINCOS", s, 4.60 + 0.001 * s) for s in range(3)]
+    runs += [run("PE-MORLET", s, 4.60 - gap + 0.002 * (s == 1)) for s in range(3)]
+    verdict = claims.verdict_of(claims.judge_all("cpu-bpe", runs, longer=[], shorter=[]), "mope-beats-sincos")
+    assert verdict.word == "direction confirmed" and abs(verdict.estimate.mean - gap) < 0.01
+    assert verdict.detail.startswith("2× the paper's size on `cpu-bpe` (per character; 95%: ")
+    on_characters = claims.judge_all("cpu", runs, longer=[], shorter=[])  # the same gap in nats a character
+    assert claims.verdict_of(on_characters, "mope-beats-sincos").detail.startswith(
+        f"{gap / 0.08:.2g}× the paper's size on `cpu` (95%: ")
+
+
 @pytest.mark.parametrize("preset", ["cpu", "cpu-long", "cpu-short", "smoke"])
 def test_off_the_papers_protocol_a_size_is_judged_on_its_direction_and_a_near_equality_not_at_all(preset):
     runs = [run("BASE-DOT", s, 1.50 + 0.001 * s) for s in range(3)]

@@ -65,7 +65,7 @@ class FillRunTimes(SphinxPostTransform):
         for docname in sorted(name for name in self.env.found_docs if name.startswith("notebooks/")):
             data = NbMetadataCollector.get_exec_data(self.env, docname) or {}
             title = self.env.titles[docname].astext() if docname in self.env.titles else docname
-            chapters.append((f"Chapter {docname.split('/')[-1][:2].lstrip('0')}: {title}", data.get("runtime")))
+            chapters.append((run_times.chapter_name(docname, title), data.get("runtime")))
         runs = {preset: results.load_results(preset) for preset in chapter_runs.RECORDED_PRESETS}
         filled = table(run_times.time_table(chapters, runs, os.cpu_count() or 1))
         for placeholder in placeholders:

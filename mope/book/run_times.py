@@ -16,6 +16,13 @@ from mope.model.variants import TABLE_2
 from mope.store.results import device_kind
 
 
+def chapter_name(docname: str, title: str) -> str:
+    """"Chapter 4: How close to the paper?" for ``notebooks/04_reproduction``; a page without a number in its name
+    (``notebooks/own_model``) by its title alone."""
+    number = docname.split("/")[-1][:2]
+    return f"Chapter {number.lstrip('0')}: {title}" if number.isdigit() else title
+
+
 def duration(seconds: float) -> str:
     """``seconds`` as a reader reads a duration: seconds under two minutes, minutes under two hours, else hours."""
     if seconds < 120:

@@ -431,7 +431,7 @@ def sweep_table(sweep: Mapping, chosen, decided_at: int) -> str:
 
 # --- the variants page --------------------------------------------------------------------------------
 
-ABSOLUTE_WORDS = {"learned": "learned table", "sincos": "sin/cos", "sincos_scaled": "sin/cos × 0.02",
+ABSOLUTE_WORDS = {"learned": "learned table", "sincos": "sin/cos", "sincos_scaled": "sin/cos × 0.02·√2",
                   "morlet": "MoPE", "none": DASH}
 ATTENTION_WORDS = {"none": DASH, "rope": "RoPE", "alibi": "ALiBi", "morlet_rope": "RoPE × Gaussian of position",
                    "morlet_rope_relative": "RoPE × Gaussian of offset"}

@@ -132,9 +132,9 @@ class Claim:
         if gain is not None and gain.n and gain.mean <= 0:
             verdict = verdict_moot(estimate, gain)
         elif self.kind == "equivalence" and off_protocol and rule_at_least(rule, "parts, corrected"):
-            verdict = verdict_not_judged(estimate, self.paper, cfg.name)
+            verdict = verdict_not_judged(estimate, self.paper, cfg.name, cfg.characters_per_token())
         elif self.kind in ("size", "equivalence") and off_protocol:
-            verdict = verdict_direction(estimate, self.paper, cfg.name)
+            verdict = verdict_direction(estimate, self.paper, cfg.name, cfg.characters_per_token())
         elif self.kind == "ordering":
             verdict = verdict_ordering(estimate)
         elif self.kind == "size":

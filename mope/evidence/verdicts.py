@@ -321,26 +321,30 @@ def verdict_ordering(estimate: Estimate) -> Verdict:
     return _undecided(estimate, *_beyond(estimate.mean, 0.0), p=p_value(estimate, 0.0))
 
 
-def ratio_text(estimate: Estimate, claimed: float, preset: str) -> str:
+def ratio_text(estimate: Estimate, claimed: float, preset: str, per_token: float = 1.0) -> str:
     """"2.3× the paper's size on `cpu` (95%: 1.7 to 2.9×)": our effect over the paper's, with its interval,
-    named as the preset's."""
+    named as the preset's. The paper's losses are nats a character: an effect in nats a subword token is divided
+    by ``per_token``, the characters a token covers, before it is set against the paper's ("per character")."""
+    claimed *= per_token
+    unit = "" if per_token == 1.0 else "per character; "
     ratio = f"{estimate.mean / claimed:.2g}× the paper's size on `{preset}`"
     if estimate.interval is None:
-        return ratio
+        return ratio + (f" ({unit[:-2]})" if unit else "")
     low, high = sorted(bound / claimed for bound in estimate.interval)
-    return ratio + f" (95%: {low:.2g} to {high:.2g}×)"
+    return ratio + f" ({unit}95%: {low:.2g} to {high:.2g}×)"
 
 
-def verdict_direction(estimate: Estimate, claimed: float, preset: str) -> Verdict:
+def verdict_direction(estimate: Estimate, claimed: float, preset: str, per_token: float = 1.0) -> Verdict:
     """A size claim on a preset that is not the paper's protocol: the direction of the paper's number is
     tested (as an ordering), never its size, which is an observation: a ratio with its interval, named as
-    ``preset``'s. The verdict reads "direction confirmed" or "direction refuted" (:attr:`Verdict.word`)."""
+    ``preset``'s (per character where a token covers ``per_token`` characters, :func:`ratio_text`). The verdict
+    reads "direction confirmed" or "direction refuted" (:attr:`Verdict.word`)."""
     if not estimate.n:
         return Verdict(estimate, "not_run", judged_on="direction")
     sign = math.copysign(1.0, claimed)
     oriented = Estimate({s: sign * v for s, v in estimate.values.items()}, estimate.resolution)
     direction = verdict_ordering(oriented)
-    ratio = f"{ratio_text(estimate, claimed, preset)}, a size not judged at this scale"
+    ratio = f"{ratio_text(estimate, claimed, preset, per_token)}, a size not judged at this scale"
     if direction.outcome == "indicative" or identical(estimate):
         side = "the paper's direction" if oriented.mean > 0 else "against the paper's direction"
         return replace(_indicative(estimate, f"{side}; {ratio}{identical_words(estimate)}"), judged_on="direction")
@@ -354,14 +358,14 @@ def verdict_direction(estimate: Estimate, claimed: float, preset: str) -> Verdic
                    judged_on="direction", direction="undecided", claimed=claimed)
 
 
-def verdict_not_judged(estimate: Estimate, claimed: float, preset: str) -> Verdict:
+def verdict_not_judged(estimate: Estimate, claimed: float, preset: str, per_token: float = 1.0) -> Verdict:
     """A near-equality on a preset that is not the paper's protocol: not judged (a near-equality has no
     direction, and its margin is the paper's protocol's); the observation is the gap as a ratio to the
-    paper's, with its 95% interval, named as ``preset``'s."""
+    paper's, with its 95% interval, named as ``preset``'s (per character, :func:`ratio_text`)."""
     if not estimate.n:
         return Verdict(estimate, "not_run")
     seeds = "one seed, " if estimate.n == 1 else ""
-    return Verdict(estimate, "not_judged", detail=f"{seeds}a gap {ratio_text(estimate, claimed, preset)}")
+    return Verdict(estimate, "not_judged", detail=f"{seeds}a gap {ratio_text(estimate, claimed, preset, per_token)}")
 
 
 def verdict_size(estimate: Estimate, claimed: float, margin: float = MARGIN) -> Verdict:
