@@ -597,7 +597,7 @@ def test_multiple_comparisons_names_the_verdicts_the_correction_leaves_undecided
     from mope.store import plan
     size = len(plan.FAMILIES["cpu"])  # the plan's family: every test but this one without runs, at p = 1
     assert claims_tables.multiple_comparisons(findings) == (
-        f"* `cpu`: {size} tests in its family, {size - 1} of them not testable yet (too few runs; counted at p = 1); "
+        f"* `cpu`: {size} tests in its family, {size - 1} of them without a test (counted at p = 1); "
         "1 with a test, 1 decided after the correction; none decided at 95% alone falls to it.")
     edge = replace(ordering({0: 0.03, 1: 0.05, 2: 0.04}), p_value=0.041)
     keys = [claim.key for claim in claims.CLAIMS[:24]]

@@ -13,7 +13,7 @@ from matplotlib.colors import to_hex  # noqa: E402
 
 from mope.book import claims_figure  # noqa: E402
 from mope.evidence import claims, claims_json, verdicts  # noqa: E402
-from mope.store.presets import STANDING_PRESETS  # noqa: E402
+from mope.store.presets import STANDING_PRESETS, get_preset  # noqa: E402
 
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_run",
             "undecided_after_correction")  # the last: a verdict word this figure does not know
@@ -129,15 +129,31 @@ def test_every_point_and_interval_is_the_records(drawn):
 
 
 def test_the_papers_number_and_the_verdicts_reference_are_marked_in_every_cell(drawn):
+    """The paper's number is a loss a character: on subword tokens (`cpu-bpe`) a size or a near-equality is drawn
+    in the cell's unit, a loss a token, the paper's times the characters a token covers."""
     records, fig, cells = drawn
     for preset, preset_records in records.items():
+        per_token = get_preset(preset).characters_per_token()
         for record in preset_records:
             ax = cells[f"{record['key']} @ {preset}"]
             paper = [line.get_xdata()[0] for line in lines(ax, "paper")]
-            assert paper == ([] if record["paper"] is None else [record["paper"]])
+            in_its_unit = per_token if record["kind"] in ("size", "equivalence") else 1.0
+            assert paper == ([] if record["paper"] is None else [pytest.approx(record["paper"] * in_its_unit)])
             claim = claims.get_claim(record["key"])
             reference = 1.0 if claim.kind == "every" else claim.threshold if claim.kind == "mechanism" else 0.0
             assert [line.get_xdata()[0] for line in lines(ax, "reference")] == [reference]
+
+
+def test_a_subword_presets_records_take_the_papers_number_in_its_unit():
+    records = constructed_records()["cpu-bpe"]
+    per_token = get_preset("cpu-bpe").characters_per_token()
+    assert per_token > 2  # a token covers more than two characters: drawn per character, the line would sit far off
+    converted = claims_figure.in_the_presets_units("cpu-bpe", records)
+    for record, shown in zip(records, converted):
+        factor = per_token if record["kind"] in ("size", "equivalence") and record["paper"] is not None else 1.0
+        assert shown["paper"] == (None if record["paper"] is None else pytest.approx(record["paper"] * factor))
+    assert claims_figure.in_the_presets_units("cpu", records) == records  # characters: unchanged
+    assert claims_figure.in_the_presets_units("no-such-preset", records) == records
 
 
 def test_a_row_has_one_scale_across_its_presets(drawn):

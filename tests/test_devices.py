@@ -40,14 +40,15 @@ def test_a_comparison_across_two_kinds_of_device_says_which_runs_computed_how_an
 
 
 def test_a_causal_gate_set_against_a_model_of_another_device_says_how_each_computed():
-    """The pages' one-seed sentences at the paper's protocol ("0.035 above the learned table's (...; trained in float32
-    on cpu, BASE-DOT in bf16 on cuda)") name the two arithmetics and the model set against the first; two runs of one kind of device say nothing."""
+    """The pages' one-seed sentences at the paper's protocol ("0.035 above the learned table's (...; EGA-MORLET-CAUSAL trained
+    in float32 on cpu, BASE-DOT in bf16 on cuda)") name the two arithmetics and the model set against the first; two runs of one kind of device say nothing."""
     h200, epyc = "cuda: NVIDIA H200", "cpu: AMD EPYC, 2 threads"
     runs = [with_device("BASE-DOT", s, h200) for s in range(3)] + [with_device("EGA-MORLET-CAUSAL", 0, epyc)]
-    assert devices.against(runs, "EGA-MORLET-CAUSAL", "BASE-DOT") == "trained in float32 on cpu, BASE-DOT in bf16 on cuda"
-    assert devices.against(runs, "BASE-DOT", "EGA-MORLET-CAUSAL") == "trained in bf16 on cuda, EGA-MORLET-CAUSAL in float32 on cpu"
+    assert devices.against(runs, "EGA-MORLET-CAUSAL", "BASE-DOT") == (
+        "EGA-MORLET-CAUSAL trained in float32 on cpu, BASE-DOT in bf16 on cuda")
+    assert devices.against(runs, "BASE-DOT", "EGA-MORLET-CAUSAL") == "BASE-DOT trained in bf16 on cuda, EGA-MORLET-CAUSAL in float32 on cpu"
     assert devices.against(runs + [with_device("EGA-MORLET-CAUSAL", 1, h200)], "EGA-MORLET-CAUSAL", "BASE-DOT") == (
-        "trained in bf16 on cuda and float32 on cpu, BASE-DOT in bf16 on cuda")
+        "EGA-MORLET-CAUSAL trained in bf16 on cuda and float32 on cpu, BASE-DOT in bf16 on cuda")
     assert devices.against([with_device("EGA-1", 0, epyc), with_device("EGA-1-CAUSAL", 0, epyc)], "EGA-1-CAUSAL", "EGA-1") == ""
     assert devices.against(runs, "EGA-1-CAUSAL", "BASE-DOT") == ""  # no run of one of them: nothing to compare
 

@@ -140,9 +140,10 @@ def test_once_a_seed_of_the_causal_gates_is_stored_the_opening_says_what_it_find
     assert text.startswith("**At the paper's scale, the book has a gate that cannot see the future on one seed "
                            "only, too few to test.** There (`paper`: ")
     assert (f"retrained with a gate that sees only the past (whole validation split), EGA-1 keeps {share:.0%} of its gain "
-            "over BASE-DOT (+0.050 against +0.020, one seed only: above 50%, the claim's way; trained in float32 on cpu, EGA-1 "
-            "in float32 on cuda); MoPE with that gate (EGA-MORLET-CAUSAL) has a loss 0.070 below the learned table's "
-            "(BASE-DOT; one seed only; trained in float32 on cpu, BASE-DOT in float32 on cuda).") in text  # a GPU's runs beside a CPU's
+            "over BASE-DOT (+0.050 against +0.020, one seed only: above 50%, the claim's way; EGA-1-CAUSAL trained in "
+            "float32 on cpu, EGA-1 in float32 on cuda); MoPE with that gate (EGA-MORLET-CAUSAL) has a loss 0.070 below "
+            "the learned table's (BASE-DOT; one seed only; EGA-MORLET-CAUSAL trained in float32 on cpu, BASE-DOT in "
+            "float32 on cuda).") in text  # a GPU's runs beside a CPU's, each model named with its device
     assert "Missing: EGA-MORLET-CAUSAL, seeds 1 and 2: " in text and "EGA-1-CAUSAL, seeds 1 and 2: " in text
     assert ("trained the stages `table2-seed0`, `headline-seeds12` of `scripts/gpu_suite.sh`, not `causal-seeds12`, "
             "the first that trains one of them;") in text

@@ -25,10 +25,11 @@ from typing import NamedTuple
 
 from mope.book.figure_style import COLUMN_WIDTH, book_style
 from mope.book.palette import BAND_SHADE, UNKNOWN_VERDICT, VERDICT_COLOURS
+from mope.errors import ConfigError
 from mope.evidence import claims, claims_json
 from mope.evidence.claims import CLAIMS_BY_KEY, Findings
 from mope.evidence.verdicts import PLAIN_WORDS
-from mope.store.presets import STANDING_PRESETS
+from mope.store.presets import STANDING_PRESETS, get_preset
 
 
 class VerdictStyle(NamedTuple):
@@ -88,6 +89,19 @@ def cli_records(findings: Mapping[str, Findings], presets: Sequence[str] = STAND
                 [claims.record(claim, verdict) for claim, verdict in findings[preset]] if preset in findings
                 else claims.claim_records(preset))
             for preset in presets}
+
+
+def in_the_presets_units(preset: str, records: Sequence[Mapping]) -> list[Mapping]:
+    """``records`` of ``preset`` with the paper's number of a size or a near-equality, a loss in nats a character,
+    in the preset's own unit: times the characters a token covers on subword tokens, so that the paper's line
+    stands beside estimates in nats a token (unchanged on characters, or a preset the store does not know)."""
+    try:
+        per_token = get_preset(preset).characters_per_token()
+    except ConfigError:
+        return list(records)
+    return [{**record, "paper": float(record["paper"]) * per_token}
+            if per_token != 1.0 and record.get("kind") in ("size", "equivalence") and _finite(record.get("paper")) is not None
+            else record for record in records]
 
 
 def verdict_style(outcome: str) -> VerdictStyle:
@@ -225,7 +239,7 @@ def plot_claims(records: Mapping[str, Sequence[Mapping]]):
     if not records:
         raise ValueError("no presets to draw: records is empty")
     presets = list(records)
-    rows = claim_rows(records)
+    rows = claim_rows({preset: in_the_presets_units(preset, preset_records) for preset, preset_records in records.items()})
     if not rows:
         raise ValueError(f"no claim records for the presets {', '.join(presets)}")
     outcomes = sorted({r["outcome"] for row in rows for r in row if drawn(r)})

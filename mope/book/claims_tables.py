@@ -324,7 +324,8 @@ def single_seed_contrasts(findings: dict[str, Findings], judged: str = "cpu", si
 
 
 def multiple_comparisons(findings: Mapping[str, Findings]) -> str:
-    """How many tests each preset's family holds (Holm's *m*, planned tests without runs counted at p = 1), the
+    """How many tests each preset's family holds (Holm's *m*; a member without a test, for want of runs or of a gain
+    to explain, counted at p = 1), the
     verdicts with a test it shows (claims across two presets judged in the other's family among them), and the
     verdicts decided at 95% alone that Holm's correction (and, for a claim looked at again, its sequential level)
     leaves undecided (MyST Markdown, one bullet per preset with a test), each with its raw and adjusted p-value."""
@@ -343,7 +344,7 @@ def multiple_comparisons(findings: Mapping[str, Findings]) -> str:
                 for claim, verdict in tested if verdict.corrected]
         counted = sum(verdict.outcome in DECIDED and verdict.p_value is None for _, verdict in preset_findings)
         line = (f"* `{preset}`: {size} test{'s' if size != 1 else ''} in its family"
-                + (f", {untested} of them not testable yet (too few runs; counted at p = 1)" if untested else "")
+                + (f", {untested} of them without a test (counted at p = 1)" if untested else "")
                 + (f"; {len(judged_elsewhere)} more judged in the family of "
                    + " and ".join(f"`{family}`" for family in dict.fromkeys(judged_elsewhere))
                    + " (claims across two presets)" if judged_elsewhere else "")

@@ -20,7 +20,7 @@ def chapter_name(docname: str, title: str) -> str:
     """"Chapter 4: How close to the paper?" for ``notebooks/04_reproduction``; a page without a number in its name
     (``notebooks/own_model``) by its title alone."""
     number = docname.split("/")[-1][:2]
-    return f"Chapter {number.lstrip('0')}: {title}" if number.isdigit() else title
+    return f"Chapter {int(number)}: {title}" if number.isdigit() else title
 
 
 def duration(seconds: float) -> str:

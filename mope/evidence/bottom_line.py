@@ -259,7 +259,7 @@ CAUSAL_PAIRS = {"EGA-1-CAUSAL": ("EGA-1", "EGA-1-CAUSAL"), "EGA-MORLET-CAUSAL": 
 
 
 def causal_caveats(stored: Mapping[str, list[dict]], causal: str, name_seeds: bool = True) -> list[str]:
-    """["trained in float32 on cpu, EGA-1 in bf16 on cuda", "seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it"]:
+    """["EGA-1-CAUSAL trained in float32 on cpu, EGA-1 in bf16 on cuda", "seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it"]:
     what a number of the causal gate ``causal`` at the paper's protocol is read with, each where it applies: the
     devices' arithmetic against the model of :data:`CAUSAL_PAIRS` it is set against and, with ``name_seeds``, the
     planned seeds that would test it."""

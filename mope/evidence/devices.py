@@ -109,14 +109,14 @@ def arithmetic(run: Mapping) -> str:
 
 
 def against(runs: Iterable[Mapping], variant: str, other: str) -> str:
-    """"trained in float32 on cpu, BASE-DOT in bf16 on cuda": how ``variant``'s runs computed and how ``other``'s did
-    (each :func:`arithmetic`), where the two differ, so that a difference between them is read with the devices'
-    arithmetic in it; "" where they computed alike or either has no run."""
+    """"EGA-MORLET-CAUSAL trained in float32 on cpu, BASE-DOT in bf16 on cuda": how ``variant``'s runs computed and
+    how ``other``'s did (each :func:`arithmetic`), where the two differ, so that a difference between them is read
+    with the devices' arithmetic in it; "" where they computed alike or either has no run."""
     runs = list(runs)
     mine, theirs = ({arithmetic(run) for run in runs if run["variant"] == name} for name in (variant, other))
     if not mine or not theirs or mine == theirs:
         return ""
-    return f"trained in {' and '.join(sorted(mine))}, {other} in {' and '.join(sorted(theirs))}"
+    return f"{variant} trained in {' and '.join(sorted(mine))}, {other} in {' and '.join(sorted(theirs))}"
 
 
 def mixed_devices_note(runs: Iterable[Mapping], variants: Sequence[str]) -> str:

@@ -34,14 +34,14 @@ def _verdict(findings: Mapping[str, Findings], preset: str, key: str) -> Verdict
 
 
 def _standing(findings: Mapping[str, Findings], key: str) -> str:
-    """"holds where decided: `cpu`; not settled on `cpu-long`": a claim's standing across the presets of
-    ``findings``, as a predicate (:func:`_predicate`)."""
+    """"holds where decided: `cpu`; not settled on `cpu-long` (leaning the claim's way)": a claim's standing across
+    the presets of ``findings``, as a predicate (:func:`_predicate`)."""
     return _predicate(across.standings(findings)[key])
 
 
 def _predicate(standing: across.Standing) -> str:
-    """"holds where decided: `cpu`; not settled on `cpu-long`", "is not settled wherever tested: ...": a standing as
-    what its claim does, with every preset behind it."""
+    """"holds where decided: `cpu`; not settled on `cpu-long` (leaning the claim's way)", "is not settled wherever
+    tested: ...": a standing as what its claim does, with every preset behind it."""
     words = SINGULAR[standing.words]
     if standing.phrase != standing.words:  # a size judged on its direction alone
         words = words.replace("holds", "holds in its direction").replace("fails", "fails in its direction")

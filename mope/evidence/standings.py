@@ -91,7 +91,8 @@ class Standing:
     def _leaning(self) -> str:
         """"`cpu` and `cpu-short` (leaning the claim's way) and on `cpu-long-4x` (leaning against the claim)": the
         presets that leave the claim undecided, with the way their estimate points, which the seeds cannot yet
-        tell from chance (the presets alone where that way is not known)."""
+        tell from chance: those leaning the claim's way first, then those leaning against it, each group in the
+        order of the presets (the presets alone where that way is not known); for a size, the way is its sign."""
         groups = [(tuple(p for p in self.undecided if p in lean), words) for lean, words in
                   ((self.leaning_toward, "leaning the claim's way"), (self.leaning_against, "leaning against the claim"))]
         if sum(len(presets) for presets, _ in groups) < len(self.undecided):
@@ -100,9 +101,9 @@ class Standing:
 
     @property
     def behind(self) -> str:
-        """"`cpu-long` and `cpu`; undecided on `cpu-short`; `paper`: one seed, the claim's way": every preset
-        behind the standing, where it is decided, then undecided, then not judged or moot, then where it has
-        one seed and which way that seed points."""
+        """"`cpu-long` and `cpu`; not settled on `cpu-short` (leaning the claim's way); `paper`: one seed, the claim's
+        way": every preset behind the standing, where it is decided, then undecided (with the way its estimate
+        leans), then not judged or moot, then where it has one seed and which way that seed points."""
         parts = [self._deciding] if self._deciding else []
         if self.size_open:
             parts.append(f"whether the size is the paper's is {PLAIN_WORDS['undecided']} on {self.named(self.size_open)}")
@@ -127,8 +128,8 @@ class Standing:
 
     @property
     def text(self) -> str:
-        """"holds where decided: `cpu`; undecided on `cpu-long`; `paper`: one seed, the claim's way": the words
-        and every preset behind them (:attr:`behind`)."""
+        """"holds where decided: `cpu`; not settled on `cpu-long` (leaning against the claim); `paper`: one seed, the
+        claim's way": the words and every preset behind them (:attr:`behind`)."""
         return f"{self.phrase}: {self.behind}" if self.behind != "no run yet" else self.phrase
 
 
