@@ -229,8 +229,9 @@ def test_the_claims_on_subword_tokens_say_which_verdicts_the_tokens_change(store
     characters = claims.judge_all("cpu", four_models(0.05, "cpu"))
     text = chapter_runs.verdicts_on_tokens("cpu", characters, "cpu-bpe", claims.judge_all("cpu-bpe", four_models(-0.05, "cpu-bpe")))
     title, *lines = text.splitlines()
-    assert title == ("::::{dropdown} The paper's claims on these tokens (`cpu-bpe`, losses in nats a token): 2 of 3 keep "
-                     "their verdict on `cpu`; 1 changes: MoPE carries useful position: PE-MORLET beats NOPE")
+    assert title == ("::::{dropdown} The paper's claims on these tokens (`cpu-bpe`, losses in nats a token, their ratios "
+                     "to the paper's per character): 2 of 3 keep their verdict on `cpu`; 1 changes: MoPE carries useful "
+                     "position: PE-MORLET beats NOPE")
     assert lines[0] == "On `cpu-bpe`:" and lines[-1] == "::::" and lines[-2] == ":::"  # the statistics' dropdown inside
     assert "* MoPE carries useful position: PE-MORLET beats NOPE (ours): **fails**: the other way round" in text
     assert "not run" not in text  # only what the tokens' four models decide
