@@ -321,7 +321,8 @@ def verdicts_on_tokens(characters: str, character_findings: list, tokens: str, t
         return ""
     changed = [claim.words for claim, verdict in judged
                if claims.verdict_of(character_findings, claim.key).outcome != verdict.outcome]
-    title = (f"The paper's claims on these tokens (`{tokens}`, losses in nats a token, their ratios to the paper's per character): {len(judged) - len(changed)} of {len(judged)} keep "
+    title = (f"The paper's claims on these tokens (`{tokens}`, losses in nats a token, their ratios to the paper's per "
+             f"character): {len(judged) - len(changed)} of {len(judged)} keep "
              f"their verdict on `{characters}`" + (f"; {len(changed)} change{'s' if len(changed) == 1 else ''}: "
                                                    + "; ".join(changed) if changed else ""))
     body = section_verdicts({tokens: judged}, [claim.shown_in for claim, _ in judged])

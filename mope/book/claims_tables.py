@@ -325,10 +325,10 @@ def single_seed_contrasts(findings: dict[str, Findings], judged: str = "cpu", si
 
 def multiple_comparisons(findings: Mapping[str, Findings]) -> str:
     """How many tests each preset's family holds (Holm's *m*; a member without a test, for want of runs or of a gain
-    to explain, counted at p = 1), the
-    verdicts with a test it shows (claims across two presets judged in the other's family among them), and the
-    verdicts decided at 95% alone that Holm's correction (and, for a claim looked at again, its sequential level)
-    leaves undecided (MyST Markdown, one bullet per preset with a test), each with its raw and adjusted p-value."""
+    to explain, counted at p = 1), the verdicts with a test it shows (claims across two presets judged in the
+    other's family among them), and the verdicts decided at 95% alone that Holm's correction (and, for a claim
+    looked at again, its sequential level) leaves undecided (MyST Markdown, one bullet per preset with a test),
+    each with its raw and adjusted p-value."""
     lines = []
     for preset, preset_findings in findings.items():
         tested = [(claim, verdict) for claim, verdict in preset_findings if verdict.p_adjusted is not None]

@@ -259,10 +259,10 @@ CAUSAL_PAIRS = {"EGA-1-CAUSAL": ("EGA-1", "EGA-1-CAUSAL"), "EGA-MORLET-CAUSAL": 
 
 
 def causal_caveats(stored: Mapping[str, list[dict]], causal: str, name_seeds: bool = True) -> list[str]:
-    """["EGA-1-CAUSAL trained in float32 on cpu, EGA-1 in bf16 on cuda", "seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL would test it"]:
-    what a number of the causal gate ``causal`` at the paper's protocol is read with, each where it applies: the
-    devices' arithmetic against the model of :data:`CAUSAL_PAIRS` it is set against and, with ``name_seeds``, the
-    planned seeds that would test it."""
+    """["EGA-1-CAUSAL trained in float32 on cpu, EGA-1 in bf16 on cuda", "seeds 1 and 2 of EGA-1 and EGA-1-CAUSAL
+    would test it"]: what a number of the causal gate ``causal`` at the paper's protocol is read with, each where
+    it applies: the devices' arithmetic against the model of :data:`CAUSAL_PAIRS` it is set against and, with
+    ``name_seeds``, the planned seeds that would test it."""
     pair = CAUSAL_PAIRS[causal]
     other = next(variant for variant in pair if variant != causal)
     arithmetic = devices.against(stored.get(PUBLISHED, []), causal, other)
@@ -352,7 +352,8 @@ def paper_scale(records: Records, where=where, stored: Mapping[str, list[dict]] 
         answer += ". " + causal_mope_answer(causal)[:-1]
     text = (f"**Does the paper's headline hold at its own scale? {answer}.** There ({cfg.n_layer} layers, width "
             f"{cfg.n_embd}, "
-            f"{cfg.steps * cfg.batch_size * cfg.block_size / 1e6:.0f}M characters read in training; {where(PUBLISHED, headline['n'])}) "
+            f"{cfg.steps * cfg.batch_size * cfg.block_size / 1e6:.0f}M characters read in training; "
+            f"{where(PUBLISHED, headline['n'])}) "
             f"MoPE with the energy gate has a loss {below_or_above(gain)} the learned "
             f"table's{seeds} (the paper: {headline['paper']:.3f} below"
             + (")" if size_open(headline) else f"; {certainty(headline)})"))

@@ -3,9 +3,9 @@ presets decided it.
 
 A standing never says more than its verdicts: "at every scale that decides it" only where at least two presets decide
 the claim the same way and none leaves it undecided; otherwise "where decided", naming the presets that decide
-it, those where it is undecided with the way their estimate points, and apart from them the presets with one seed (`paper` has one seed of each
-model: it never decides, and its direction is told beside, "`paper`: one seed, the claim's way"). The
-verdicts are :mod:`mope.evidence.claims`', corrections applied (``python -m mope claims --standing``).
+it, those where it is undecided with the way their estimate points, and apart from them the presets with one
+seed (`paper` has one seed of each model: it never decides, and its direction is told beside, "`paper`: one seed,
+the claim's way"). The verdicts are :mod:`mope.evidence.claims`', corrections applied (``python -m mope claims --standing``).
 """
 from __future__ import annotations
 
