@@ -42,8 +42,9 @@ STANDING_VOCABULARY = f"""| standing | what it means |
 
 Every standing names the presets that decide the claim, those where it is undecided (after the correction
 or not) and which way their estimate points there (a way the seeds cannot yet tell from chance), and apart from
-them those with one seed and which way that seed points (`paper` has one seed of each model). A size holds or fails on a preset other than `paper` by its direction only, and on `paper` by its
-direction too where that is settled and its size not yet (named beside)."""
+them those with one seed and which way that seed points (`paper` has one seed of each model). A size holds or
+fails on a preset other than `paper` by its direction only, and on `paper` by its direction too where that is
+settled and its size not yet (named beside)."""
 
 
 def points_the_claims_way(claim: Claim, verdict: Verdict) -> bool:
@@ -143,12 +144,13 @@ def standing(verdicts: Mapping[str, Verdict], named: Callable[[Sequence[str]], s
     size_open = tuple(p for p, v in verdicts.items() if v.size_open)  # the direction decided, the size not yet
     holds = tuple(p for p, v in verdicts.items() if v.outcome == "confirmed" or v.size_open and v.direction == "confirmed")
     fails = tuple(p for p, v in verdicts.items() if v.outcome == "refuted" or v.size_open and v.direction == "refuted")
-    single = presets("indicative")
-    toward = tuple(p for p in single if claim is not None and points_the_claims_way(claim, verdicts[p]))
-    against = tuple(p for p in single if claim is not None and p not in toward)
-    undecided = presets("undecided")
-    leaning_toward = tuple(p for p in undecided if claim is not None and points_the_claims_way(claim, verdicts[p]))
-    leaning_against = tuple(p for p in undecided if claim is not None and p not in leaning_toward)
+    def ways(among: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The presets of ``among`` whose estimate points the claim's way, and those pointing against it."""
+        toward = tuple(p for p in among if claim is not None and points_the_claims_way(claim, verdicts[p]))
+        return toward, tuple(p for p in among if claim is not None and p not in toward)
+    single, undecided = presets("indicative"), presets("undecided")
+    toward, against = ways(single)
+    leaning_toward, leaning_against = ways(undecided)
     rest = {"undecided": undecided, "leaning_toward": leaning_toward, "leaning_against": leaning_against,
             "single": single, "toward": toward, "against": against,
             "moot": presets("moot"),

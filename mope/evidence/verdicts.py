@@ -326,12 +326,11 @@ def ratio_text(estimate: Estimate, claimed: float, preset: str, per_token: float
     named as the preset's. The paper's losses are nats a character: an effect in nats a subword token is divided
     by ``per_token``, the characters a token covers, before it is set against the paper's ("per character")."""
     claimed *= per_token
-    unit = "" if per_token == 1.0 else "per character; "
-    ratio = f"{estimate.mean / claimed:.2g}× the paper's size on `{preset}`"
-    if estimate.interval is None:
-        return ratio + (f" ({unit[:-2]})" if unit else "")
-    low, high = sorted(bound / claimed for bound in estimate.interval)
-    return ratio + f" ({unit}95%: {low:.2g} to {high:.2g}×)"
+    said = ["per character"] if per_token != 1.0 else []
+    if estimate.interval is not None:
+        low, high = sorted(bound / claimed for bound in estimate.interval)
+        said.append(f"95%: {low:.2g} to {high:.2g}×")
+    return f"{estimate.mean / claimed:.2g}× the paper's size on `{preset}`" + (f" ({'; '.join(said)})" if said else "")
 
 
 def verdict_direction(estimate: Estimate, claimed: float, preset: str, per_token: float = 1.0) -> Verdict:
