@@ -85,6 +85,21 @@ def test_the_stress_tests_say_what_a_causal_gate_on_mope_keeps_at_the_papers_con
     assert any(said)
 
 
+@pytest.mark.skipif(not (BUILT / "notebooks" / "01_mathematics.html").is_file(), reason="the book is not built")
+def test_the_mathematics_says_what_share_of_the_pairs_the_data_press_onto_the_bound_from_the_claims_document():
+    """Chapter 1's summary: weight decay alone puts every pair on ωσ = 5, so only the control with no decay can say
+    what the data do; its share of pairs on the bound is the claims document's, with its seeds and preset."""
+    from mope.evidence import verdicts
+
+    html = (BUILT / "notebooks" / "01_mathematics.html").read_text()
+    text = " ".join(re.sub(r"<[^>]+>", "", html).split())
+    record = next(r for r in claims.claim_records("cpu") if r["key"] == "every-pair-pushed")
+    assert record["n"] >= 2  # PE-MORLET-NODECAY is stored on cpu
+    said = (f"with no decay, the data press {verdicts.pairs_percent(record['ours'])} of the pairs onto it "
+            f"(PE-MORLET-NODECAY, {record['n']} seeds of cpu)")
+    assert said in text
+
+
 def test_source_lines_quotes_a_passage_of_the_package_and_fails_when_it_moved():
     loop = chapter_runs.source_lines(training._train, "for step in range(start, cfg.steps):", "optimizer.zero_grad(")
     assert loop.startswith("for step in range(start, cfg.steps):") and loop.rstrip().endswith(")")
