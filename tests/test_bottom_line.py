@@ -227,7 +227,10 @@ def whole_run(variant, seed, full):
             "provenance": {"device": "cpu: test", "wall_time_s": 36000.0}}
 
 
-def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_then_the_seeds_the_verdict_asks_for():
+def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_then_the_seeds_the_verdict_asks_for(monkeypatch):
+    rehearsal = {"side_by_side": {"BASE-DOT": 10.0, "EGA-MORLET": 10.2},  # the CPU's seconds a step, side by side
+                 "side_by_side_provenance": {"device": "cpu: Intel(R) Xeon(R) Processor, 1 thread"}}
+    monkeypatch.setattr(bottom_line.devices, "load_rehearsal", lambda: rehearsal)
     planned = bottom_line.plan.planned_seeds("paper")
     assert set(planned["BASE-DOT"]) >= {0, 1, 2} and set(planned["EGA-MORLET"]) >= {0, 1, 2}
     undecided = {"paper": {"ega-mope-gain": record("ega-mope-gain", 0.112, n=3, outcome="undecided", seeds_needed=9,
@@ -236,7 +239,7 @@ def test_what_would_settle_it_names_the_planned_runs_not_yet_stored_then_the_see
     text = bottom_line.what_would_settle_it(undecided, {"paper": seed0})
     assert text.startswith("**What would settle it?** Seeds 1 and 2 of the learned table") and "(4 runs; about 6 minutes a run" in text
     assert ("6 minutes a run on one NVIDIA H200 or 14 hours of steps on one core of an Intel Xeon (the learned table's and "
-            "MoPE's runs, measured side by side):") in text  # the stored rehearsal's 10.2 s a step, on its CPU
+            "MoPE's runs, measured side by side):") in text  # 5,001 steps at the rehearsal's slower 10.2 s, on its CPU
     three = seed0 + [paper_run(v, s, 1.4) for v in ("BASE-DOT", "EGA-MORLET") for s in (1, 2)]
     text = bottom_line.what_would_settle_it(undecided, {"paper": three})
     assert text.startswith("**What would settle it?** If the effect is what we measured, 6 more seeds of both models "
@@ -292,8 +295,8 @@ def test_the_papers_scale_is_named_as_the_papers_protocol_where_the_bottom_line_
     documents, runs = stored
     text = " ".join(bottom_line.bottom_line(documents, runs))
     body = re.sub(r"\*\*[^*]+\*\*", "", text)  # the bold answers name the scales the sentence then describes
-    if "`paper`" in body:
-        assert body.index("`paper` (the paper's own protocol; ") == body.index("`paper`")
+    assert "`paper`" in body  # the paper's protocol is stored: the bottom line names it
+    assert body.index("`paper` (the paper's own protocol; ") == body.index("`paper`")
 
 
 def test_one_seed_of_a_causal_gate_is_said_in_the_plain_word_of_a_verdict_on_one_seed_once(monkeypatch):

@@ -30,6 +30,8 @@ def test_the_headline_record_carries_its_directions_outcome_apart_from_its_sizes
         assert f"{record['ours']:.3f} against the paper's {record['paper']:.3f}" in record["plain"]
         assert "; whether the size is the paper's is not settled yet (" in record["plain"]
         assert not record["plain"].startswith("not settled")
+    else:  # the words of a direction decided while its size is not belong to that state alone
+        assert not record["plain"].startswith("holds in direction")
 
 
 def test_every_size_claim_carries_a_direction_and_only_a_size_claim_does(every):
@@ -89,6 +91,8 @@ def test_the_seeds_that_would_settle_a_verdict_are_counted_at_the_strictest_leve
     if nope.outcome == "undecided":  # the count: 14 at its rank's 95%, at least 20 at the strictest level
         assert nope.seeds_needed is None or nope.seeds_needed >= 20
         assert "95.00%" not in nope.text
+    else:  # a decided verdict asks for no more seeds
+        assert nope.seeds_needed is None
 
 
 def test_a_plain_verdict_not_settled_gives_its_seeds_for_the_effect_we_measured(every):

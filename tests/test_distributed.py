@@ -37,6 +37,7 @@ def test_two_ranks_equal_one_process(tiny, tmp_path):
     assert ddp["provenance"]["world_size"] == 2
     assert [s for s, _ in ddp["train_curve"]] == [s for s, _ in single["train_curve"]]
     assert [v for _, v in ddp["train_curve"]] == pytest.approx([v for _, v in single["train_curve"]], rel=1e-5)
+    assert len(ddp["history"]) == len(single["history"]) > 1
     for ours, theirs in zip(ddp["history"], single["history"]):
         assert ours == pytest.approx(theirs, rel=1e-5)
     for key in ("val_loss", "train_loss", "val_loss_full", "val_loss_full_causal_stats"):

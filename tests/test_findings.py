@@ -392,7 +392,9 @@ def test_the_sentences_a_reader_could_not_parse_are_gone():
     seeds, "Trained 501 steps … trained 501 steps", "of the N that … changes 1", an aside with no verb."""
     runs = {"cpu": gate_runs(0.0) + [run(v, 3, 1.60 - 0.10 * (v == "EGA-1")) for v in ("BASE-DOT", "EGA-1")],
             "cpu-short": gate_runs(0.9)}
-    text = " ".join(findings.findings_sentences(judged(runs), runs))
+    sentences = findings.findings_sentences(judged(runs), runs)
+    text = " ".join(sentences)
+    assert len(sentences) >= 2 and "EGA-1" in text  # the gate's findings are said, without the stumbles
     for stumbled in ("Trained 501 steps", "the two also differ in that", "that the quarter context decides too",
                      "random-batch Val", "σ's way to the data", "3 seeds (`cpu`), EGA-1"):
         assert stumbled not in text, stumbled

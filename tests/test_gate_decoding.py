@@ -65,7 +65,7 @@ def page_namespace() -> dict:
     return namespace
 
 
-def test_the_pages_decoder_generates_128_tokens_through_the_caches_as_its_full_forward_computes():
+def test_the_pages_decoder_feeds_128_tokens_through_the_caches_as_its_full_forward_computes():
     page = page_namespace()
     torch.manual_seed(0)
     model = page["Decoder"](mope.MorletPositions(32), vocab=65, d=32, heads=2, layers=2, gated=True).eval()

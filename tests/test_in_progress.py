@@ -81,8 +81,17 @@ def test_the_command_writes_the_records_of_the_checkpoints_it_finds(tmp_path, ch
 
 
 def test_no_verdict_reads_a_record(tmp_path, checkpoints):
-    progress.record_progress(["smoke"], checkpoints, tmp_path)
-    assert results.scan("smoke", tmp_path).current == [] and results.scan("in_progress", tmp_path).current == []
+    """Records live under ``in_progress/<preset>/``, where no reader of a preset's runs looks: not even a valid
+    stored run placed there is read as one (nor named as a bad file)."""
+    (written, _), = progress.record_progress(["smoke"], checkpoints, tmp_path).written
+    stored = results.result_path("paper", "BASE-DOT", 0)
+    assert results.read_result(stored)[0] is not None  # a valid run, as the readers would take it in its folder
+    (tmp_path / "in_progress" / "paper" / "BASE-DOT").mkdir(parents=True)
+    shutil.copy(stored, tmp_path / "in_progress" / "paper" / "BASE-DOT" / "seed0.json")
+    assert written.is_file() and in_progress.scan_in_progress("smoke", tmp_path).records  # the record is there
+    for preset in ("smoke", "paper", "in_progress"):
+        found = results.scan(preset, tmp_path)
+        assert found.current == found.invalid == found.stale == [], preset
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "another configuration", "non-finite",

@@ -43,6 +43,18 @@ def test_workflow_tests_builds_and_deploys_the_book_on_push_to_main():
     assert any(step.get("uses", "").startswith("actions/deploy-pages@") for step in deploy["steps"])
 
 
+def test_the_workflow_gives_the_tests_what_they_read_before_it_runs_them():
+    """GitHub sets CI=true, under which a skipped test fails the run (tests/conftest.py): the whole history (the rule's
+    history, the budget's commits), the browser tools in tools/web and chromedriver on PATH come before `make test`."""
+    steps = yaml.safe_load(WORKFLOW.read_text())["jobs"]["build"]["steps"]
+    checkout = next(step for step in steps if step.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["fetch-depth"] == 0
+    runs = [step.get("run", "") for step in steps]
+    tests = next(i for i, run in enumerate(runs) if run.strip() == "make test")
+    before = "\n".join(runs[:tests])
+    assert "cd tools/web && npm ci" in before and 'echo "$CHROMEWEBDRIVER" >> "$GITHUB_PATH"' in before
+
+
 def test_the_workflow_makes_every_check_of_the_ci_entry_point():
     """.ci/run is what CI runs here; the workflow must not skip any of its checks of the built book."""
     checks = re.findall(r"^\S*python\S* (scripts/check_\w+\.py _build/html)", (ROOT / ".ci" / "run").read_text(), re.M)
