@@ -331,9 +331,9 @@ def test_the_counts_the_models_and_budget_pages_write_in_words_are_the_registrys
     of models and to the sweep's candidates, so that a model or a candidate added makes this fail, not the page
     lie."""
     import mope
-    from mope.store.presets import CPU_SWEEP
+    from mope.store.presets import CPU_SWEEP, sweep_choice
 
-    words = {4: "four", 6: "six", 11: "eleven", 17: "seventeen"}
+    words = {3: "three", 4: "four", 6: "six", 11: "eleven", 17: "seventeen"}
     models = " ".join((ROOT / "book" / "variants.md").read_text().split())
     controls = len(mope.VARIANTS) - len(mope.TABLE_2)
     assert (f"The book trains {words[len(mope.VARIANTS)]} models: the {words[len(mope.TABLE_2)]} of the paper's "
@@ -343,6 +343,17 @@ def test_the_counts_the_models_and_budget_pages_write_in_words_are_the_registrys
     assert f"{candidates.capitalize()} candidates of the same token budget" in budget
     assert f"The table gives all {candidates} at that step" in budget
     assert f"under {candidates} candidates of the same token" in budget
+    # "the three T128 runs stored are second runs …, made the same day": started after the chosen one had ended,
+    # from a later commit, on its day
+    from datetime import datetime
+
+    sweep = chapter_runs.load_sweep()
+    chosen = sweep[sweep_choice()]["provenance"]
+    seconds = [run["provenance"] for candidate, run in sweep.items() if candidate.block_size == 128]
+    assert f"the {words[len(seconds)]} T128 runs stored are second runs" in budget
+    for provenance in seconds:
+        started, ended = datetime.fromisoformat(provenance["started"]), datetime.fromisoformat(chosen["finished"])
+        assert started > ended and started.date() == ended.date() and provenance["git_commit"] != chosen["git_commit"]
 
 
 def test_the_token_budgets_counts_in_words_are_its_plans_and_its_claims():

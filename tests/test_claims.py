@@ -1015,4 +1015,18 @@ def test_the_rules_history_is_whole_each_change_with_its_commit_and_when_it_came
                                capture_output=True)
         assert known.returncode == 0, (rule.name, rule.commit)
     history = claims_tables.rule_line(named["one claim, one verdict"])
-    assert history.startswith("* **2026-12-03**, *one claim, one verdict* (`9ddb457`, 8.5 minutes after")
+    assert history.startswith("* **2026-12-03**, *one claim, one verdict* (`9ddb457`, 9 minutes after")
+
+    def committed(*args):  # the committer's time (s) of a commit, or of the last commit touching the paths
+        return int(subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct", *args], capture_output=True,
+                                  text=True, check=True).stdout)
+
+    # when each came, as its text says it, from the history
+    after = (committed("46ed670") - committed("5ea5de9")) / 60
+    assert f"{after:.0f} minutes after `cpu-long-4x`'s rules (5ea5de9)" in named["parts, corrected"].when
+    first_4x = int(subprocess.run(["git", "-C", str(root), "log", "--diff-filter=A", "--format=%ct", "--",
+                                   "results/cpu-long-4x"], capture_output=True, text=True, check=True).stdout.split()[-1])
+    assert committed("46ed670") < first_4x  # "before its first run landed"
+    pair = committed("9ddb457", "--", "results/cpu-long-4x/BASE-DOT", "results/cpu-long-4x/EGA-MORLET")
+    after = (committed("9ddb457") - pair) / 60
+    assert named["one claim, one verdict"].when.startswith(f"{after:.0f} minutes after the last seed of `cpu-long-4x`")

@@ -164,10 +164,14 @@ def test_each_rule_names_the_commit_that_fixed_it_before_any_run_it_judges(key):
     test_then = " ".join(then.split(f'Claim("{key}"', 1)[1].split("loss=", 1)[0].split())
     assert " ".join(claim.test.split()).replace('" "', "") in test_then.replace('" "', "")
     fixed_at = datetime.fromisoformat(git("show", "-s", "--format=%cI", claim.fixed_in).stdout.strip())
+    started = []
     for stored in sorted((ROOT / "results" / "cpu-long-4x").glob("*/seed*.json")):
         provenance = json.loads(stored.read_text())["provenance"]
-        assert datetime.fromisoformat(provenance["started"]) > fixed_at, stored
+        started.append(datetime.fromisoformat(provenance["started"]))
+        assert started[-1] > fixed_at, stored
         assert git("merge-base", "--is-ancestor", claim.fixed_in, provenance["git_commit"]).returncode == 0, stored
+    later = round((min(started) - fixed_at).total_seconds())  # as the commit's comment in mope.evidence.claims says
+    assert f"its first stored run started {later} s later" in (ROOT / "mope" / "evidence" / "claims.py").read_text()
 
 
 def budget_run(variant, seed, losses, batch, preset):

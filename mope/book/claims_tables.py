@@ -357,7 +357,7 @@ def multiple_comparisons(findings: Mapping[str, Findings]) -> str:
 
 
 def rule_line(rule: Rule) -> str:
-    """"* **2026-12-03**, *one claim, one verdict* (`9ddb457`, 8.5 minutes after ...): what it changed."": one rule
+    """"* **2026-12-03**, *one claim, one verdict* (`9ddb457`, 9 minutes after ...): what it changed."": one rule
     of the history, with its commit and when it came against the runs it judges, where recorded."""
     when = ", ".join(filter(None, [f"`{rule.commit[:7]}`" if rule.commit else "", rule.when]))
     return f"* **{rule.since}**, *{rule.name}*" + (f" ({when})" if when else "") + f": {rule.change}."

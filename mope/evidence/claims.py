@@ -160,7 +160,7 @@ def _finite_seeds(estimate: Estimate) -> tuple[Estimate, str | None]:
             f"seed{'s' if len(dropped) > 1 else ''} {', '.join(map(str, dropped))} left out: not a finite number")
 
 
-#: The commit that fixed the three rules of the token budget (``cpu-long-4x``); its first run started 11 s later.
+#: The commit that fixed the three rules of the token budget (``cpu-long-4x``); its first stored run started 14 s later.
 BUDGET_RULES_COMMIT = "5ea5de9a4abca7a146bfc5e9619e4fbffe013abe"
 
 #: Every claim the book judges, in the order its tables list them.

@@ -33,7 +33,7 @@ RULES = (
     Rule("one claim, one verdict", "2026-12-03", "a claim across two presets (two contexts, two token budgets) decided "
          "once, in the family of the twin with the longer context or the more tokens, and shown with that verdict on "
          "both; the other twin's family still counted it", "9ddb457",
-         "8.5 minutes after the last seed of `cpu-long-4x`'s headline pair landed, with its verdicts seen"),
+         "9 minutes after the last seed of `cpu-long-4x`'s headline pair landed, with its verdicts seen"),
     Rule("families declared before the runs", "2026-12-04", "each preset's family is declared in the plan "
          "(`mope.store.plan.FAMILIES`): every claim the plan tests there, a planned test without runs at p = 1, a "
          "claim across two presets in its home's family alone; so a run of one claim can only make another's "

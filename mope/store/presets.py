@@ -25,9 +25,10 @@ a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
     cosine to 0 at peak learning rate 2e-3; evaluation every 250 steps on 16 batches per split.
     Chosen by the stored sweep ``CPU_SWEEP`` (BASE-DOT, seed 0, every candidate 3,001 steps of 2,048
     tokens; stored in ``results/sweeps/``, its losses and pace shown on the book's page "The training budget"):
-    the preset was fixed while the candidates ran side by side, T64 at 2e-3 meeting the target (BASE-DOT
-    <= 1.80) with room at less time a step than T128. Like all of the book's evidence (``EVIDENCE_PRESETS``),
-    the sweep's runs count only when trained from committed code.
+    the preset was fixed at step ``SWEEP_DECIDED_AT`` while the candidates ran side by side, T64 at 2e-3 meeting
+    the target (BASE-DOT <= 1.80) with room. Like all of the book's evidence (``EVIDENCE_PRESETS``), the sweep's
+    runs count only when trained from committed code: the three T128 runs stored are second runs, their first
+    flagged as made from uncommitted code.
 
 ``cpu-short``
     The first CPU protocol, kept to show how the verdicts depend on the training budget (its runs
