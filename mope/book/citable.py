@@ -42,7 +42,7 @@ def settled(record: dict) -> bool:
 
 
 def measured(record: dict, share: str | None) -> str:
-    """"the loss of MoPE with the energy gate is 0.112 nats below that of a learned position table", or for a
+    """E.g. "the loss of MoPE with the energy gate is 0.112 nats below that of a learned position table", or for a
     share "−3% of EGA-1's gain ...": what ``record`` measured, in words."""
     if share is not None:
         return share.format(share=percent(record["ours"]))

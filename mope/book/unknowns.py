@@ -96,7 +96,7 @@ def hours_left(record: dict) -> float:
 
 
 def cpu_cost(record: dict | None, stored: Sequence[dict] = ()) -> str:
-    """"about 20 hours on a CPU, at the 14.5 s a step the run in training (EGA-MORLET-CAUSAL, 2 threads on AMD
+    """E.g. "about 20 hours on a CPU, at the 14.5 s a step the run in training (EGA-MORLET-CAUSAL, 2 threads on AMD
     EPYC) has averaged": a causal gate's run of the paper's protocol on the CPU, at the pace of the one in training
     (``record``, where its last stretch computed); without one, the wall time a causal gate of ``stored`` took on
     a CPU, every stretch of it ("about 20 hours on a CPU, as EGA-MORLET-CAUSAL seed 0 did (2 threads on AMD EPYC)");

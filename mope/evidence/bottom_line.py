@@ -392,10 +392,10 @@ def missing_runs(stored: Mapping[str, list[dict]], preset: str = PUBLISHED,
 
 
 def cpu_hours(rehearsal: Mapping | None = None) -> str | None:
-    """"14 hours of steps on one core of an Intel Xeon (the learned table's and MoPE's runs, measured side by side)":
-    a run of the paper's protocol at the seconds a step the stored CPU rehearsal measured with two runs side by side,
-    one core each (:func:`mope.evidence.devices.load_rehearsal`, the slower of its models), on the CPU it names;
-    None where none is stored."""
+    """E.g. "14 hours of steps on one core of an Intel Xeon (the learned table's and MoPE's runs, measured side by
+    side)": a run of the paper's protocol at the seconds a step the stored CPU rehearsal measured with two runs side
+    by side, one core each (:func:`mope.evidence.devices.load_rehearsal`, the slower of its models), on the CPU it
+    names; None where none is stored."""
     found = rehearsal or devices.load_rehearsal() or {}
     timing = found.get("side_by_side")
     if not timing:
