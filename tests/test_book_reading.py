@@ -68,9 +68,11 @@ def built(name: str) -> str:
 
 def test_every_page_that_displays_markdown_renders_it_as_myst():
     """The explorer showed a raw {ref} role: its outputs were read as CommonMark, where roles are text."""
-    for page in [*READING, *(ROOT / "book").glob("*.md")]:
-        if any("Markdown(" in cell.source for cell in code_cells(page)) if "kernelspec" in page.read_text()[:2000] else False:
-            assert front_matter(page).get("mystnb", {}).get("render_markdown_format") == "myst", page.name
+    displaying = [page for page in [*READING, *(ROOT / "book").glob("*.md")] if "kernelspec" in page.read_text()[:2000]
+                  and any("Markdown(" in cell.source for cell in code_cells(page))]
+    assert len(displaying) >= 10  # the chapters and most book pages display computed Markdown
+    for page in displaying:
+        assert front_matter(page).get("mystnb", {}).get("render_markdown_format") == "myst", page.name
 
 
 @needs_build
@@ -396,8 +398,8 @@ def test_the_runs_csv_files_each_stored_run_under_its_preset_today_once():
         assert sum(row["preset"] == preset for row in table) == len(preset_runs), preset
     keys = [(row["preset"], row["variant"], row["seed"]) for row in table]
     assert len(keys) == len(set(keys))
-    former = [run for run in runs["cpu-short"] if run["preset"] == "cpu"]  # what the store holds today
-    assert len(former) == 4 and (len(runs["cpu"]), len(runs["cpu-short"])) == (99, 35)
+    former = [run for run in runs["cpu-short"] if run["preset"] == "cpu"]  # stored under the former name
+    assert former and runs["cpu"]  # the case the test is about is in the store
 
 
 def test_every_column_of_the_runs_csv_is_described_beside_the_download():
@@ -700,9 +702,9 @@ def test_a_fresh_reading_of_the_introduction_parses_and_names_the_causal_gate_on
     for term in ("indicative", "moot", "Val"):  # defined (in italics) before the first finding uses the word
         assert text.index(f"*{term}*") <= text.index(term) + 1 and f"*{term}*" in findings.WORDS, term
     assert text.index("(whole-window statistics)") < text.index("whole-window statistics") + 1
-    if measures.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET").n:
-        said = findings.mope_gate_share(runs)
-        assert said in text and "of EGA-MORLET's gain over PE-MORLET" in said and " seeds" in said
+    assert measures.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET").n  # stored
+    said = findings.mope_gate_share(runs)
+    assert said in text and "of EGA-MORLET's gain over PE-MORLET" in said and " seeds" in said
 
 
 # --- stale text (issue 46, item 4) ---------------------------------------------------------------------

@@ -47,7 +47,9 @@ def test_the_stored_chapter_5_answer_speaks_the_claims_documents_numbers_without
     text = chapter_answers.learned(bottom_line.records_by_preset(documents))
     shares = {f"{r['ours']:.0%}" for rs in documents.values() for r in rs if r["ours"] is not None}
     shares |= {f"{claim.threshold:.0%}" for claim in claims.CLAIMS if claim.kind == "mechanism" and not claim.signed}  # "settled: above 50%"
-    for share in re.findall(r"\d+%", text):
+    said = re.findall(r"\d+%", text)
+    assert said  # the answer gives shares: each is checked
+    for share in said:
         assert share in shares, share
     for word in ("Holm", "Pocock", "p =", "adjusted", "refuted", "confirmed"):
         assert word not in text, word
@@ -86,7 +88,9 @@ def test_the_stored_chapter_7_answer_speaks_the_claims_documents_numbers_without
     documents = {"cpu": claims.claim_records("cpu")}
     text = chapter_answers.open_questions(bottom_line.records_by_preset(documents))
     numbers = {f"{abs(r['ours']):.3f}" for r in documents["cpu"] if r["ours"] is not None}
-    for number in re.findall(r"(?<![\w.])\d+\.\d{3}(?!\d)", text):
+    said = re.findall(r"(?<![\w.])\d+\.\d{3}(?!\d)", text)
+    assert said  # the answer gives numbers: each is checked
+    for number in said:
         assert number in numbers, number
     for word in ("Holm", "Pocock", "p =", "adjusted", "refuted", "confirmed"):
         assert word not in text, word

@@ -29,13 +29,19 @@ def test_every_number_on_the_page_is_one_of_the_claims_documents(documents):
         text = text.replace(bottom_line.scale_in_words(preset), "")
     numbers = {f"{abs(r[field]):.3f}" for r in records for field in ("ours", "paper") if r[field] is not None}
     numbers |= {number for r in records if r["caveat"] for number in re.findall(r"\d+\.\d+", r["caveat"])}
-    for number in re.findall(r"(?<![\w.])\d+\.\d+(?!\d)", text.replace("ωσ = 5", "")):
+    said = re.findall(r"(?<![\w.])\d+\.\d+(?!\d)", text.replace("ωσ = 5", ""))
+    assert said  # the page gives numbers: each is checked
+    for number in said:
         assert number in numbers, number
     shares = {bottom_line.percent(r["ours"]) for r in records if r["ours"] is not None}
-    for share in re.findall(r"−?\d+%", text):
+    said = re.findall(r"−?\d+%", text)
+    assert said
+    for share in said:
         assert share in shares, share
     counts = {r["n"] for r in records}
-    for count in re.findall(r"(\d+) seeds", text):
+    said = re.findall(r"(\d+) seeds", text)
+    assert said
+    for count in said:
         assert int(count) in counts, count
     quoted = re.findall(r"“([^”]+)”", text)
     assert quoted and all(any(q == r["quote"] for r in records) for q in quoted)  # the paper's own words

@@ -13,12 +13,17 @@ ROOT = Path(__file__).resolve().parents[1]
 STAGE = re.compile(r"^== stage (\d+): preset (\S+), seeds ([\d ]+): (.*)$")
 
 
-def stages() -> list[tuple[str, list[int], list[str]]]:
+def listing() -> list[str]:
+    """The lines of ``cpu_suite.sh --list``."""
     done = subprocess.run(["bash", str(ROOT / "scripts" / "cpu_suite.sh"), "--list"], capture_output=True, text=True,
                           timeout=60, env=os.environ | {"PYTHON": sys.executable})
     assert done.returncode == 0 and not done.stderr, done.stderr  # e.g. a list of variants never defined
+    return done.stdout.splitlines()
+
+
+def stages() -> list[tuple[str, list[int], list[str]]]:
     found = []
-    for line in done.stdout.splitlines():
+    for line in listing():
         match = STAGE.match(line)
         if match:
             found.append((match[2], [int(s) for s in match[3].split()], match[4].split()))
@@ -49,6 +54,9 @@ def test_the_script_lists_the_plans_stages_in_order_then_the_sweep():
 
     assert [(preset, seeds, variants) for preset, seeds, variants in stages()] == [
         (stage.preset, list(stage.seeds), list(stage.variants)) for stage in CPU_STAGES]
+    numbered = [line for line in listing() if line.startswith("== stage ")]
+    assert len(numbered) == len(CPU_STAGES) + 1
+    assert numbered[-1] == f"== stage {len(CPU_STAGES) + 1}: the sweep behind the cpu preset"
 
 
 def test_the_plan_gives_each_presets_seeds_and_none_for_a_preset_no_script_trains():

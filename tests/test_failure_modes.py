@@ -363,6 +363,7 @@ def test_user_errors_are_one_line_without_a_traceback(store, args, env, message,
     store[0].mkdir()
     for name, value in env.items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # "--device cuda" on a machine without one
     with pytest.raises(SystemExit) as exit_:
         main(args)
     err = capsys.readouterr().err

@@ -120,11 +120,15 @@ def test_initial_log_parameters_equal_the_released_float32_recipe_bit_for_bit():
     assert encoding.log_omega.dtype == torch.float32
     assert torch.equal(encoding.log_omega.detach(), torch.log(freqs))
     assert torch.equal(encoding.log_sigma.detach(), torch.log(5.0 / freqs))
-    # pairs the released forward projects at step 0 (after the clamps): 21, against 30 for a float64
-    # initialisation rounded to float32
-    omega = torch.exp(encoding.log_omega).clamp(max=math.pi * 0.95)
-    sigma = torch.exp(encoding.log_sigma).clamp(min=1e-3)
-    assert (omega * sigma < 5.0).sum().item() == 21
+    # the pairs the released forward projects at step 0 (after the clamps) are the pairs whose log omega gets no
+    # gradient; which they are is float32's last bit (21 on the CPUs measured, against 30 for a float64
+    # initialisation rounded to float32), so the count is compared with this machine's own arithmetic
+    omega = torch.exp(encoding.log_omega.detach()).clamp(max=math.pi * 0.95)
+    sigma = torch.exp(encoding.log_sigma.detach()).clamp(min=1e-3)
+    below = omega * sigma < 5.0
+    assert 0 < below.sum().item() < 128
+    encoding(64).square().sum().backward()
+    assert torch.equal(encoding.log_omega.grad == 0, below)
 
 
 # --- the admissibility modes: one registry (mope.model.config.ADMISSIBILITY_MODES) feeds every reader ----------

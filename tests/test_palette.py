@@ -122,6 +122,7 @@ def test_the_encodings_figures_draw_mope_and_rope_in_their_models_colours():
     lines = matplotlib_colours(reproduction_figures.plot_gap_to_baseline({"cpu": RUNS}, ["PE-MORLET", "PE-ROPE"]))
     spirals = matplotlib_colours(plots.plot_spirals([("pair 0", 1.0, 5.0)]))
     kernels = matplotlib_colours(plots.plot_cross_correlation([("pair 0", 1.0, 5.0)], length=64))
+    assert lines["PE-MORLET"] and lines["PE-ROPE"]  # each label drawn (a missing one reads as no colour)
     assert spirals["MoPE"] == lines["PE-MORLET"]
     assert kernels[r"RoPE $\cos\omega\tau$"] == lines["PE-ROPE"]
     assert kernels[r"$\cos\omega\tau\, e^{-\tau^2/4\sigma^2}$ (paper)"] == lines["PE-MORLET"]
@@ -130,6 +131,7 @@ def test_the_encodings_figures_draw_mope_and_rope_in_their_models_colours():
 @pytest.mark.parametrize("omega", [1.0, 3.346])
 def test_figure_2_draws_its_oscillations_at_integer_lags_only(omega):
     fig = plots.plot_cross_correlation([("pair", omega, 1.49)], max_lag=10)
+    assert fig.axes[0].get_lines()
     for line in fig.axes[0].get_lines():
         assert all(float(x).is_integer() for x in line.get_xdata()), line.get_label()
 

@@ -91,8 +91,9 @@ def test_rope_rotates_channel_pair_j_at_base_to_the_minus_2j_over_the_head_size(
     torch.testing.assert_close(Rotary(head).theta, expected)
     model = GPT(variant_config("PE-ROPE", get_preset("cpu").shape()))
     hook = model.blocks[0].attn.positions
-    torch.testing.assert_close(hook.theta, torch.tensor([10000.0 ** (-2 * j / hook.theta.numel() / 2)
-                                                          for j in range(hook.theta.numel())]))
+    cpu = get_preset("cpu")
+    head = cpu.n_embd // cpu.n_head  # the head size of the preset, not read back from the hook
+    torch.testing.assert_close(hook.theta, torch.tensor([10000.0 ** (-2 * j / head) for j in range(head // 2)]))
 
 
 def test_the_stored_morlet_pairs_are_the_ones_the_forward_uses():
@@ -138,14 +139,16 @@ def test_every_claims_paper_number_comes_from_the_papers_module():
     0.080) were typed in claims.py, and changing one passed every test. No Claim gives a number literal as its
     paper number; the numbers of §6.2/§7 and Table 4 equal Table 2's gaps to the printed precision."""
     tree = ast.parse(Path(mope.evidence.claims.__file__).read_text())
-    literal = []
+    literal, seen = [], 0
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Claim":
+            seen += 1
             argument = node.args[5] if len(node.args) > 5 else next(
                 (k.value for k in node.keywords if k.arg == "paper"), None)
             kind = node.args[4].value if len(node.args) > 4 else None
             if isinstance(argument, ast.Constant) and isinstance(argument.value, (int, float)) and kind != "every":
                 literal.append(node.args[0].value)  # an "every" claim's 1.0 is "every pair", no number of the paper
+    assert seen == len(claims.CLAIMS)  # every claim read where it is written
     assert not literal, f"claims typing the paper's number: {literal}"
     assert paper.MOPE_OVER_SINCOS == round(paper.gap("PE-MORLET", "PE-SINCOS"), 3)
     interaction = paper.TABLE_2_DELTA["EGA-MORLET"] - paper.TABLE_2_DELTA["EGA-1"] - paper.TABLE_2_DELTA["PE-MORLET"]

@@ -68,7 +68,9 @@ def test_hostile_keys_in_every_open_map_reach_the_page_as_text_in_whole_rows(sto
         rendered = html.render(markdown)
         tags = set(re.findall(r"<([a-z]+)", rendered))
         assert tags <= {"table", "thead", "tbody", "tr", "th", "td", "code", "p", "br"}, "live markup"
-        for table in re.findall(r"<table>.*?</table>", rendered, re.S):
+        tables = re.findall(r"<table>.*?</table>", rendered, re.S)
+        assert tables, "no table rendered"
+        for table in tables:
             rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
             assert len({len(re.findall(r"<t[hd]>", row)) for row in rows}) == 1, "a row split or cut short"
     for key in HOSTILE:  # each key shown, as written
