@@ -363,6 +363,7 @@ def test_the_causal_gate_on_mope_at_the_papers_context_is_said_with_its_share_ga
     runs = {"cpu": gate_runs(0.0), "cpu-long": mope_gate_runs(1.2)}
     said = findings.mope_gate_share(runs)
     share = measures.causal_share(runs["cpu-long"], "EGA-MORLET", "EGA-MORLET-CAUSAL", "PE-MORLET")
+    assert share.mean == pytest.approx(0.062 / 0.050)  # the fixture's gains, worked by hand
     assert said.startswith("On a 4-layer model at the paper's context (`cpu-long`), a causal gate on MoPE keeps "
                            f"{share.mean:.0%} ± {share.spread:.0%} of EGA-MORLET's gain over PE-MORLET "
                            "(+0.062 against +0.050 on the whole validation split, 3 seeds; 95% by Fieller's interval, "
