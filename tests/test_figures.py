@@ -274,8 +274,8 @@ def test_boundary_figure_stacks_its_panels_and_draws_a_band_per_model_not_a_line
     assert top.get_position().width == pytest.approx(below.get_position().width, rel=0.05)
     medians = [line for line in below.get_lines() if len(line.get_xdata()) > 2]
     assert len(medians) == 1 and len(below.collections) == 1  # one model: one median, one band
-    products = np.array([learned_parameters.morlet_runs(runs, "PE-MORLET-FREE")[s]["omega"]
-                         * learned_parameters.morlet_runs(runs, "PE-MORLET-FREE")[s]["sigma"] for s in range(3)])
+    products = np.array([np.multiply(r["learned"]["morlet"]["omega"], r["learned"]["morlet"]["sigma"]) for r in runs])
+    assert products.shape == (3, 64) and (products < 5.0).all()  # as stored: decayed, no bound
     assert medians[0].get_ydata() == pytest.approx(np.median(products, axis=0))
 
 
