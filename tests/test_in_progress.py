@@ -15,7 +15,7 @@ from interruptions import Interrupted, stop_at
 from mope import cli
 from mope.errors import UserError
 from mope.store import in_progress, results
-from mope.store.presets import get_preset
+from mope.store.presets import PRESETS, get_preset
 from mope.train import progress
 from mope.train.loop import CURVE_EVERY, train
 
@@ -81,9 +81,11 @@ def test_the_command_writes_the_records_of_the_checkpoints_it_finds(tmp_path, ch
 
 
 def test_no_verdict_reads_a_record(tmp_path, checkpoints):
-    """Records live under ``in_progress/<preset>/``, where no reader of a preset's runs looks: not even a valid
-    stored run placed there is read as one (nor named as a bad file)."""
+    """Records live under ``in_progress/<preset>/``, a folder that is no preset's, one level deeper than a preset's
+    runs: a reader of a preset's runs that looked further than its own folder (a recursive glob) would take even a
+    valid stored run placed there as one, or name it as a bad file; none does."""
     (written, _), = progress.record_progress(["smoke"], checkpoints, tmp_path).written
+    assert written.relative_to(tmp_path).parts[:2] == ("in_progress", "smoke") and "in_progress" not in PRESETS
     stored = results.result_path("paper", "BASE-DOT", 0)
     assert results.read_result(stored)[0] is not None  # a valid run, as the readers would take it in its folder
     (tmp_path / "in_progress" / "paper" / "BASE-DOT").mkdir(parents=True)

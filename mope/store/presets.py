@@ -27,8 +27,8 @@ a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
     tokens; stored in ``results/sweeps/``, its losses and pace shown on the book's page "The training budget"):
     the preset was fixed at step ``SWEEP_DECIDED_AT`` while the candidates ran side by side, T64 at 2e-3 meeting
     the target (BASE-DOT <= 1.80) with room. Like all of the book's evidence (``EVIDENCE_PRESETS``), the sweep's
-    runs count only when trained from committed code: the three T128 runs stored are second runs, their first
-    flagged as made from uncommitted code.
+    runs count only when trained from committed code: the three T128 runs stored are reruns, equal bit for bit to
+    their first runs, which the T64 run's result written into the tree had marked as made from a changed tree.
 
 ``cpu-short``
     The first CPU protocol, kept to show how the verdicts depend on the training budget (its runs
