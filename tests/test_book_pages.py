@@ -352,13 +352,10 @@ def test_the_sweep_runs_the_budget_page_calls_reruns_equal_their_first_runs_whic
     marked as made from a changed tree": each one's first stored version (git history) is marked dirty, made at the
     commit of the chosen T64 run (stored clean), and holds the same losses as the rerun stored now."""
     import json
-    import subprocess
 
+    from history import git_output
     from mope.store import results
     from mope.store.presets import CPU_SWEEP, sweep_choice
-
-    def git(*args):
-        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True).stdout
 
     budget = " ".join((ROOT / "book" / "training_budget.md").read_text().split())
     reruns = [c for c in CPU_SWEEP if c.block_size == 128]
@@ -368,7 +365,8 @@ def test_the_sweep_runs_the_budget_page_calls_reruns_equal_their_first_runs_whic
     for candidate in reruns:
         path = results.result_path(candidate, "BASE-DOT", 0, results.sweep_root()).relative_to(ROOT)
         stored = json.loads((ROOT / path).read_text())
-        first = json.loads(git("show", f"{git('log', '--diff-filter=A', '--format=%H', '--', str(path)).split()[-1]}:{path}"))
+        added = git_output("log", "--diff-filter=A", "--format=%H", "--", str(path)).split()[-1]  # its first version
+        first = json.loads(git_output("show", f"{added}:{path}"))
         assert stored["provenance"]["git_dirty"] is False and first["provenance"]["git_dirty"] is True, candidate.name
         assert first["provenance"]["git_commit"] == chosen["git_commit"] != stored["provenance"]["git_commit"]
         assert all(first[key] == stored[key] for key in ("history", "train_curve", "final")), candidate.name

@@ -999,34 +999,28 @@ def test_every_undecided_verdict_says_how_many_seeds_would_settle_it_at_the_leve
 def test_the_rules_history_is_whole_each_change_with_its_commit_and_when_it_came():
     """Issue 54: Holm and Pocock (46ed670) and the home-family rule (9ddb457) were not in the rules' history; each
     rule since names the commit that brought it, a commit of this repository's history."""
-    import subprocess
+    from history import git, git_output
 
     named = {rule.name: rule for rule in verdict_rules.RULES}
     assert named["parts, corrected"].commit.startswith("46ed670")
     assert named["one claim, one verdict"].commit.startswith("9ddb457")
     assert named["direction and size said apart"].commit.startswith("6f763a4")  # the `direction` field (issue 72)
     assert verdict_rules.CURRENT_RULE == "direction and size said apart"
-    root = Path(__file__).resolve().parents[1]
     for rule in verdict_rules.RULES:
         if rule.commit is None:
             continue
         assert rule.when, rule.name
-        known = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", rule.commit, "HEAD"],
-                               capture_output=True)
-        assert known.returncode == 0, (rule.name, rule.commit)
+        assert git("merge-base", "--is-ancestor", rule.commit, "HEAD").returncode == 0, (rule.name, rule.commit)
     history = claims_tables.rule_line(named["one claim, one verdict"])
     assert history.startswith("* **2026-12-03**, *one claim, one verdict* (`9ddb457`, 9 minutes after")
 
     def committed(*args):  # the committer's time (s) of a commit, or of the last commit touching the paths
-        return int(subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct", *args], capture_output=True,
-                                  text=True, check=True).stdout)
+        return int(git_output("log", "-1", "--format=%ct", *args))
 
     # when each came, as its text says it, from the history
     after = (committed("46ed670") - committed("5ea5de9")) / 60
     assert f"{after:.0f} minutes after `cpu-long-4x`'s rules (5ea5de9)" in named["parts, corrected"].when
-    first_4x = min(map(int, subprocess.run(["git", "-C", str(root), "log", "--diff-filter=A", "--format=%ct", "--",
-                                            "results/cpu-long-4x"], capture_output=True, text=True,
-                                           check=True).stdout.split()))
+    first_4x = min(map(int, git_output("log", "--diff-filter=A", "--format=%ct", "--", "results/cpu-long-4x").split()))
     assert committed("46ed670") < first_4x  # "before its first run landed"
     pair = committed("9ddb457", "--", "results/cpu-long-4x/BASE-DOT", "results/cpu-long-4x/EGA-MORLET")
     after = (committed("9ddb457") - pair) / 60

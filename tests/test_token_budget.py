@@ -15,6 +15,7 @@ from mope.book import chapter_runs
 from mope.evidence.estimates import UnpairedDifference, gap_by_tokens
 from mope.store.plan import CPU_STAGES, planned_seeds, stage_lines
 from mope.store.presets import BUDGET_PAIRS, EVIDENCE_PRESETS, PRESETS, STANDING_PRESETS
+from history import git
 from synthetic_runs import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,10 +145,6 @@ def test_the_suite_asks_whether_a_conditional_stage_is_called_for(tmp_path):
     unknown = ask("no-such-claim")
     assert unknown.returncode != 0 and "unknown claim no-such-claim; valid claims:" in unknown.stderr
     assert "Traceback" not in unknown.stderr
-
-
-def git(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("key", BUDGET_CLAIMS)

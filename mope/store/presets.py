@@ -24,7 +24,7 @@ a cosine from ``lr`` down to exactly 0 at the last step ``steps - 1``.
     batch 32, dropout 0.1, 3,001 iterations (6.1M tokens, six epochs) with a 100-step warm-up then
     cosine to 0 at peak learning rate 2e-3; evaluation every 250 steps on 16 batches per split.
     Chosen by the stored sweep ``CPU_SWEEP`` (BASE-DOT, seed 0, every candidate 3,001 steps of 2,048
-    tokens; stored in ``results/sweeps/``, its losses and pace shown on the book's page "The training budget"):
+    tokens; stored in ``results/sweeps/``, its losses shown on the book's page "The training budget"):
     the preset was fixed at step ``SWEEP_DECIDED_AT`` while the candidates ran side by side, T64 at 2e-3 meeting
     the target (BASE-DOT <= 1.80) with room. Like all of the book's evidence (``EVIDENCE_PRESETS``), the sweep's
     runs count only when trained from committed code: the three T128 runs stored are reruns, equal bit for bit to
