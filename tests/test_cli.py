@@ -144,7 +144,14 @@ def test_claims_standing_gives_every_claim_its_standing_and_its_verdict_on_each_
                for r in report)
     gain = next(r for r in report if r["key"] == "ega-mope-gain")
     assert gain["standing"] == "holds where decided" and list(gain["by_preset"]) == ["cpu"]
-    assert gain["by_preset"]["cpu"]["n"] == 3 and gain["by_preset"]["cpu"]["outcome"] == "confirmed"
+    assert (gain["holds_on"], gain["fails_on"], gain["undecided_on"]) == (["cpu"], [], [])
+    cpu = gain["by_preset"]["cpu"]  # worked by hand: gains 0.119, 0.117, 0.119; sd 0.001155; t = mean / (sd / sqrt 3)
+    assert (cpu["n"], cpu["outcome"], cpu["ours"]) == (3, "confirmed", pytest.approx(0.118333, abs=1e-6))
+    t = 0.118333 / (0.0011547 / 3 ** 0.5)  # the rule's test is two-sided
+    from scipy import stats
+    assert cpu["p_value"] == pytest.approx(2 * stats.t.sf(t, df=2), rel=1e-3) and cpu["p_value"] <= cpu["p_adjusted"] < 0.05
+    untested = [r for r in report if r["key"] != "ega-mope-gain"]  # no other claim has its runs in this store
+    assert untested and all(r["standing"] == "not tested" and r["by_preset"] == {} and not r["holds_on"] for r in untested)
     main(["claims", "--standing"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[:6] == ["claim", "paper", "cpu-long-4x", "cpu-long", "cpu", "cpu-short"]
