@@ -34,3 +34,27 @@ def test_the_noise_and_the_match_margin_follow_from_the_two_runs_of_ega_1():
     assert paper.RUN_TO_RUN == pytest.approx(abs(paper.TABLE_2_VAL["EGA-1"] - paper.EGA_1_IN_FIRST_PAPER), abs=5e-4)
     assert paper.MATCH_MARGIN == pytest.approx(1.96 * paper.RUN_TO_RUN, abs=0.005)
     assert paper.gap("BASE-DOT", "PE-MORLET") == pytest.approx(0.0318)
+
+
+#: The paper's displayed equations numbered by counting each displayed line from the introduction's (1) on (its
+#: text as we have it prints no numbers): the count under which its own "Eq. 17" is the factorisation of §4.
+#: What each number holds, in words a citation of it must use on its line or the two beside it.
+EQUATIONS = {"2–3": r"sin|PE\(b", "4": r"RoPE|Rotary|\\theta", "6–7": r"MoPE|Morlet|envelope|\\cos\(\\omega",
+             "9–10": r"Delta b|uncertainty", "17": r"C_\\mathrm\{MoPE\}|C\(b|kernel|factori[sz]|RoPE"}
+
+
+def test_every_citation_of_a_numbered_equation_names_what_that_number_holds():
+    from pathlib import Path
+    import re
+
+    root = Path(paper.__file__).resolve().parents[2]
+    sources = [*root.glob("mope/**/*.py"), *root.glob("book/*.md"), *root.glob("notebooks/*.md")]
+    cited = []
+    for path in sources:
+        lines = path.read_text().splitlines()
+        cited += [(path.name, number, "\n".join(lines[max(i - 1, 0):i + 2])) for i, line in enumerate(lines)
+                  for number in re.findall(r"\bEqs?\.\s*(\d+(?:\s*[–-]\s*\d+)?)", line)]
+    assert {number for _, number, _ in cited} >= {"2–3", "4", "6–7", "9–10", "17"}
+    for name, number, context in cited:
+        assert number in EQUATIONS, f"{name}: Eq. {number} is not one of the paper's numbers cited: {context}"
+        assert re.search(EQUATIONS[number], context), f"{name}: Eq. {number} holds {EQUATIONS[number]}: {context}"

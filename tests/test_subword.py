@@ -67,6 +67,8 @@ def test_the_vocabulary_size_is_what_the_registry_says_of_it(tokens):
     assert statistics.median(counts.values()) == 161
     shape = get_preset("cpu-bpe").shape()
     assert (shape.vocab_size, shape.vocab_size * shape.n_embd) == (1024, 131_072)
+    characters = get_preset("cpu").shape()  # the cpu-bpe docstring: "131k weights, 123k more than the characters'"
+    assert round((shape.vocab_size - characters.vocab_size) * shape.n_embd, -3) == 123_000
     assert len(json.loads(subword.tokenizer_path(SPEC.name).read_text())["model"]["merges"]) == 1024 - 65
 
 

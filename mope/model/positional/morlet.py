@@ -76,7 +76,7 @@ def effective_parameters(log_omega: torch.Tensor, log_sigma: torch.Tensor,
 
 
 class MorletPositions(nn.Module):
-    r"""Morlet positional encoding (MoPE, Eq. 5 of the paper): a learned Gaussian-windowed oscillator per channel
+    r"""Morlet positional encoding (MoPE, Eq. 6–7 of the paper): a learned Gaussian-windowed oscillator per channel
     pair, added to the token embeddings, $\mathrm{MoPE}(b, 2i) = \cos(\omega_i b)\,G_i(b)$,
     $\mathrm{MoPE}(b, 2i+1) = \sin(\omega_i b)\,G_i(b)$, $G_i(b) = e^{-b^2/(2\sigma_i^2)}$, each forward under
     the clamps and the bound $\omega_i\sigma_i \ge 5$ of Appendix A.3 (module docstring).

@@ -1,4 +1,4 @@
-r"""Rotary position embedding (Su et al., 2021), Eq. 3 and §5.2 of the paper.
+r"""Rotary position embedding (Su et al., 2021), Eq. 4 and §5.2 of the paper.
 
 Channels $(2j, 2j+1)$ of every query and key are one complex number, rotated by the angle
 $\theta_j b$ at position $b$:
@@ -53,7 +53,7 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
 
 
 class Rotary(FixedBuffers):
-    r"""Rotary positions (RoPE, Eq. 3): rotate channel pair $(2j, 2j+1)$ of every query and key at position $b$ by
+    r"""Rotary positions (RoPE, Eq. 4): rotate channel pair $(2j, 2j+1)$ of every query and key at position $b$ by
     $\theta_j b$, $\theta_j = \mathrm{base}^{-2j/d_k}$, so that their dot product depends on $i - j$ only. No
     parameters; θ is a buffer outside the state dict, rebuilt by :meth:`reset_parameters` and after
     ``load_state_dict`` (a module built on the meta device, then ``to_empty``, then loaded, computes as the

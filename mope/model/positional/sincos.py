@@ -1,4 +1,4 @@
-r"""Fixed sinusoidal positions of Vaswani et al. (2017), Eq. 1–2 of the paper.
+r"""Fixed sinusoidal positions of Vaswani et al. (2017), Eq. 2–3 of the paper.
 
 $$\mathrm{PE}(b,2i)=\sin(\omega_i b),\\ \mathrm{PE}(b,2i+1)=\cos(\omega_i b),\\
 \omega_i = 10000^{-2i/d}$$
