@@ -385,3 +385,13 @@ def test_the_book_script_measures_no_box_of_a_closed_dropdown_until_it_opens():
     assert "if (bookShown(box)) mark(box);" in function_body(script, "markAll")
     assert "!bookShown(box)" in function_body(script, "reachable")
     assert "bookOnOpen(markAll);" in script and "bookOnOpen(reachable);" in script
+
+
+def test_how_to_run_describes_the_page_check_at_the_widths_and_wait_it_uses():
+    checker = load_checker()
+    text = " ".join((ROOT / "book" / "how_to_run.md").read_text().split())
+    wait = re.search(r"performance\.now\(\) < loaded \+ (\d+)\)", (ROOT / "scripts" / "book_html" / "probes.py").read_text())
+    assert wait, "the probe no longer waits after the load event as how_to_run says"
+    assert f"height of every page in a {checker.WIDE} px window" in text
+    assert f"at least {int(wait.group(1)) / 1000:g} s after loading" in text
+    assert f"at a {checker.NARROW} px screen it fails when a page scrolls sideways" in text

@@ -34,6 +34,7 @@ from mope.evidence import paper
 from mope.model.variants import TABLE_2
 
 RESOLUTION = 1e-3  # nats: numbers are shown to this precision, and no spread is taken below it
+SHARE_RESOLUTION = 0.01  # the same for a share or a ratio (of a gain, of the pairs, in σ): a hundredth
 DASH = "—"
 
 LEVEL = 0.95  # the confidence level of every interval the book shows

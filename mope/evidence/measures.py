@@ -14,8 +14,8 @@ from collections.abc import Callable
 import numpy as np
 
 from mope.evidence import learned_parameters
-from mope.evidence.estimates import (Estimate, UnpairedDifference, common_seeds, context_values, final_values,
-                                     improvement, paired, per_seed)
+from mope.evidence.estimates import (SHARE_RESOLUTION, Estimate, UnpairedDifference, common_seeds, context_values,
+                                     final_values, improvement, paired, per_seed)
 from mope.evidence.verdicts import p_value
 from mope.store.presets import TrainConfig
 
@@ -38,11 +38,11 @@ def causal_share(runs: list[dict], gate: str, causal: str, base: str = "BASE-DOT
     a published mean gain of 0 or less there is none (the claim is then moot, :func:`~mope.evidence.verdicts.verdict_moot`)."""
     published, retrained = common_gains(runs, gate, causal, base)
     if not published:
-        return Estimate({}, resolution=0.01)
+        return Estimate({}, resolution=SHARE_RESOLUTION)
     scale = float(np.mean(list(published.values())))
     if scale <= 0:
-        return Estimate({}, resolution=0.01)
-    return Estimate({s: r / scale for s, r in retrained.items()}, resolution=0.01)
+        return Estimate({}, resolution=SHARE_RESOLUTION)
+    return Estimate({s: r / scale for s, r in retrained.items()}, resolution=SHARE_RESOLUTION)
 
 
 def common_gains(runs: list[dict], gate: str, causal: str, base: str = "BASE-DOT") -> tuple[dict, dict]:
@@ -109,7 +109,8 @@ def causal_gate_share(runs, cfg):
 def pushed_without_decay(runs, cfg):
     found = learned_parameters.morlet_runs(runs, "PE-MORLET-NODECAY")
     reference = learned_parameters.decay_only_reference("PE-MORLET-NODECAY", cfg)
-    pushed = Estimate({s: learned_parameters.below_decay_only(a, reference) for s, a in found.items()}, resolution=0.01)
+    pushed = Estimate({s: learned_parameters.below_decay_only(a, reference) for s, a in found.items()},
+                      resolution=SHARE_RESOLUTION)
     with_decay = learned_parameters.decay_only_reference("PE-MORLET", cfg)["stored_product"]
     return pushed, (f"with weight decay on, decay alone takes every pair's stored ωσ to "
                     f"{np.median(with_decay):.2f}, below the bound, with no data")
@@ -140,7 +141,7 @@ def data_share_of_sigma(runs: list[dict], variant: str, cfg: TrainConfig) -> Est
         moved = travelled > 1e-9
         return float(np.median(by_data[moved] / travelled[moved])) if moved.any() else 0.0
 
-    return Estimate({s: share(a) for s, a in found.items()}, resolution=0.01)
+    return Estimate({s: share(a) for s, a in found.items()}, resolution=SHARE_RESOLUTION)
 
 
 def sigma_set_by_data(runs, cfg):

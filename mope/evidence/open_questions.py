@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from mope.evidence import learned_parameters
-from mope.evidence.estimates import Estimate, by_variant, common_seeds, paired, per_seed
+from mope.evidence.estimates import SHARE_RESOLUTION, Estimate, by_variant, common_seeds, paired, per_seed
 from mope.store import results
 from mope.store.presets import TOKENIZATION_PAIRS, TrainConfig, characters_per_word, get_preset
 
@@ -56,7 +56,8 @@ def sigma_beyond_words(runs: list[dict], cfg: TrainConfig) -> tuple[Estimate, st
     bpe = twin[0]
     per_token = bpe.characters_per_token()
     reference = learned_parameters.decay_only_reference("PE-MORLET", bpe)["sigma"]
-    share = Estimate({s: share_beyond_words(a, reference, per_token) for s, a in found.items()}, resolution=0.01)
+    share = Estimate({s: share_beyond_words(a, reference, per_token) for s, a in found.items()},
+                     resolution=SHARE_RESOLUTION)
     threshold = WORDS_BEYOND * characters_per_word()
     median = float(np.median(np.concatenate([a["sigma"] for a in found.values()])))
     caveat = (f"σ above {threshold:.1f} characters = {threshold / per_token:.2f} tokens ({per_token:.2f} characters a "
@@ -108,7 +109,8 @@ def centres_into_window(runs: list[dict], cfg: TrainConfig) -> tuple[Estimate, s
     """Seed by seed, the median over pairs of PE-MORLET-CENTRED's centre b₀ in units of its pair's σ
     (positive: into the window, away from position 0); weight decay alone keeps every centre at 0."""
     found = centre_runs(runs)
-    shift = Estimate({s: float(np.median(a["centre"] / a["sigma"])) for s, a in found.items()}, resolution=0.01)
+    shift = Estimate({s: float(np.median(a["centre"] / a["sigma"])) for s, a in found.items()},
+                     resolution=SHARE_RESOLUTION)
     if not found:
         return shift, None
     centres = np.concatenate([a["centre"] for a in found.values()])

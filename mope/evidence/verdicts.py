@@ -30,8 +30,8 @@ import math
 from dataclasses import dataclass, replace
 
 from mope.evidence import paper
-from mope.evidence.estimates import (LEVEL, MOST_SEEDS, RESOLUTION, Estimate, UnpairedDifference, scipy_stats,
-                                     seeds_needed, seeds_range)
+from mope.evidence.estimates import (LEVEL, MOST_SEEDS, POWER, RESOLUTION, SD_RANGE, SHARE_RESOLUTION, Estimate,
+                                     UnpairedDifference, scipy_stats, seeds_needed, seeds_range)
 
 OUTCOMES = ("confirmed", "refuted", "undecided", "indicative", "moot", "not_judged", "not_run")
 DECIDED = ("confirmed", "refuted")
@@ -51,10 +51,10 @@ POCOCK_LEVELS = {1: 0.05, 2: 0.0294, 3: 0.0221, 4: 0.0182, 5: 0.0158}
 #: The verdicts in words, defined once; the book shows this table beside the claims table.
 VOCABULARY = rf"""| verdict | what it means |
 |---|---|
-| **confirmed** | The claim holds as the paper states it. "A beats B": the 95% interval of the effect (seed by seed) lies above 0. A size ("by 0.080"), at the paper's protocol: the 90% interval lies inside the paper's number ± {MARGIN} nats (two one-sided tests); a near-equality ("nearly matches"): inside 0 ± {MARGIN}. "Every pair": every pair, in every seed. A mechanism: the interval clears the threshold the claim states. |
+| **confirmed** | The claim holds as the paper states it. "A beats B": the 95% interval of the effect (seed by seed) lies above 0. A size ("by 0.080"), at the paper's protocol: the {EQUIVALENCE_LEVEL:.0%} interval lies inside the paper's number ± {MARGIN} nats (two one-sided tests); a near-equality ("nearly matches"): inside 0 ± {MARGIN}. "Every pair": every pair, in every seed. A mechanism: the interval clears the threshold the claim states. |
 | **direction confirmed** | A size claim on a smaller model (every preset but `{PAPER_PROTOCOL}`): only its direction is judged, and it holds (the 95% interval lies on the paper's side of 0); its size is not judged at this scale and is shown as a ratio to the paper's, with its 95% interval, as that model's. **direction refuted**: the interval lies on the other side. |
 | **refuted** | The claim fails as stated: the 95% interval lies on the other side of 0 or of the threshold, or, at the paper's protocol, outside the paper's number ± {MARGIN} (*N× smaller* or *N× larger* says which way a size misses; *direction confirmed* that the sign still holds); "every pair": a seed in which some pair is not. |
-| **undecided** | Neither: the interval is too wide. The row gives the seeds, in all, that would decide it with 80% probability if the effect and the spread are what we measured, at the strictest level its correction can need (Holm's at the first rank, which more seeds can move it to), and in brackets the same at both ends of the 80% interval of that spread (a spread measured on 3 seeds is itself uncertain), or says that 50 would not. A size at the paper's protocol whose direction is decided (its 95% interval on one side of 0, at Bonferroni's level over the preset's family) and whose size is not says both: *direction confirmed*, size undecided. |
+| **undecided** | Neither: the interval is too wide. The row gives the seeds, in all, that would decide it with {POWER:.0%} probability if the effect and the spread are what we measured, at the strictest level its correction can need (Holm's at the first rank, which more seeds can move it to), and in brackets the same at both ends of the {SD_RANGE:.0%} interval of that spread (a spread measured on 3 seeds is itself uncertain), or says that {MOST_SEEDS} would not. A size at the paper's protocol whose direction is decided (its 95% interval on one side of 0, at Bonferroni's level over the preset's family) and whose size is not says both: *direction confirmed*, size undecided. |
 | **undecided after the correction** | Decided at 95% on its own, but not once Holm's correction over every test of its preset is applied (adjusted p of 0.05 or more; the raw p beside it; a claim across two presets, two contexts or two token budgets, is decided in the family of the one with the longer context or the more tokens, and gets that verdict on both), or, for a claim looked at again after more seeds, not at the sequential level of its looks (Pocock: p < {POCOCK_LEVELS[2]} at each of two looks for 5% overall). |
 | **not judged at this scale** | A near-equality ("nearly matches") on a smaller model: a near-equality has no direction, and the paper's margin belongs to its protocol, so no verdict; the gap is shown as a ratio to the paper's, with its 95% interval. |
 | **indicative** | One seed: no interval, no verdict; the direction and size it shows. |
@@ -66,7 +66,7 @@ runs of one model differ in the paper by {paper.RUN_TO_RUN} (EGA-1: {paper.EGA_1
 {{cite}}`zeris2026ega`, {paper.TABLE_2_VAL["EGA-1"]} here), so a Δ of the paper is uncertain by about
 ±1.96 × {paper.RUN_TO_RUN} ≈ ±{MARGIN}. The thresholds of the mechanisms are stated, each with its
 reason, in the `test` field of `python -m mope claims --json`. An interval takes the sd over seeds but
-never less than the numbers' resolution ({RESOLUTION} nats; 1% for a share): two seeds that agree to the
+never less than the numbers' resolution ({RESOLUTION} nats; {SHARE_RESOLUTION:.0%} for a share): two seeds that agree to the
 fifth decimal are not more certain than that; the "± sd" shown is that floored sd. Every record of
 `python -m mope claims --json` gives its test's `p_value` and `p_adjusted`, the latter after Holm's
 correction over the preset's tests (a further look's p first scaled by 0.05 over its Pocock level)."""
