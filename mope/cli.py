@@ -84,9 +84,22 @@ def thread_count(text: str) -> int:
     return value
 
 
+def clipped(text: str, limit: int = 200) -> str:
+    """``text`` cut in its middle to at most ``limit`` characters (a path thousands long, quoted in an error)."""
+    return text if len(text) <= limit else f"{text[:limit - 41]}…{text[-40:]}"
+
+
+def path_text(text: str) -> str:
+    """A path option's value: not empty (a path of '' would be read as the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; name a file or folder, or leave the option out for its default")
+    return text
+
+
 def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", choices=list(PRESETS), default="cpu", help="training preset (default: cpu)")
-    parser.add_argument("--results-dir", help="results root (default: $MOPE_RESULTS_DIR, else results/ of the source checkout, or of the "
+    parser.add_argument("--results-dir", type=path_text,
+                        help="results root (default: $MOPE_RESULTS_DIR, else results/ of the source checkout, or of the "
                              "current directory for an installed package)")
     _add_debug(parser)
 
@@ -96,7 +109,7 @@ def _add_debug(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_training(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", help="TinyShakespeare input.txt or a directory holding it (default: $MOPE_DATA_DIR, cache, download)")
+    parser.add_argument("--data", type=path_text, help="TinyShakespeare input.txt or a directory holding it (default: $MOPE_DATA_DIR, cache, download)")
     parser.add_argument("--compile", action="store_true",
                         help="torch.compile the training forward (a CUDA speed-up; off by default). Compiled dropout "
                              "draws other random numbers, so a compiled run matches an uncompiled one in distribution, "
@@ -168,8 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "(results/in_progress/, read by no verdict) and remove the records of runs stored since")
     progress.add_argument("--preset", choices=list(PRESETS),
                           help=f"only this preset's runs (default: every evidence preset: {', '.join(RECORDED)})")
-    progress.add_argument("--results-dir", help="results root the records go under (default: as for train)")
-    progress.add_argument("--checkpoint-dir", help=f"where the checkpoints lie (default: ${ENV_CHECKPOINT_DIR}, else "
+    progress.add_argument("--results-dir", type=path_text, help="results root the records go under (default: as for train)")
+    progress.add_argument("--checkpoint-dir", type=path_text, help=f"where the checkpoints lie (default: ${ENV_CHECKPOINT_DIR}, else "
                                                    "checkpoints/ beside results/)")
     _add_debug(progress)
 
@@ -222,19 +235,24 @@ def _check_store(results_dir) -> None:
     """A reader pointed at a folder that is not there says so (it would otherwise report 'no runs'); one that is
     there is where every reader of this process looks (the claims read the store through its default root)."""
     root = results_root(results_dir)
-    if root.is_dir():
+    named = (f"--results-dir {clipped(shown(results_dir))}" if results_dir is not None else
+             f"the results folder ${ENV_RESULTS_DIR}={clipped(shown(root))}" if os.environ.get(ENV_RESULTS_DIR)
+             else f"the results folder {shown(root)}")
+    fix = ("give the folder that holds <preset>/<variant>/seed<N>.json, or leave it out for the default results/"
+           if results_dir is not None else f"point ${ENV_RESULTS_DIR} at the folder that holds "
+           "<preset>/<variant>/seed<N>.json, or unset it for the default results/")
+    bad = ConfigError if results_dir is not None else UserError  # a bad argument, or a bad environment
+    try:
+        is_folder, there = root.is_dir(), os.path.lexists(root)
+    except OSError as error:  # a name too long for the file system, say
+        raise bad(f"{named} cannot be opened ({error.strerror}); {fix}") from None
+    if is_folder and not os.access(root, os.R_OK | os.X_OK):
+        raise bad(f"{named} may not be read by this user (permission denied); {fix}")
+    if is_folder:
         if results_dir:
             os.environ[ENV_RESULTS_DIR] = str(results_dir)
         return
-    if results_dir is not None and os.path.lexists(root):
-        raise ConfigError(f"--results-dir {shown(results_dir)} is not a folder; give the folder that holds "
-                          "<preset>/<variant>/seed<N>.json, or leave it out for the default results/")
-    if results_dir is not None:
-        raise ConfigError(f"--results-dir {results_dir}: no such folder; give the folder that holds "
-                          "<preset>/<variant>/seed<N>.json, or leave it out for the default results/")
-    where = f"${ENV_RESULTS_DIR}={root}" if os.environ.get(ENV_RESULTS_DIR) else str(root)
-    raise UserError(f"the results folder {where} does not exist; point ${ENV_RESULTS_DIR} at the folder that "
-                    "holds <preset>/<variant>/seed<N>.json, or unset it for the default results/")
+    raise bad(f"{named} is not a folder; {fix}" if there else f"{named}: no such folder; {fix}")
 
 
 def _print_claims(preset, results_dir, as_json: bool) -> None:
@@ -274,10 +292,27 @@ def _any_confirmed(preset, keys: list[str], results_dir, as_json: bool) -> bool:
 
 
 def _print_standing(results_dir, as_json: bool) -> None:
-    """Every claim's standing across the presets (mope.evidence.standings.standing_report)."""
+    """Every claim's standing across the presets (mope.evidence.standings.standing_report); every stored file
+    left out named on stderr, preset by preset."""
     from mope.evidence.standings import standing_report
 
     print(standing_report(as_json))
+    for preset in STANDING_PRESETS:
+        _print_notices(scan(preset, results_dir))
+
+
+def _check_autocast(args) -> None:
+    """Another ``--autocast`` than the preset's changes the arithmetic of CUDA alone: a run on the CPU computes in
+    float32, and would be filed under the autocast's name though nothing of it changed."""
+    import torch
+
+    from mope.train.devices import resolve_device
+
+    on = resolve_device(args.device).type if args.command == "train" else (
+        "cuda" if torch.cuda.is_available() else "cpu")
+    if on != "cuda":
+        raise ConfigError(f"--autocast {args.autocast} applies on CUDA only; this run would compute in float32 on the "
+                          "CPU and be filed as if it had not: leave out --autocast")
 
 
 def _check_repeats(args) -> None:
@@ -313,6 +348,9 @@ def run(args) -> None:
         if args.preset is not None:
             raise ConfigError(f"--standing judges every preset ({', '.join(STANDING_PRESETS)}); leave out "
                               f"--preset {args.preset}, or drop --standing for that preset's claims")
+        if args.confirmed:
+            raise ConfigError("--standing and --confirmed answer different questions (every claim's standing; whether "
+                              "one of these claims is confirmed on a preset); give one of them")
         _check_store(args.results_dir)
         _print_standing(args.results_dir, args.json)
         return
@@ -323,6 +361,9 @@ def run(args) -> None:
                 args.checkpoint_dir):  # none there is no run in progress; a file is a mistake
             raise ConfigError(f"--checkpoint-dir {shown(args.checkpoint_dir)} is not a folder; give the folder that "
                               "holds <preset>/<variant>/seed<N>-<hash>.pt, or leave it out for the default")
+        if args.results_dir is not None and os.path.lexists(args.results_dir) and not os.path.isdir(args.results_dir):
+            raise ConfigError(f"--results-dir {shown(args.results_dir)} is not a folder; give the folder that holds "
+                              "the stored runs, the records going under its in_progress/, or leave it out for the default")
         done = record_progress([args.preset] if args.preset else None, args.checkpoint_dir, args.results_dir)
         lines = done.lines(args.results_dir)
         print("\n".join(lines) if lines else f"no run in progress: no checkpoint of an evidence preset under "
@@ -331,6 +372,8 @@ def run(args) -> None:
     preset = get_preset(args.preset or "cpu")
     if getattr(args, "compile", False):
         preset = preset.replace(compile=True)
+    if getattr(args, "autocast", None) not in (None, preset.autocast):  # the preset's own is what it runs anyway
+        _check_autocast(args)
     preset = with_autocast(preset, getattr(args, "autocast", None))
     if getattr(args, "checkpoint_interval", None) is not None:
         preset = preset.replace(checkpoint_interval=args.checkpoint_interval)

@@ -380,7 +380,8 @@ def test_an_empty_store_is_a_users_error_not_a_usage_error(store, capsys):
     assert exit_.value.code == 1 and "usage:" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", [["table", "--preset", "smoke", "--results-dir"], ["progress", "--checkpoint-dir"]])
+@pytest.mark.parametrize("command", [["table", "--preset", "smoke", "--results-dir"], ["progress", "--checkpoint-dir"],
+                                     ["progress", "--results-dir"]])
 def test_a_folder_option_naming_a_file_says_it_is_not_a_folder(store, tmp_path, command, capsys):
     """`--results-dir` naming a file was "no such folder"; `progress --checkpoint-dir` naming one found "no run in
     progress" and exited 0."""
@@ -553,6 +554,80 @@ def test_claims_and_table_on_a_results_folder_that_is_not_there_say_so(store, tm
         err = capsys.readouterr().err
         assert exit_.value.code == 2 and f"--results-dir {tmp_path / 'nonexistent'}: no such folder" in err
         assert len(err.strip().splitlines()) == 1
+
+
+def test_a_results_folder_that_cannot_be_opened_or_read_is_named_as_the_option_or_variable_that_gave_it(
+        store, tmp_path, monkeypatch, capsys):
+    """A name too long for the file system was OSError's own words, the whole name echoed, exit 1; a folder this
+    user may not read, "[Errno 13] Permission denied" on a preset inside it; $MOPE_RESULTS_DIR naming a file,
+    "does not exist"; an empty --results-dir, the current directory."""
+    too_long = "/tmp/" + "a" * 5000
+    with pytest.raises(SystemExit) as exit_:
+        main(["table", "--preset", "smoke", "--results-dir", too_long])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("mope: error: --results-dir /tmp/aaa") and "cannot be opened" in err
+    assert len(err) < 600 and "give the folder that holds" in err
+
+    unreadable = tmp_path / "unreadable"
+    unreadable.mkdir()
+    monkeypatch.setattr("mope.cli.os.access", lambda path, mode: Path(path) != unreadable)  # tests run as root
+    with pytest.raises(SystemExit) as exit_:
+        main(["claims", "--preset", "smoke", "--results-dir", str(unreadable)])
+    assert exit_.value.code == 2 and f"--results-dir {unreadable} may not be read by this user" in capsys.readouterr().err
+    monkeypatch.undo()
+
+    a_file = tmp_path / "a file"
+    a_file.write_text("")
+    monkeypatch.setenv("MOPE_RESULTS_DIR", str(a_file))
+    with pytest.raises(SystemExit) as exit_:
+        main(["table", "--preset", "smoke"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 1 and f"the results folder $MOPE_RESULTS_DIR={a_file} is not a folder; point" in err
+
+    for command in (["table", "--results-dir", ""], ["progress", "--checkpoint-dir", " "], ["train", "NOPE", "--data", ""]):
+        with pytest.raises(SystemExit) as exit_:
+            main(command)
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and f"{command[-2]}: an empty path; name a file or folder" in err, err
+
+
+def test_a_variant_folder_this_user_may_not_read_is_named_not_passed_over(store, monkeypatch, capsys):
+    """glob skipped a folder it could not list: its model's row vanished from Table 2 without a word."""
+    results, _ = store
+    write_result(run("BASE-DOT", 0, 1.50, preset=get_preset("smoke")))
+    write_result(run("EGA-1", 0, 1.40, preset=get_preset("smoke")))
+    hidden = results / "smoke" / "BASE-DOT"
+    monkeypatch.setattr(results_module.os, "access", lambda path, mode: Path(path) != hidden)  # tests run as root
+    found = scan("smoke")
+    assert [r["variant"] for r in found.current] == ["BASE-DOT", "EGA-1"]  # root reads it all the same
+    (rejected,) = found.invalid
+    assert rejected.path == hidden and "may not read (permission denied)" in rejected.reason
+    main(["table", "--preset", "smoke"])
+    assert "smoke/BASE-DOT: a folder this user may not read" in capsys.readouterr().err
+
+
+def test_standing_names_every_file_it_leaves_out_and_takes_no_confirmed(store, capsys):
+    """`claims --standing` left damaged files out without a word, and ran with --confirmed ignored (exit 0)."""
+    results, _ = store
+    write_result(run("BASE-DOT", 0, 1.50, preset=get_preset("cpu")))
+    damaged = results / "cpu" / "EGA-1" / "seed0.json"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_text('{"variant": "EGA-1", "seed": 0')
+    main(["claims", "--standing", "--json"])
+    out, err = capsys.readouterr()
+    assert json.loads(out) and err.count("\n") == 1 and err.startswith("notice: invalid (not shown): cpu/EGA-1/seed0.json")
+    with pytest.raises(SystemExit) as exit_:
+        main(["claims", "--standing", "--confirmed", "ega-gain"])
+    assert exit_.value.code == 2 and "--standing and --confirmed answer different questions" in capsys.readouterr().err
+
+
+def test_autocast_on_the_cpu_is_refused_before_anything_is_trained_or_filed(store, capsys):
+    """`--autocast fp16 --device cpu` trained in float32 and filed the run as smoke-fp16."""
+    results, _ = store
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "NOPE", "--preset", "smoke", "--autocast", "fp16", "--device", "cpu", "--no-progress"])
+    assert exit_.value.code == 2 and "--autocast fp16 applies on CUDA only" in capsys.readouterr().err
+    assert not results.exists()
 
 
 # --- issue 23, case 5: train sets a stale or damaged result aside -----------------------------------------

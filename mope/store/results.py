@@ -331,6 +331,10 @@ def scan(preset: str | TrainConfig, root=None, variants=None) -> Scan:
     found = Scan(results_root(root))
     order = {v: i for i, v in enumerate(VARIANTS)}
     linked: set[Path] = set()
+    for folder in sorted(p for p in (results_root(root) / name).glob("*") if p.is_dir() and not p.is_symlink()):
+        if (variants is None or folder.name in variants) and not os.access(folder, os.R_OK | os.X_OK):
+            found.invalid.append(Rejected(folder, "a folder this user may not read (permission denied): its runs "
+                                                  "are not read", "invalid"))  # glob would pass it over in silence
     for path in sorted((results_root(root) / name).glob("*/seed*.json")):
         if variants is not None and path.parent.name not in variants:
             continue
