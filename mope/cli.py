@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 import traceback
 
@@ -91,7 +92,7 @@ def clipped(text: str, limit: int = 200) -> str:
 
 def path_text(text: str) -> str:
     """A path option's value: not empty (a path of '' would be read as the current directory)."""
-    if not text.strip():
+    if text == "":
         raise argparse.ArgumentTypeError("an empty path; name a file or folder, or leave the option out for its default")
     return text
 
@@ -240,11 +241,14 @@ def _check_store(results_dir) -> None:
              else f"the results folder {shown(root)}")
     fix = ("give the folder that holds <preset>/<variant>/seed<N>.json, or leave it out for the default results/"
            if results_dir is not None else f"point ${ENV_RESULTS_DIR} at the folder that holds "
-           "<preset>/<variant>/seed<N>.json, or unset it for the default results/")
+           "<preset>/<variant>/seed<N>.json, or unset it for the default results/" if os.environ.get(ENV_RESULTS_DIR)
+           else f"make it readable, or point ${ENV_RESULTS_DIR} at the folder that holds <preset>/<variant>/seed<N>.json")
     bad = ConfigError if results_dir is not None else UserError  # a bad argument, or a bad environment
     try:
-        is_folder, there = root.is_dir(), os.path.lexists(root)
-    except OSError as error:  # a name too long for the file system, say
+        is_folder, there = stat.S_ISDIR(os.stat(root).st_mode), True
+    except (FileNotFoundError, NotADirectoryError):
+        is_folder, there = False, os.path.lexists(root)
+    except OSError as error:  # a name too long for the file system, a loop of links
         raise bad(f"{named} cannot be opened ({error.strerror}); {fix}") from None
     if is_folder and not os.access(root, os.R_OK | os.X_OK):
         raise bad(f"{named} may not be read by this user (permission denied); {fix}")

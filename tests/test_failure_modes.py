@@ -584,7 +584,7 @@ def test_a_results_folder_that_cannot_be_opened_or_read_is_named_as_the_option_o
     err = capsys.readouterr().err
     assert exit_.value.code == 1 and f"the results folder $MOPE_RESULTS_DIR={a_file} is not a folder; point" in err
 
-    for command in (["table", "--results-dir", ""], ["progress", "--checkpoint-dir", " "], ["train", "NOPE", "--data", ""]):
+    for command in (["table", "--results-dir", ""], ["progress", "--checkpoint-dir", ""], ["train", "NOPE", "--data", ""]):
         with pytest.raises(SystemExit) as exit_:
             main(command)
         err = capsys.readouterr().err
@@ -604,6 +604,15 @@ def test_a_variant_folder_this_user_may_not_read_is_named_not_passed_over(store,
     assert rejected.path == hidden and "may not read (permission denied)" in rejected.reason
     main(["table", "--preset", "smoke"])
     assert "smoke/BASE-DOT: a folder this user may not read" in capsys.readouterr().err
+    from mope.book import run_records
+
+    (row,) = [row for row in run_records.not_shown_table(["smoke"]).splitlines() if row.startswith("| `smoke`")]
+    assert row.startswith("| `smoke` | BASE-DOT | all | invalid | a folder this user may not read")
+    hidden = results / "smoke"  # now the preset's own folder is the one denied (the stand-in reads `hidden`)
+    (rejected,) = scan("smoke").invalid
+    assert rejected.path == hidden and "may not read" in rejected.reason
+    (row,) = [row for row in run_records.not_shown_table(["smoke"]).splitlines() if row.startswith("| `smoke`")]
+    assert row.startswith("| `smoke` | all | all | invalid | a folder this user may not read")
 
 
 def test_standing_names_every_file_it_leaves_out_and_takes_no_confirmed(store, capsys):

@@ -204,6 +204,9 @@ def not_shown_table(presets: Sequence[str | TrainConfig], root=None) -> str:
         for kind, rejected in (("stale", found.stale), ("invalid", found.invalid)):
             for item in rejected:
                 path = item.path
-                rows.append([stored_code(preset), stored_text(path.parent.name), stored_text(path.stem.removeprefix("seed")),
-                             kind, stored_text(item.reason)])
+                if path.suffix != ".json":  # a folder (a linked or unreadable one): a variant's, or the preset's own
+                    variant, seed = ("all" if path.name == preset else stored_text(path.name)), "all"
+                else:
+                    variant, seed = stored_text(path.parent.name), stored_text(path.stem.removeprefix("seed"))
+                rows.append([stored_code(preset), variant, seed, kind, stored_text(item.reason)])
     return markdown_table(["preset", "variant", "seed", "kind", "why it is not shown"], rows) if rows else ""

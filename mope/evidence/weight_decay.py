@@ -9,7 +9,7 @@ $$\log\omega \to f\log\omega_0,\qquad \log\sigma \to f\log\sigma_0,\\ f = \prod_
 (:func:`decay_factor`), so the stored product $\omega\sigma$ falls from 5 to $5^f < 5$, and the forward's
 clamps and projection ($\omega \leftarrow 5/\sigma$ when $\omega\sigma < 5$, Appendix A.3;
 :func:`effective_parameters`) put every pair on the admissibility bound: the "universal boundary
-saturation" of the appendix's key observations (after A.3; §6.3 says "boundary saturation"), without any data. :func:`decay_only_prediction` computes where decay alone takes
+saturation" of A.3's key observations (§6.3 says "boundary saturation"), without any data. :func:`decay_only_prediction` computes where decay alone takes
 given pairs, and :func:`decay_only_adamw` checks it with ``torch.optim.AdamW`` on a real
 :class:`~mope.model.positional.morlet.MorletPositions`. The decay-only reference of a variant under a
 preset is :func:`mope.evidence.learned_parameters.decay_only_reference`.

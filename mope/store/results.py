@@ -331,10 +331,13 @@ def scan(preset: str | TrainConfig, root=None, variants=None) -> Scan:
     found = Scan(results_root(root))
     order = {v: i for i, v in enumerate(VARIANTS)}
     linked: set[Path] = set()
-    for folder in sorted(p for p in (results_root(root) / name).glob("*") if p.is_dir() and not p.is_symlink()):
-        if (variants is None or folder.name in variants) and not os.access(folder, os.R_OK | os.X_OK):
+    preset_folder = results_root(root) / name
+    folders = sorted(p for p in preset_folder.glob("*") if p.is_dir() and not p.is_symlink())
+    for folder in ([preset_folder] if preset_folder.is_dir() else []) + folders:  # glob passes them over in silence
+        if (folder == preset_folder or variants is None or folder.name in variants) and not os.access(
+                folder, os.R_OK | os.X_OK):
             found.invalid.append(Rejected(folder, "a folder this user may not read (permission denied): its runs "
-                                                  "are not read", "invalid"))  # glob would pass it over in silence
+                                                  "are not read", "invalid"))
     for path in sorted((results_root(root) / name).glob("*/seed*.json")):
         if variants is not None and path.parent.name not in variants:
             continue
